@@ -1,0 +1,511 @@
+"""The shared rules engine: one contract that every game module fulfils.
+
+A game is split in two:
+
+* a :class:`Game` object, built from a seat count and the game's options. It
+  holds the rules and everything derived from the configuration (action names,
+  observation spec, sizes) and never changes after construction;
+* a state: a plain dataclass of JSON-native values (ints, bools, strings,
+  ``None``, lists and string-keyed dicts of those). States carry no behaviour,
+  so copying them and writing them to JSON is generic (:meth:`Game.clone`,
+  :meth:`Game.to_json`), exact, and the same for every game.
+
+Whose move it is (:meth:`Game.to_move`) is a seat ``0..n-1``, :data:`CHANCE`
+or :data:`TERMINAL`. The engine never holds a random generator: at a chance
+node the caller either samples an outcome from its own generator
+(:meth:`Game.sample_chance`), enumerates the outcomes with exact probabilities
+where that is small (:meth:`Game.chance_outcomes`), or forces a given outcome
+(:meth:`Game.apply_chance`, used by scripted scenarios and replays).
+
+Simultaneous choices are asked seat by seat; a seat's choice is kept in the
+state but never shown to another seat until all have chosen.
+
+Every action has a command word for people (``keep worm``, ``play 42``); the
+words are fixed by the configuration and parse both ways
+(:meth:`Game.command`, :meth:`Game.parse_command`).
+
+Observations are fixed-length float32 vectors described by an
+:class:`ObservationSpec`: a table of named fields from which the offsets, the
+bounds and the documentation are all derived.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, TypeVar
+
+import numpy as np
+
+__all__ = [
+    "CHANCE",
+    "TERMINAL",
+    "CommandError",
+    "ConfigError",
+    "Field",
+    "Game",
+    "GameInfo",
+    "IllegalActionError",
+    "ObservationSpec",
+    "Option",
+    "OutcomeError",
+    "TablezooError",
+    "relative_seats",
+]
+
+CHANCE = -1
+"""`Game.to_move` value: the next step is a chance outcome (roll, shuffle, reveal)."""
+TERMINAL = -2
+"""`Game.to_move` value: the game is over."""
+
+
+# --------------------------------------------------------------------------- errors
+
+
+class TablezooError(ValueError):
+    """Base class of every error a bad input raises; the state is left as it was."""
+
+
+class ConfigError(TablezooError):
+    """A seat count out of range, an unknown option or an option of the wrong type."""
+
+
+class IllegalActionError(TablezooError):
+    """An action that is out of range or not legal in the current state."""
+
+
+class CommandError(TablezooError):
+    """A command word that names no action of the game."""
+
+
+class OutcomeError(TablezooError):
+    """A forced chance outcome that is malformed or impossible in the state."""
+
+
+# --------------------------------------------------------------------------- metadata
+
+
+@dataclass(frozen=True)
+class Option:
+    """A game option: a variant people switch on with ``/option NAME``."""
+
+    name: str
+    default: bool
+    help: str
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """Declared metadata of a game, independent of any configuration."""
+
+    name: str
+    title: str
+    version: int
+    min_seats: int
+    max_seats: int
+    default_seats: int
+    options: tuple[Option, ...] = ()
+    hidden_information: bool = False
+    chance: bool = True
+
+    @property
+    def option_names(self) -> tuple[str, ...]:
+        return tuple(o.name for o in self.options)
+
+    def defaults(self) -> dict[str, bool]:
+        return {o.name: o.default for o in self.options}
+
+
+# --------------------------------------------------------------------------- observation
+
+
+@dataclass(frozen=True)
+class Field:
+    """One named piece of an observation vector.
+
+    ``size`` consecutive entries, each within ``[low, high]``. ``doc`` says what
+    one entry means; it is the text of the observation table.
+    """
+
+    name: str
+    size: int
+    low: float
+    high: float
+    doc: str
+
+
+@dataclass(frozen=True)
+class ObservationSpec:
+    """The layout of an observation vector: fields in order, offsets derived."""
+
+    fields: tuple[Field, ...]
+    offsets: Mapping[str, int] = field(init=False, repr=False)
+    size: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        offsets: dict[str, int] = {}
+        at = 0
+        for f in self.fields:
+            if f.name in offsets:
+                raise ValueError(f"observation field {f.name!r} appears twice")
+            if f.size < 1 or f.low > f.high:
+                raise ValueError(f"observation field {f.name!r} has a bad size or bounds")
+            offsets[f.name] = at
+            at += f.size
+        object.__setattr__(self, "offsets", offsets)
+        object.__setattr__(self, "size", at)
+
+    def slice(self, name: str) -> slice:
+        start = self.offsets[name]
+        return slice(start, start + self[name].size)
+
+    def __getitem__(self, name: str) -> Field:
+        for f in self.fields:
+            if f.name == name:
+                return f
+        raise KeyError(name)
+
+    def low(self) -> np.ndarray:
+        return np.concatenate([np.full(f.size, f.low, np.float32) for f in self.fields])
+
+    def high(self) -> np.ndarray:
+        return np.concatenate([np.full(f.size, f.high, np.float32) for f in self.fields])
+
+    def unpack(self, vector: np.ndarray) -> dict[str, np.ndarray]:
+        """Split an observation vector into its named fields (for people and tests)."""
+        return {f.name: vector[self.slice(f.name)] for f in self.fields}
+
+    def describe(self) -> str:
+        """The observation table in Markdown, as the game modules' docstrings show it."""
+        rows = ["| index | field | size | range | meaning |", "|---|---|---|---|---|"]
+        for f in self.fields:
+            start = self.offsets[f.name]
+            span = str(start) if f.size == 1 else f"{start}-{start + f.size - 1}"
+            rows.append(f"| {span} | {f.name} | {f.size} | {f.low:g}..{f.high:g} | {f.doc} |")
+        return "\n".join(rows)
+
+
+def relative_seats(seat: int, num_seats: int) -> list[int]:
+    """Seats in the order an observation lists them: ``seat`` first, then clockwise."""
+    return [(seat + k) % num_seats for k in range(num_seats)]
+
+
+# --------------------------------------------------------------------------- copying
+
+
+def _copy_value(value: Any) -> Any:
+    # States hold only JSON-native values, so a copy needs only lists and dicts
+    # rebuilt; this is several times faster than copy.deepcopy.
+    if isinstance(value, list):
+        if value and isinstance(value[0], (list, dict)):
+            return [_copy_value(v) for v in value]
+        return value.copy()
+    if isinstance(value, dict):
+        return {k: _copy_value(v) for k, v in value.items()}
+    return value
+
+
+S = TypeVar("S")
+
+
+# --------------------------------------------------------------------------- the contract
+
+
+class Game(ABC, Generic[S]):
+    """Rules of one game under one configuration (seat count and options).
+
+    Subclasses set :attr:`info` and :attr:`state_type`, fill
+    :attr:`action_names` and :attr:`observation_spec` in :meth:`_configure`, and
+    implement the abstract methods. The public methods that take input from
+    outside (:meth:`apply`, :meth:`apply_chance`, :meth:`parse_command`) check
+    it and raise a :class:`TablezooError` subclass without touching the state.
+    """
+
+    info: ClassVar[GameInfo]
+    state_type: ClassVar[type]
+
+    action_names: tuple[str, ...]
+    """The command word of each action id."""
+    observation_spec: ObservationSpec
+
+    def __init__(self, num_seats: int | None = None, **options: bool) -> None:
+        info = self.info
+        if num_seats is None:
+            num_seats = info.default_seats
+        if isinstance(num_seats, bool) or not isinstance(num_seats, (int, np.integer)):
+            raise ConfigError(
+                f"{info.title}: the seat count must be a whole number from "
+                f"{info.min_seats} to {info.max_seats}, not {num_seats!r}"
+            )
+        if not info.min_seats <= num_seats <= info.max_seats:
+            raise ConfigError(
+                f"{info.title} is for {info.min_seats} to {info.max_seats} players, not {num_seats}"
+            )
+        unknown = sorted(set(options) - set(info.option_names))
+        if unknown:
+            allowed = ", ".join(info.option_names) or "none"
+            raise ConfigError(
+                f"{info.title} has no option {', '.join(map(repr, unknown))}; its options are: {allowed}"
+            )
+        merged = info.defaults()
+        for name, value in options.items():
+            if not isinstance(value, (bool, np.bool_)):
+                raise ConfigError(f"option {name!r} is on or off (True/False), not {value!r}")
+            merged[name] = bool(value)
+        self.num_seats = int(num_seats)
+        self.options: Mapping[str, bool] = merged
+        self._configure()
+        self.num_actions = len(self.action_names)
+        self._command_index = {name: a for a, name in enumerate(self.action_names)}
+        self._command_aliases: dict[str, int] = {}
+        self._add_aliases()
+
+    # ------------------------------------------------------------ to implement
+
+    @abstractmethod
+    def _configure(self) -> None:
+        """Set :attr:`action_names` and :attr:`observation_spec` from the configuration."""
+
+    def _add_aliases(self) -> None:
+        """Register extra spellings of commands with :meth:`_alias` (optional)."""
+
+    @abstractmethod
+    def initial_state(self) -> S:
+        """The state before the first chance node or decision."""
+
+    @abstractmethod
+    def to_move(self, state: S) -> int:
+        """The seat to decide, :data:`CHANCE` or :data:`TERMINAL`."""
+
+    @abstractmethod
+    def legal_actions(self, state: S) -> list[int]:
+        """The legal action ids in ascending order (empty unless a seat is to move)."""
+
+    @abstractmethod
+    def _apply(self, state: S, action: int) -> None:
+        """Apply a legal action in place."""
+
+    @abstractmethod
+    def sample_chance(self, state: S, rng: np.random.Generator) -> Any:
+        """Draw an outcome of the current chance node from ``rng``."""
+
+    def chance_outcomes(self, state: S) -> list[tuple[Any, float]]:
+        """Every outcome of the current chance node with its exact probability.
+
+        Games offer this where the outcomes are few (dice); a shuffle raises
+        ``NotImplementedError``.
+        """
+        raise NotImplementedError(f"{self.info.title} does not enumerate this chance node")
+
+    @abstractmethod
+    def check_outcome(self, state: S, outcome: Any) -> Any:
+        """Validate a forced outcome, raise :class:`OutcomeError`, return it normalised."""
+
+    @abstractmethod
+    def _apply_chance(self, state: S, outcome: Any) -> None:
+        """Apply a valid chance outcome in place."""
+
+    @abstractmethod
+    def observe(self, state: S, seat: int) -> np.ndarray:
+        """The seat's observation, float32 of ``observation_spec.size``."""
+
+    @abstractmethod
+    def view(self, state: S, seat: int | None) -> dict[str, Any]:
+        """A JSON-able dict of what ``seat`` may see (``None``: a spectator)."""
+
+    @abstractmethod
+    def scores(self, state: S) -> list[float]:
+        """Game points of each seat so far; ``reward="score"`` pays their changes."""
+
+    @abstractmethod
+    def winners(self, state: S) -> list[int]:
+        """The seats that share the win (call only at :data:`TERMINAL`)."""
+
+    @abstractmethod
+    def render(self, state: S, seat: int | None = None) -> str:
+        """The table as text, like the site's screen, from ``seat``'s side."""
+
+    def determinize(self, state: S, seat: int, rng: np.random.Generator) -> S:
+        """A copy of ``state`` with everything ``seat`` cannot see drawn anew.
+
+        The copy is consistent with all that ``seat`` knows, so ``seat``'s
+        observation and view of it are the same as of ``state``. Search bots
+        plan on such copies; tests use them to show that nothing hidden leaks.
+        Games with no hidden state (besides future chance) return a plain copy.
+        """
+        return self.clone(state)
+
+    def describe_outcome(self, state: S, outcome: Any) -> str:
+        """A short public text for a chance outcome, for logs and front ends."""
+        return str(outcome)
+
+    # ------------------------------------------------------------ generic
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    @property
+    def config(self) -> dict[str, Any]:
+        return {"num_seats": self.num_seats, **self.options}
+
+    def __repr__(self) -> str:
+        opts = "".join(f", {k}=True" for k, v in self.options.items() if v)
+        return f"{type(self).__name__}(num_seats={self.num_seats}{opts})"
+
+    def is_terminal(self, state: S) -> bool:
+        return self.to_move(state) == TERMINAL
+
+    def legal_mask(self, state: S) -> np.ndarray:
+        """The legal actions as an int8 mask of length :attr:`num_actions`."""
+        mask = np.zeros(self.num_actions, np.int8)
+        mask[self.legal_actions(state)] = 1
+        return mask
+
+    def apply(self, state: S, action: int, *, check: bool = True) -> None:
+        """Apply ``action`` for the seat to move.
+
+        With ``check`` (the default) an action that is not legal raises
+        :class:`IllegalActionError` naming the legal moves and changes nothing.
+        """
+        if check:
+            legal = self.legal_actions(state)
+            if action not in legal or isinstance(action, bool):
+                raise IllegalActionError(self._illegal_message(state, action, legal))
+        self._apply(state, int(action))
+
+    def apply_chance(self, state: S, outcome: Any, *, check: bool = True) -> None:
+        """Force the outcome of the current chance node (scripted dice, deals, replays)."""
+        if check:
+            if self.to_move(state) != CHANCE:
+                raise OutcomeError("no chance outcome is due: a seat is to move or the game is over")
+            outcome = self.check_outcome(state, outcome)
+        self._apply_chance(state, outcome)
+
+    def step_chance(self, state: S, rng: np.random.Generator) -> Any:
+        """Sample the current chance node from ``rng``, apply it and return it."""
+        outcome = self.sample_chance(state, rng)
+        self._apply_chance(state, outcome)
+        return outcome
+
+    def advance(self, state: S, rng: np.random.Generator) -> int:
+        """Resolve chance nodes from ``rng`` until a seat is to move or the game ends."""
+        mover = self.to_move(state)
+        while mover == CHANCE:
+            self._apply_chance(state, self.sample_chance(state, rng))
+            mover = self.to_move(state)
+        return mover
+
+    def returns(self, state: S) -> list[float]:
+        """Zero-sum terminal payoffs: the winners share +1, the others share -1."""
+        winners = set(self.winners(state))
+        n, k = self.num_seats, len(winners)
+        if k == n:
+            return [0.0] * n
+        return [1.0 / k if s in winners else -1.0 / (n - k) for s in range(n)]
+
+    # ------------------------------------------------------------ commands
+
+    def command(self, action: int) -> str:
+        """The command word of an action id."""
+        if not 0 <= action < self.num_actions:
+            raise IllegalActionError(
+                f"action {action} is out of range: {self.info.title} has actions 0..{self.num_actions - 1}"
+            )
+        return self.action_names[action]
+
+    def _alias(self, text: str, action: int) -> None:
+        self._command_aliases[self._normalise(text)] = action
+
+    @staticmethod
+    def _normalise(text: str) -> str:
+        return " ".join(text.lower().replace("/", " ").split())
+
+    def parse_command(self, text: str) -> int:
+        """The action id of a command word (any case and spacing; aliases allowed)."""
+        if not isinstance(text, str):
+            raise CommandError(f"a command is text, not {type(text).__name__}")
+        key = self._normalise(text)
+        action = self._command_index.get(key)
+        if action is None:
+            action = self._command_aliases.get(key)
+        if action is None:
+            raise CommandError(f"{text.strip()!r} is not a move of {self.info.title}; {self._command_help()}")
+        return action
+
+    def parse_move(self, state: S, text: str) -> int:
+        """Parse a command and check it is legal now; raise naming the legal moves."""
+        action = self.parse_command(text)
+        legal = self.legal_actions(state)
+        if action not in legal:
+            raise IllegalActionError(self._illegal_message(state, action, legal))
+        return action
+
+    def _command_help(self) -> str:
+        words = sorted({name.split(" ")[0] for name in self.action_names})
+        return "moves start with: " + ", ".join(words)
+
+    def _illegal_message(self, state: S, action: Any, legal: Sequence[int]) -> str:
+        mover = self.to_move(state)
+        if mover == TERMINAL:
+            return "the game is over: no move is legal"
+        if mover == CHANCE:
+            return "a chance outcome is due, not a move"
+        try:
+            what = repr(self.command(int(action)))
+        except (IllegalActionError, TypeError, ValueError):
+            what = f"action {action!r}"
+        moves = ", ".join(f"{self.action_names[a]} ({a})" for a in legal)
+        return f"{what} is not legal for seat {mover} now; legal moves: {moves}"
+
+    # ------------------------------------------------------------ copies and JSON
+
+    def clone(self, state: S) -> S:
+        """A deep copy of a state, fast (states hold only JSON-native values)."""
+        new = object.__new__(type(state))
+        new.__dict__.update({k: _copy_value(v) for k, v in state.__dict__.items()})
+        return new
+
+    def state_to_dict(self, state: S) -> dict[str, Any]:
+        return {
+            "game": self.info.name,
+            "version": self.info.version,
+            "config": self.config,
+            "state": dataclasses.asdict(state),  # type: ignore[call-overload]
+        }
+
+    def to_json(self, state: S) -> str:
+        """The state and its configuration as JSON; :func:`load_state` reads it back."""
+        return json.dumps(self.state_to_dict(state), separators=(",", ":"))
+
+    def state_from_dict(self, data: Mapping[str, Any]) -> S:
+        """Rebuild a state of this game and configuration from :meth:`state_to_dict`."""
+        if data.get("game") != self.info.name:
+            raise ConfigError(f"this is a {data.get('game')!r} state, not {self.info.name!r}")
+        if data.get("config") != self.config:
+            raise ConfigError(f"state configuration {data.get('config')} differs from {self.config}")
+        fields = {f.name for f in dataclasses.fields(self.state_type)}
+        values = data["state"]
+        if set(values) != fields:
+            raise ConfigError(f"state fields {sorted(values)} differ from {sorted(fields)}")
+        return self.state_type(**values)
+
+    def from_json(self, text: str) -> S:
+        return self.state_from_dict(json.loads(text))
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def check_choice(value: Any, allowed: Iterable[Any], what: str) -> Any:
+    """Return ``value`` if it is among ``allowed``, else raise naming the allowed ones."""
+    allowed = list(allowed)
+    if value not in allowed:
+        raise OutcomeError(f"{what} must be one of {allowed}, not {value!r}")
+    return value
+
+
+GameFactory = Callable[..., Game[Any]]

@@ -1,0 +1,470 @@
+"""Heckmeck am Bratwurmeck (Pickomino): the rules as a tablezoo engine game.
+
+Rules summary (``shared/rules/heckmeck.md`` is the authority)
+------------------------------------------------------------------
+16 tiles 21..36 lie face-up on the grill (worms: 21-24 one, 25-28 two,
+29-32 three, 33-36 four). On his turn a player rolls the dice he has left
+(8 at first; faces 1-5 and W, which counts 5), keeps **all** dice of one face
+he has not kept yet, and then either rolls the rest again or stops with a
+claim. Claims need at least one kept worm: the highest face-up grill tile not
+above his sum (forced), or the top tile of an opponent's stack that equals his
+sum exactly (a steal). A roll with no new face, or a turn that cannot end in a
+claim, is a bust: the top tile of his stack goes back to the grill and the
+highest grill tile is turned face-down, unless the returned tile is itself the
+highest. The game ends when no face-up tile is left on the grill. Most worms
+wins; ties go to the player with the highest tile; still tied (nobody has a
+tile) share the win.
+
+Whose move: a roll is a chance node whose outcome is the count of each face
+``[ones, twos, threes, fours, fives, worms]``; its exact distribution is
+:meth:`Heckmeck.chance_outcomes`. The player decides everything else.
+
+Actions
+-------
+| id | command | meaning |
+|---|---|---|
+| 0-4 | ``keep 1`` .. ``keep 5`` | keep all dice showing that number |
+| 5 | ``keep worm`` | keep all dice showing a worm |
+| 6 | ``roll`` | roll the dice left (only when a new face is still possible) |
+| 7 | ``take`` | stop and take the highest grill tile not above the sum |
+| 8 | ``steal`` | stop and steal the opponent's top tile equal to the sum |
+
+STOP is legal only with a claim (the site's rule). With no dice left, or all
+six faces kept, the turn must end with a claim, or it is a bust.
+
+Observation (seat-relative: the observer first, then the others clockwise)
+------------------------------------------------------------------------------
+Built from :func:`observation_fields`; for ``n`` seats the size is
+``16 + 18 n + 24``. Example, 2 seats:
+
+| field | size | range | meaning |
+|---|---|---|---|
+| grill | 16 | 0..1 | tile 21+i is face-up on the grill |
+| top | 16 n | 0..1 | one-hot top tile of each seat's stack (none: all zero) |
+| worms | n | 0..40 | worms in each seat's stack |
+| tiles | n | 0..16 | tiles in each seat's stack |
+| to_move | n | 0..1 | one-hot: whose turn it is |
+| roll | 6 | 0..8 | dice of the current roll showing 1..5, W (not yet kept) |
+| kept | 6 | 0..8 | kept dice per face 1..5, W |
+| sum | 1 | 0..40 | sum of the kept dice |
+| dice_left | 1 | 0..8 | dice not kept yet |
+| phase | 3 | 0..1 | one-hot: keeping a face / may roll or stop / must claim |
+| take_tile | 1 | 0..36 | the tile ``take`` would take (0: none) |
+| can_steal | 1 | 0..1 | ``steal`` is available |
+
+Rewards
+-------
+Zero-sum at the end by default (see :mod:`tablezoo.envs.aec`); ``score``
+rewards are the worms of each stack as they change (claims, steals, busts).
+
+Options
+-------
+``quick`` (site option): after a bust with a returned tile, the highest grill
+tile is always turned face-down, even when it is the tile just returned.
+
+Version history
+---------------
+v0: first release.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from tablezoo.games.core import (
+    CHANCE,
+    TERMINAL,
+    Field,
+    Game,
+    GameInfo,
+    ObservationSpec,
+    Option,
+    OutcomeError,
+    relative_seats,
+)
+
+TILES = tuple(range(21, 37))
+DICE = 8
+FACES = ("1", "2", "3", "4", "5", "W")
+WORM = 5  # index of the worm face
+FACE_VALUE = (1, 2, 3, 4, 5, 5)
+
+KEEP = tuple(range(6))  # actions 0..5: keep face i
+ROLL, TAKE, STEAL = 6, 7, 8
+
+# Phases of a turn.
+ROLLING = "roll"  # a roll is due (chance)
+KEEPING = "keep"  # the player keeps one face of the roll
+DECIDING = "decide"  # roll again or stop with a claim
+CLAIMING = "claim"  # no dice or faces left: the turn ends with a claim
+OVER = "over"
+PHASES = (KEEPING, DECIDING, CLAIMING)
+
+
+def worms(tile: int) -> int:
+    """Worms on a tile: 21-24 one, 25-28 two, 29-32 three, 33-36 four."""
+    return (tile - 17) // 4
+
+
+@dataclass
+class HeckmeckState:
+    """Everything about a Heckmeck game; all of it is public."""
+
+    grill: list[int] = field(default_factory=lambda: list(TILES))  # face-up, ascending
+    dead: list[int] = field(default_factory=list)  # turned face-down, out of the game
+    stacks: list[list[int]] = field(default_factory=list)  # bottom .. top, per seat
+    turn: int = 0  # the seat whose turn it is
+    phase: str = ROLLING
+    roll: list[int] = field(default_factory=lambda: [0] * 6)  # current roll, per face
+    kept: list[int] = field(default_factory=lambda: [0] * 6)  # kept dice, per face
+    total: int = 0  # sum of the kept dice
+    left: int = DICE  # dice not kept yet
+    last: str = ""  # how the previous turn ended, for people
+
+
+@functools.cache
+def roll_distribution(num_dice: int) -> tuple[tuple[tuple[int, ...], float], ...]:
+    """Every roll of ``num_dice`` dice as face counts, with its exact probability."""
+    outcomes = []
+    for counts in _compositions(num_dice, 6):
+        ways = math.factorial(num_dice)
+        for c in counts:
+            ways //= math.factorial(c)
+        outcomes.append((counts, ways / 6**num_dice))
+    return tuple(outcomes)
+
+
+def _compositions(total: int, parts: int) -> list[tuple[int, ...]]:
+    if parts == 1:
+        return [(total,)]
+    return [(k, *rest) for k in range(total + 1) for rest in _compositions(total - k, parts - 1)]
+
+
+def parse_dice(text: str) -> list[int]:
+    """Face counts from faces written out: ``"4 4 5 W"`` or ``"445w"``."""
+    counts = [0] * 6
+    for ch in text.upper().replace(",", " ").replace(" ", ""):
+        if ch not in FACES:
+            raise OutcomeError(f"{ch!r} is not a die face; faces are {' '.join(FACES)}")
+        counts[FACES.index(ch)] += 1
+    return counts
+
+
+def dice_text(counts: list[int]) -> str:
+    return " ".join(FACES[f] for f in range(6) for _ in range(counts[f]))
+
+
+class Heckmeck(Game[HeckmeckState]):
+    """Heckmeck am Bratwurmeck for 2-7 seats; option ``quick``."""
+
+    info = GameInfo(
+        name="heckmeck",
+        title="Heckmeck",
+        version=0,
+        min_seats=2,
+        max_seats=7,
+        default_seats=2,
+        options=(
+            Option(
+                "quick",
+                False,
+                "after a bust, always turn the highest grill tile face-down, "
+                "even the tile just returned (shorter games)",
+            ),
+        ),
+        hidden_information=False,
+        chance=True,
+    )
+    state_type = HeckmeckState
+
+    def _configure(self) -> None:
+        self.action_names = (
+            *(f"keep {f}" for f in FACES[:5]),
+            "keep worm",
+            "roll",
+            "take",
+            "steal",
+        )
+        self.observation_spec = ObservationSpec(observation_fields(self.num_seats))
+        self._quick = self.options["quick"]
+        off = self.observation_spec.offsets
+        self._o = {name: off[name] for name in off}
+
+    def _add_aliases(self) -> None:
+        self._alias("keep w", WORM)
+        self._alias("w", WORM)
+        self._alias("worm", WORM)
+        for f in range(5):
+            self._alias(FACES[f], f)
+        self._alias("r", ROLL)
+        self._alias("claim", TAKE)
+
+    # ------------------------------------------------------------ state machine
+
+    def initial_state(self) -> HeckmeckState:
+        return HeckmeckState(stacks=[[] for _ in range(self.num_seats)])
+
+    def to_move(self, state: HeckmeckState) -> int:
+        phase = state.phase
+        if phase == ROLLING:
+            return CHANCE
+        if phase == OVER:
+            return TERMINAL
+        return state.turn
+
+    def claims(self, state: HeckmeckState) -> tuple[int, int]:
+        """``(grill tile, seat to steal from)`` the kept dice allow now; 0 / -1 for none."""
+        if not state.kept[WORM]:
+            return 0, -1
+        s = state.total
+        i = bisect.bisect_right(state.grill, s)
+        tile = state.grill[i - 1] if i else 0
+        victim = -1
+        if 21 <= s <= 36:
+            for seat, stack in enumerate(state.stacks):
+                if stack and stack[-1] == s and seat != state.turn:
+                    victim = seat
+                    break
+        return tile, victim
+
+    def legal_actions(self, state: HeckmeckState) -> list[int]:
+        phase = state.phase
+        if phase == KEEPING:
+            roll, kept = state.roll, state.kept
+            return [f for f in KEEP if roll[f] and not kept[f]]
+        if phase in (DECIDING, CLAIMING):
+            tile, victim = self.claims(state)
+            actions = [ROLL] if phase == DECIDING else []
+            if tile:
+                actions.append(TAKE)
+            if victim >= 0:
+                actions.append(STEAL)
+            return actions
+        return []
+
+    def _apply(self, state: HeckmeckState, action: int) -> None:
+        if action < ROLL:  # keep a face
+            n = state.roll[action]
+            state.kept[action] = n
+            state.total += n * FACE_VALUE[action]
+            state.left -= n
+            state.roll = [0] * 6
+            if state.left and 0 in state.kept:
+                state.phase = DECIDING
+                return
+            tile, victim = self.claims(state)
+            if tile or victim >= 0:
+                state.phase = CLAIMING
+            else:
+                self._bust(state, "no claim with all dice or faces kept")
+        elif action == ROLL:
+            state.phase = ROLLING
+        else:
+            tile, victim = self.claims(state)
+            me = state.stacks[state.turn]
+            if action == TAKE:
+                state.grill.remove(tile)
+                me.append(tile)
+                self._end_turn(state, f"seat {state.turn} took {tile} with {state.total}")
+            else:
+                tile = state.stacks[victim].pop()
+                me.append(tile)
+                self._end_turn(state, f"seat {state.turn} stole {tile} from seat {victim}")
+
+    def _bust(self, state: HeckmeckState, why: str) -> None:
+        stack = state.stacks[state.turn]
+        note = f"seat {state.turn} busted ({why})"
+        if stack:
+            tile = stack.pop()
+            bisect.insort(state.grill, tile)
+            note += f", returned {tile}"
+            highest = state.grill[-1]
+            if self._quick or highest != tile:
+                state.dead.append(state.grill.pop())
+                note += f", turned {highest} face-down"
+        self._end_turn(state, note)
+
+    def _end_turn(self, state: HeckmeckState, note: str) -> None:
+        state.last = note
+        state.roll = [0] * 6
+        state.kept = [0] * 6
+        state.total = 0
+        state.left = DICE
+        if state.grill:
+            state.turn = (state.turn + 1) % self.num_seats
+            state.phase = ROLLING
+        else:
+            state.phase = OVER
+
+    # ------------------------------------------------------------ chance
+
+    def sample_chance(self, state: HeckmeckState, rng: np.random.Generator) -> list[int]:
+        # One draw of a uniform number below 6**left, read as `left` base-6 digits:
+        # exact, and much faster than an array of die rolls.
+        x = int(rng.integers(6**state.left))
+        counts = [0] * 6
+        for _ in range(state.left):
+            x, face = divmod(x, 6)
+            counts[face] += 1
+        return counts
+
+    def chance_outcomes(self, state: HeckmeckState) -> list[tuple[Any, float]]:
+        return [(list(c), p) for c, p in roll_distribution(state.left)]
+
+    def check_outcome(self, state: HeckmeckState, outcome: Any) -> list[int]:
+        counts = parse_dice(outcome) if isinstance(outcome, str) else outcome
+        if (
+            not isinstance(counts, (list, tuple))
+            or len(counts) != 6
+            or not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in counts)
+        ):
+            raise OutcomeError(
+                f"a roll is six counts [1s, 2s, 3s, 4s, 5s, worms] or faces like '4 4 5 W', not {outcome!r}"
+            )
+        if sum(counts) != state.left:
+            raise OutcomeError(f"the roll must have {state.left} dice, not {sum(counts)}")
+        return list(counts)
+
+    def _apply_chance(self, state: HeckmeckState, outcome: list[int]) -> None:
+        state.roll = list(outcome)
+        kept = state.kept
+        for f in KEEP:
+            if outcome[f] and not kept[f]:
+                state.phase = KEEPING
+                return
+        self._bust(state, f"rolled {dice_text(outcome)}, no new face")
+
+    def describe_outcome(self, state: HeckmeckState, outcome: Any) -> str:
+        return f"seat {state.turn} rolled {dice_text(outcome)}"
+
+    # ------------------------------------------------------------ results
+
+    def scores(self, state: HeckmeckState) -> list[float]:
+        return [sum(worms(t) for t in stack) for stack in state.stacks]
+
+    def winners(self, state: HeckmeckState) -> list[int]:
+        # Most worms, then the highest tile; a seat without tiles ranks (0, 0).
+        ranks = [(sum(worms(t) for t in s), max(s, default=0)) for s in state.stacks]
+        best = max(ranks)
+        return [seat for seat, r in enumerate(ranks) if r == best]
+
+    # ------------------------------------------------------------ what seats see
+
+    def observe(self, state: HeckmeckState, seat: int) -> np.ndarray:
+        n, o = self.num_seats, self._o
+        obs = np.zeros(self.observation_spec.size, np.float32)
+        for t in state.grill:
+            obs[t - 21] = 1.0
+        top, wo, ti = o["top"], o["worms"], o["tiles"]
+        for k, s in enumerate(relative_seats(seat, n)):
+            stack = state.stacks[s]
+            if stack:
+                obs[top + 16 * k + stack[-1] - 21] = 1.0
+                obs[wo + k] = sum(worms(t) for t in stack)
+                obs[ti + k] = len(stack)
+        if state.phase != OVER:
+            obs[o["to_move"] + (state.turn - seat) % n] = 1.0
+        obs[o["roll"] : o["roll"] + 6] = state.roll
+        obs[o["kept"] : o["kept"] + 6] = state.kept
+        obs[o["sum"]] = state.total
+        obs[o["dice_left"]] = state.left
+        if state.phase in PHASES:
+            obs[o["phase"] + PHASES.index(state.phase)] = 1.0
+            tile, victim = self.claims(state)
+            obs[o["take_tile"]] = tile
+            obs[o["can_steal"]] = victim >= 0
+        return obs
+
+    def view(self, state: HeckmeckState, seat: int | None) -> dict[str, Any]:
+        mover = self.to_move(state)
+        tile, victim = self.claims(state) if state.phase in PHASES else (0, -1)
+        out: dict[str, Any] = {
+            "game": self.info.name,
+            "seat": seat,
+            "num_seats": self.num_seats,
+            "options": dict(self.options),
+            "turn": state.turn,
+            "phase": state.phase,
+            "grill": list(state.grill),
+            "face_down": sorted(state.dead),
+            "stacks": [list(s) for s in state.stacks],
+            "worms": self.scores(state),
+            "roll": dice_text(state.roll).split(),
+            "kept": dice_text(state.kept).split(),
+            "sum": state.total,
+            "dice_left": state.left,
+            "take_tile": tile or None,
+            "steal_from": victim if victim >= 0 else None,
+            "last": state.last,
+            "legal": [self.action_names[a] for a in self.legal_actions(state)]
+            if seat is not None and mover == seat
+            else [],
+        }
+        if mover == TERMINAL:
+            out["winners"] = self.winners(state)
+        return out
+
+    def render(self, state: HeckmeckState, seat: int | None = None) -> str:
+        lines = []
+        header = "Heckmeck" + (" (quick)" if self._quick else "")
+        if state.phase == OVER:
+            lines.append(f"{header}: game over")
+        else:
+            lines.append(f"{header}: seat {state.turn} to play")
+        grill_top = []
+        grill_worms = []
+        for t in TILES:
+            if t in state.grill:
+                grill_top.append(f"{t:>3}")
+                grill_worms.append(f"{'~' * worms(t):>3}")
+            elif t in state.dead:
+                grill_top.append(" ##")
+                grill_worms.append("   ")
+            else:
+                grill_top.append("  .")
+                grill_worms.append("   ")
+        lines.append("grill " + "".join(grill_top))
+        lines.append("      " + "".join(grill_worms))
+        for s, stack in enumerate(state.stacks):
+            marker = ">" if s == state.turn and state.phase != OVER else " "
+            mine = " (you)" if s == seat else ""
+            top = f"top {stack[-1]:>2}" if stack else "top  -"
+            w = sum(worms(t) for t in stack)
+            lines.append(f"{marker} seat {s}{mine}: {top}  tiles {len(stack):>2}  worms {w:>2}")
+        if state.phase in PHASES:
+            lines.append(
+                f"roll [{dice_text(state.roll)}]  kept [{dice_text(state.kept)}]  "
+                f"sum {state.total}  dice left {state.left}"
+            )
+            legal = ", ".join(self.action_names[a] for a in self.legal_actions(state))
+            lines.append(f"moves: {legal}")
+        if state.last:
+            lines.append(f"last: {state.last}")
+        if state.phase == OVER:
+            lines.append("winner(s): " + ", ".join(f"seat {s}" for s in self.winners(state)))
+        return "\n".join(lines)
+
+
+def observation_fields(num_seats: int) -> tuple[Field, ...]:
+    """The observation table of Heckmeck for ``num_seats`` seats."""
+    n = num_seats
+    return (
+        Field("grill", 16, 0, 1, "tile 21+i is face-up on the grill"),
+        Field("top", 16 * n, 0, 1, "one-hot top tile of each seat's stack, observer first"),
+        Field("worms", n, 0, 40, "worms in each seat's stack"),
+        Field("tiles", n, 0, 16, "tiles in each seat's stack"),
+        Field("to_move", n, 0, 1, "one-hot: whose turn it is"),
+        Field("roll", 6, 0, DICE, "dice of the current roll showing 1..5, W"),
+        Field("kept", 6, 0, DICE, "kept dice per face 1..5, W"),
+        Field("sum", 1, 0, 40, "sum of the kept dice"),
+        Field("dice_left", 1, 0, DICE, "dice not kept yet"),
+        Field("phase", 3, 0, 1, "one-hot: keeping a face / may roll or stop / must claim"),
+        Field("take_tile", 1, 0, 36, "the tile 'take' would take (0: none)"),
+        Field("can_steal", 1, 0, 1, "'steal' is available"),
+    )

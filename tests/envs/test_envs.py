@@ -1,0 +1,134 @@
+"""Every environment against PettingZoo's conformance tests and the adapter's promises."""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+from tablezoo.envs import ENV_MODULES
+from tablezoo.games import GAMES
+from tablezoo.games.core import ConfigError, IllegalActionError
+from tests.conftest import config_id, configurations
+
+MODULES = {name: importlib.import_module(f"tablezoo.envs.{name}") for name in ENV_MODULES}
+
+
+def _game_name(module_name: str) -> str:
+    return module_name.rsplit("_v", 1)[0]
+
+
+CASES = [(m, n, o) for m in ENV_MODULES for n, o in configurations(_game_name(m))]
+IDS = [f"{m}-{config_id((n, o))}" for m, n, o in CASES]
+
+
+@pytest.mark.parametrize(("module", "seats", "options"), CASES, ids=IDS)
+def test_api_and_seed(module: str, seats: int, options: dict[str, bool]) -> None:
+    mod = MODULES[module]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        api_test(mod.env(num_players=seats, **options), num_cycles=300)
+        api_test(mod.raw_env(num_players=seats, **options), num_cycles=300)
+        seed_test(lambda: mod.env(num_players=seats, **options), num_cycles=300)
+
+
+def _play(env, seed: int) -> dict[str, float]:
+    """Random legal play to the end; the total reward each agent received."""
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    totals = dict.fromkeys(env.possible_agents, 0.0)
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, _ = env.last()
+        totals[agent] += reward
+        if term or trunc:
+            action = None
+        else:
+            legal = np.flatnonzero(obs["action_mask"])
+            action = int(legal[rng.integers(len(legal))])
+        env.step(action)
+    return totals
+
+
+@pytest.mark.parametrize("module", ENV_MODULES)
+def test_zero_sum_rewards_match_the_winners(module: str) -> None:
+    mod = MODULES[module]
+    for seed in range(3):
+        env = mod.env()
+        totals = _play(env, seed)
+        raw = env.unwrapped
+        expected = raw.game.returns(raw.game_state)
+        assert [totals[a] for a in env.possible_agents] == pytest.approx(expected)
+        assert sum(totals.values()) == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize("module", ENV_MODULES)
+def test_score_rewards_add_up_to_the_final_scores(module: str) -> None:
+    mod = MODULES[module]
+    env = mod.env(reward="score")
+    totals = _play(env, 5)
+    raw = env.unwrapped
+    initial = raw.game.scores(raw.game.initial_state())
+    final = raw.game.scores(raw.game_state)
+    got = [totals[a] for a in env.possible_agents]
+    assert got == pytest.approx([f - i for f, i in zip(final, initial, strict=True)])
+
+
+@pytest.mark.parametrize("module", ENV_MODULES)
+def test_raw_env_refuses_an_illegal_move_and_names_the_legal_ones(module: str) -> None:
+    env = MODULES[module].raw_env()
+    env.reset(seed=0)
+    mask = env.observe(env.agent_selection)["action_mask"]
+    illegal = int(np.flatnonzero(mask == 0)[0])
+    before = env.game.to_json(env.game_state)
+    with pytest.raises(IllegalActionError, match="legal moves: "):
+        env.step(illegal)
+    assert env.game.to_json(env.game_state) == before
+
+
+@pytest.mark.parametrize("module", ENV_MODULES)
+def test_env_ends_the_game_on_an_illegal_move(module: str) -> None:
+    env = MODULES[module].env()
+    env.reset(seed=0)
+    agent = env.agent_selection
+    mask = env.observe(agent)["action_mask"]
+    for out_of_bounds in (-1, env.action_space(agent).n, 1.5, None):
+        with pytest.raises(AssertionError, match="not in Discrete"):
+            env.step(out_of_bounds)
+    env.step(int(np.flatnonzero(mask == 0)[0]))
+    assert all(env.terminations.values())
+    assert env.rewards[agent] == -1.0 and env.infos[agent]["illegal_move"]
+    assert sum(v for a, v in env.rewards.items() if a != agent) == 0
+
+
+@pytest.mark.parametrize("module", ENV_MODULES)
+def test_env_enforces_order(module: str) -> None:
+    env = MODULES[module].env()
+    with pytest.raises(AttributeError):
+        _ = env.agent_selection
+    with pytest.raises(AssertionError):
+        env.step(0)
+    with pytest.raises(AssertionError):
+        env.observe("player_0")
+
+
+@pytest.mark.parametrize("module", ENV_MODULES)
+def test_bad_arguments_name_what_is_allowed(module: str) -> None:
+    mod = MODULES[module]
+    info = GAMES[_game_name(module)].info
+    with pytest.raises(ConfigError, match="zero_sum, score"):
+        mod.env(reward="points")
+    with pytest.raises(ConfigError, match="ansi, human"):
+        mod.env(render_mode="rgb_array")
+    with pytest.raises(ConfigError, match=f"{info.min_seats} to {info.max_seats}"):
+        mod.env(num_players=info.max_seats + 1)
+
+
+@pytest.mark.parametrize("module", ENV_MODULES)
+def test_ansi_render_is_text(module: str) -> None:
+    env = MODULES[module].env(render_mode="ansi")
+    env.reset(seed=1)
+    text = env.render()
+    assert isinstance(text, str) and "seat 0" in text
