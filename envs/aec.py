@@ -16,6 +16,9 @@ Rewards:
 * ``reward="score"``: each seat's change of game points (``Game.scores``) as it
   happens, whoever caused it.
 
+``max_cycles`` (default ``None``: no limit) truncates an episode after that
+many decisions: every agent is then truncated, the rules are never changed.
+
 ``raw_env`` raises :class:`~tablezoo.games.core.IllegalActionError` (naming the
 legal moves) on an illegal action and leaves the game as it was. ``env()``
 wraps it in :class:`CheckedEnv`, one lean layer with the guarantees of
@@ -55,9 +58,15 @@ class TablezooEnv(AECEnv):
         num_players: int | None = None,
         reward: str = "zero_sum",
         render_mode: str | None = None,
+        max_cycles: int | None = None,
         **options: bool,
     ) -> None:
         super().__init__()
+        if max_cycles is not None and (
+            isinstance(max_cycles, bool) or not isinstance(max_cycles, int) or max_cycles < 1
+        ):
+            raise ConfigError(f"max_cycles must be a positive whole number or None, not {max_cycles!r}")
+        self.max_cycles = max_cycles
         self.game: Game[Any] = self.game_class(num_players, **options)
         info = self.game.info
         if reward not in REWARD_MODES:
@@ -111,6 +120,7 @@ class TablezooEnv(AECEnv):
         self.infos = {agent: {} for agent in self.agents}
         self._scores = game.scores(self.game_state) if self.reward_mode == "score" else []
         self._rewarded = False
+        self.num_moves = 0
         self.agent_selection = self.possible_agents[mover]
 
     def step(self, action: int | None) -> None:
@@ -125,6 +135,7 @@ class TablezooEnv(AECEnv):
         game, state = self.game, self.game_state
         game.apply(state, action, check=check)
         mover = game.advance(state, self._rng)
+        self.num_moves += 1
         rewards = self.rewards
         if self._rewarded:  # clear what the previous step paid, only if it paid
             for agent in rewards:
@@ -145,6 +156,9 @@ class TablezooEnv(AECEnv):
                 self._rewarded = True
             self.terminations = dict.fromkeys(self.agents, True)
             # Dead agents then step None in seat order.
+            self.agent_selection = self.agents[0]
+        elif self.max_cycles is not None and self.num_moves >= self.max_cycles:
+            self.truncations = dict.fromkeys(self.agents, True)
             self.agent_selection = self.agents[0]
         else:
             self.agent_selection = self.possible_agents[mover]

@@ -3,32 +3,37 @@
 >>> from tablezoo.games import make
 >>> game = make("heckmeck", num_seats=3, quick=True)
 
-``GAMES`` maps each game's name to its class; :func:`load_state` reads back a
-state written by ``Game.to_json`` together with its game.
+:data:`GAMES` names the games and :func:`game_class` gives a game's class (its
+module is imported on first use). :func:`load_state` reads back a state written
+by ``Game.to_json`` together with its game.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 from typing import Any
 
 from tablezoo.games.core import CHANCE, TERMINAL, ConfigError, Game
-from tablezoo.games.heckmeck import Heckmeck
 
-GAMES: dict[str, type[Game[Any]]] = {
-    Heckmeck.info.name: Heckmeck,
+GAMES: dict[str, str] = {
+    "heckmeck": "Heckmeck",
 }
+"""Game name (also its module in this package) -> the name of its Game class."""
 
-__all__ = ["CHANCE", "GAMES", "TERMINAL", "Game", "load_state", "make"]
+__all__ = ["CHANCE", "GAMES", "TERMINAL", "Game", "game_class", "load_state", "make"]
+
+
+def game_class(name: str) -> type[Game[Any]]:
+    """The :class:`Game` subclass of the game ``name``."""
+    if name not in GAMES:
+        raise ConfigError(f"no game {name!r}; games are: {', '.join(GAMES)}")
+    return getattr(importlib.import_module(f"tablezoo.games.{name}"), GAMES[name])
 
 
 def make(name: str, num_seats: int | None = None, **options: bool) -> Game[Any]:
     """The game ``name`` for ``num_seats`` seats with the given options."""
-    try:
-        cls = GAMES[name]
-    except KeyError:
-        raise ConfigError(f"no game {name!r}; games are: {', '.join(GAMES)}") from None
-    return cls(num_seats, **options)
+    return game_class(name)(num_seats, **options)
 
 
 def load_state(text: str) -> tuple[Game[Any], Any]:

@@ -314,7 +314,11 @@ class Game(ABC, Generic[S]):
 
     @abstractmethod
     def view(self, state: S, seat: int | None) -> dict[str, Any]:
-        """A JSON-able dict of what ``seat`` may see (``None``: a spectator)."""
+        """A JSON-able dict of what ``seat`` may see (``None``: a spectator).
+
+        Start it with :meth:`view_base` so that every game's view has the same
+        common keys; add the game's own keys after.
+        """
 
     @abstractmethod
     def scores(self, state: S) -> list[float]:
@@ -406,6 +410,25 @@ class Game(ABC, Generic[S]):
         if k == n:
             return [0.0] * n
         return [1.0 / k if s in winners else -1.0 / (n - k) for s in range(n)]
+
+    def view_base(self, state: S, seat: int | None) -> dict[str, Any]:
+        """The keys every view has: game, seat, num_seats, options, to_move (a seat or
+        ``None``), legal (the seat's legal commands when it is to move, else empty),
+        scores, and winners (``None`` until the game is over)."""
+        mover = self.to_move(state)
+        over = mover == TERMINAL
+        return {
+            "game": self.info.name,
+            "seat": seat,
+            "num_seats": self.num_seats,
+            "options": dict(self.options),
+            "to_move": mover if mover >= 0 else None,
+            "legal": [self.action_names[a] for a in self.legal_actions(state)]
+            if seat is not None and mover == seat
+            else [],
+            "scores": self.scores(state),
+            "winners": self.winners(state) if over else None,
+        }
 
     # ------------------------------------------------------------ commands
 

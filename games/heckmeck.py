@@ -382,19 +382,14 @@ class Heckmeck(Game[HeckmeckState]):
         return obs
 
     def view(self, state: HeckmeckState, seat: int | None) -> dict[str, Any]:
-        mover = self.to_move(state)
         tile, victim = self.claims(state) if state.phase in PHASES else (0, -1)
-        out: dict[str, Any] = {
-            "game": self.info.name,
-            "seat": seat,
-            "num_seats": self.num_seats,
-            "options": dict(self.options),
+        return {
+            **self.view_base(state, seat),
             "turn": state.turn,
             "phase": state.phase,
             "grill": list(state.grill),
             "face_down": sorted(state.dead),
             "stacks": [list(s) for s in state.stacks],
-            "worms": self.scores(state),
             "roll": dice_text(state.roll).split(),
             "kept": dice_text(state.kept).split(),
             "sum": state.total,
@@ -402,13 +397,7 @@ class Heckmeck(Game[HeckmeckState]):
             "take_tile": tile or None,
             "steal_from": victim if victim >= 0 else None,
             "last": state.last,
-            "legal": [self.action_names[a] for a in self.legal_actions(state)]
-            if seat is not None and mover == seat
-            else [],
         }
-        if mover == TERMINAL:
-            out["winners"] = self.winners(state)
-        return out
 
     def render(self, state: HeckmeckState, seat: int | None = None) -> str:
         lines = []

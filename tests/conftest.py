@@ -7,14 +7,14 @@ from typing import Any
 
 import numpy as np
 
-from tablezoo.games import GAMES, Game
+from tablezoo.games import Game, game_class
 from tablezoo.games.core import CHANCE, TERMINAL
 
 
 def configurations(name: str) -> list[tuple[int, dict[str, bool]]]:
     """Every seat count with the default options, and every other combination of
     options at the fewest and the most seats."""
-    info = GAMES[name].info
+    info = game_class(name).info
     combos = [
         dict(zip(info.option_names, values, strict=True))
         for values in itertools.product((False, True), repeat=len(info.options))

@@ -10,7 +10,7 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 from tablezoo.envs import ENV_MODULES
-from tablezoo.games import GAMES
+from tablezoo.games import game_class
 from tablezoo.games.core import ConfigError, IllegalActionError
 from tests.conftest import config_id, configurations
 
@@ -117,7 +117,7 @@ def test_env_enforces_order(module: str) -> None:
 @pytest.mark.parametrize("module", ENV_MODULES)
 def test_bad_arguments_name_what_is_allowed(module: str) -> None:
     mod = MODULES[module]
-    info = GAMES[_game_name(module)].info
+    info = game_class(_game_name(module)).info
     with pytest.raises(ConfigError, match="zero_sum, score"):
         mod.env(reward="points")
     with pytest.raises(ConfigError, match="ansi, human"):

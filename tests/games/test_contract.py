@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tablezoo.games import GAMES, load_state, make
+from tablezoo.games import GAMES, game_class, load_state, make
 from tablezoo.games.core import CHANCE, TERMINAL, ConfigError, IllegalActionError
 from tests.conftest import config_id, configurations, random_playout
 
@@ -123,7 +123,7 @@ def test_exact_chance_distributions_sum_to_one(name: str) -> None:
 
 @pytest.mark.parametrize("name", list(GAMES))
 def test_commands_parse_both_ways(name: str) -> None:
-    info = GAMES[name].info
+    info = game_class(name).info
     for seats in (info.min_seats, info.max_seats):
         game = make(name, seats)
         assert len(set(game.action_names)) == game.num_actions
@@ -135,7 +135,7 @@ def test_commands_parse_both_ways(name: str) -> None:
 
 @pytest.mark.parametrize("name", list(GAMES))
 def test_bad_configurations_name_what_is_allowed(name: str) -> None:
-    info = GAMES[name].info
+    info = game_class(name).info
     for seats in (info.min_seats - 1, info.max_seats + 1):
         with pytest.raises(ConfigError, match=f"{info.min_seats} to {info.max_seats}"):
             make(name, seats)
@@ -152,7 +152,7 @@ def test_bad_configurations_name_what_is_allowed(name: str) -> None:
 def test_docstring_documents_every_observation_field(name: str) -> None:
     import sys
 
-    module = sys.modules[GAMES[name].__module__]
+    module = sys.modules[game_class(name).__module__]
     game = make(name)
     for field in game.observation_spec.fields:
         assert f"| {field.name} |" in (module.__doc__ or ""), field.name

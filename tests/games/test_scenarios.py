@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tablezoo.games import make
+from tablezoo.games import GAMES, make
 from tablezoo.games.core import CHANCE, TERMINAL, TablezooError
 
 ROOT = Path(__file__).resolve().parent.parent / "scenarios"
@@ -58,5 +58,6 @@ def test_scenario(path: Path) -> None:
     run_scenario(json.loads(path.read_text()))
 
 
-def test_scenarios_exist() -> None:
-    assert len(FILES) >= 10
+@pytest.mark.parametrize("name", list(GAMES))
+def test_every_game_has_its_rulebook_examples(name: str) -> None:
+    assert len(list((ROOT / name).glob("*.json"))) >= 3
