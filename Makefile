@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/python -m tablezoo.games.demo heckmeck --seats 3 --seed 7
+	$(BIN)/python -m tablezoo.envs.demo heckmeck_v0 --players 3 --seed 7
 
 test: $(STAMP)
 	$(BIN)/ruff check .

@@ -120,6 +120,7 @@ class TablezooEnv(AECEnv):
         self.infos = {agent: {} for agent in self.agents}
         self._scores = game.scores(self.game_state) if self.reward_mode == "score" else []
         self._rewarded = False
+        self._legal = None
         self.num_moves = 0
         self.agent_selection = self.possible_agents[mover]
 
@@ -135,6 +136,7 @@ class TablezooEnv(AECEnv):
         game, state = self.game, self.game_state
         game.apply(state, action, check=check)
         mover = game.advance(state, self._rng)
+        self._legal = None
         self.num_moves += 1
         rewards = self.rewards
         if self._rewarded:  # clear what the previous step paid, only if it paid
@@ -166,13 +168,18 @@ class TablezooEnv(AECEnv):
             for agent, value in rewards.items():
                 self._cumulative_rewards[agent] += value
 
+    def legal_actions(self) -> list[int]:
+        """The legal actions of the agent to move (cached until the next step)."""
+        if self._legal is None:
+            self._legal = self.game.legal_actions(self.game_state)
+        return self._legal
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat[agent]
-        game, state = self.game, self.game_state
-        mask = np.zeros(game.num_actions, np.int8)
-        if agent == self.agent_selection and game.to_move(state) == seat:
-            mask[game.legal_actions(state)] = 1
-        return {"observation": game.observe(state, seat), "action_mask": mask}
+        mask = np.zeros(self.game.num_actions, np.int8)
+        if agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent]):
+            mask[self.legal_actions()] = 1
+        return {"observation": self.game.observe(self.game_state, seat), "action_mask": mask}
 
     def render(self) -> str | None:
         if self.render_mode is None:
@@ -251,7 +258,7 @@ class CheckedEnv(BaseWrapper):
             or not 0 <= action < n
         ):
             raise AssertionError(f"action {action!r} of {agent} is not in Discrete({n})")
-        if action in raw.game.legal_actions(raw.game_state):
+        if action in raw.legal_actions():
             raw._play(action, check=False)
             return
         EnvLogger.warn_on_illegal_move()

@@ -86,7 +86,6 @@ from tablezoo.games.core import (
     ObservationSpec,
     Option,
     OutcomeError,
-    relative_seats,
 )
 
 TILES = tuple(range(21, 37))
@@ -359,14 +358,13 @@ class Heckmeck(Game[HeckmeckState]):
     def observe(self, state: HeckmeckState, seat: int) -> np.ndarray:
         n, o = self.num_seats, self._o
         obs = np.zeros(self.observation_spec.size, np.float32)
-        for t in state.grill:
-            obs[t - 21] = 1.0
+        obs[[t - 21 for t in state.grill]] = 1.0
         top, wo, ti = o["top"], o["worms"], o["tiles"]
-        for k, s in enumerate(relative_seats(seat, n)):
-            stack = state.stacks[s]
+        for k in range(n):
+            stack = state.stacks[(seat + k) % n]
             if stack:
                 obs[top + 16 * k + stack[-1] - 21] = 1.0
-                obs[wo + k] = sum(worms(t) for t in stack)
+                obs[wo + k] = sum([(t - 17) // 4 for t in stack])
                 obs[ti + k] = len(stack)
         if state.phase != OVER:
             obs[o["to_move"] + (state.turn - seat) % n] = 1.0
@@ -406,20 +404,14 @@ class Heckmeck(Game[HeckmeckState]):
             lines.append(f"{header}: game over")
         else:
             lines.append(f"{header}: seat {state.turn} to play")
-        grill_top = []
-        grill_worms = []
+        # Face-up tiles show their number and worms, face-down ones ##, taken ones --.
+        grill_top, grill_worms = [], []
         for t in TILES:
-            if t in state.grill:
-                grill_top.append(f"{t:>3}")
-                grill_worms.append(f"{'~' * worms(t):>3}")
-            elif t in state.dead:
-                grill_top.append(" ##")
-                grill_worms.append("   ")
-            else:
-                grill_top.append("  .")
-                grill_worms.append("   ")
-        lines.append("grill " + "".join(grill_top))
-        lines.append("      " + "".join(grill_worms))
+            up = t in state.grill
+            grill_top.append(f"{t if up else '##' if t in state.dead else '--':>5}")
+            grill_worms.append(f"{'~' * worms(t) if up else '':>5}")
+        lines.append("grill" + "".join(grill_top))
+        lines.append("     " + "".join(grill_worms))
         for s, stack in enumerate(state.stacks):
             marker = ">" if s == state.turn and state.phase != OVER else " "
             mine = " (you)" if s == seat else ""
@@ -437,7 +429,7 @@ class Heckmeck(Game[HeckmeckState]):
             lines.append(f"last: {state.last}")
         if state.phase == OVER:
             lines.append("winner(s): " + ", ".join(f"seat {s}" for s in self.winners(state)))
-        return "\n".join(lines)
+        return "\n".join(line.rstrip() for line in lines)
 
 
 def observation_fields(num_seats: int) -> tuple[Field, ...]:

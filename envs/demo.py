@@ -1,0 +1,50 @@
+"""Play one seeded game between random legal players and print it as the ansi render shows it.
+
+    python -m tablezoo.envs.demo heckmeck_v0 --players 3 --seed 7
+
+The table is drawn whenever a new seat starts deciding and at the end; each
+move in between is one line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+
+import numpy as np
+
+from tablezoo.envs import ENV_MODULES
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("env", choices=ENV_MODULES, help="environment module")
+    parser.add_argument("--players", type=int, default=None, help="seat count (the game's default)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the dice and of the players")
+    parser.add_argument("--option", action="append", default=[], help="switch on a game option")
+    args = parser.parse_args(argv)
+
+    module = importlib.import_module(f"tablezoo.envs.{args.env}")
+    env = module.env(num_players=args.players, render_mode="ansi", **dict.fromkeys(args.option, True))
+    env.reset(seed=args.seed)
+    players = np.random.default_rng(args.seed + 1)  # the players' own stream, apart from the dice
+    game = env.unwrapped.game
+    previous = None
+    for agent in env.agent_iter():
+        obs, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        if agent != previous:
+            print(("\n" if previous else "") + env.render(), end="\n\n")
+            previous = agent
+        legal = np.flatnonzero(obs["action_mask"])
+        action = int(legal[players.integers(len(legal))])
+        print(f"  {agent}: {game.command(action)}")
+        env.step(action)
+    print()
+    print(env.render())
+
+
+if __name__ == "__main__":
+    main()
