@@ -27,7 +27,9 @@ def test_benchmark_writes_json(tmp_path: Path, capsys: pytest.CaptureFixture[str
     throughput = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(throughput)
     out = tmp_path / "bench.json"
-    result = throughput.main(["--seconds", "0.05", "--repeats", "1", "--games", "heckmeck_v0", "--out", str(out)])
+    result = throughput.main(
+        ["--seconds", "0.05", "--repeats", "1", "--games", "heckmeck_v0", "--out", str(out)]
+    )
     assert json.loads(out.read_text()) == result
     figures = result["games"]["heckmeck_v0"]
     assert figures["engine_decisions_per_s"] > 0 and figures["env_steps_per_s"] > 0
