@@ -1,0 +1,162 @@
+"""A single-agent Gymnasium view of any tablezoo AEC environment.
+
+One learner seat plays; the other seats are bots stepped inside ``step()``, so
+the observation, the reward and the end of the episode all belong to the
+learner:
+
+* ``reset()`` returns the learner's first observation (opponents who move
+  first have moved);
+* ``step(a)`` plays the learner's action, then the opponents until the
+  learner is to move again or the game is over, and returns the learner's
+  observation with the reward the learner received over that whole stretch
+  (its zero-sum result at the end, or its points with ``reward="score"``);
+* ``action_masks()`` gives the learner's legal moves, as sb3-contrib's
+  ``MaskablePPO`` expects (no ``ActionMasker`` needed).
+
+An illegal learner action (only an unmasked learner makes one) follows
+``illegal_move``: ``"lose"`` (default, as PettingZoo's ``env()``) ends the
+episode with ``illegal_reward`` and ``info["illegal_move"]``; ``"raise"``
+raises :class:`~tablezoo.games.core.IllegalActionError` naming the legal moves.
+
+``reset(seed=...)`` seeds everything that is random, through one
+``SeedSequence``: the dice and deals, the learner's seat (when it is drawn
+each episode) and each opponent's own stream. The same seed and the same
+actions give the same episode.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
+
+import gymnasium
+import numpy as np
+
+from tablezoo.envs.aec import CheckedEnv, TablezooEnv
+from tablezoo.games.core import IllegalActionError
+from tablezoo.training.bots import Bot, RandomBot, Seat
+
+
+class SingleAgentEnv(gymnasium.Env):
+    """One learner seat against bots, over a tablezoo AEC environment.
+
+    Args:
+        env: a tablezoo AEC environment (``raw_env(...)`` or ``env(...)``), or a
+            callable that makes one.
+        learner: the learner's seat, or ``"random"`` for a seat drawn each episode.
+        opponents: one bot for every other seat, or a list with one bot per
+            other seat (in seat order, skipping the learner); random bots by
+            default.
+        illegal_move: ``"lose"`` or ``"raise"``, what an illegal learner action does.
+        illegal_reward: the learner's reward for an illegal action under ``"lose"``.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"]}
+
+    def __init__(
+        self,
+        env: TablezooEnv | CheckedEnv | Callable[[], TablezooEnv | CheckedEnv],
+        learner: int | str = 0,
+        opponents: Bot | Sequence[Bot] | None = None,
+        illegal_move: str = "lose",
+        illegal_reward: float = -1.0,
+    ) -> None:
+        if illegal_move not in ("lose", "raise"):
+            raise ValueError(f"illegal_move must be 'lose' or 'raise', not {illegal_move!r}")
+        self.illegal_move = illegal_move
+        self.illegal_reward = float(illegal_reward)
+        self._lost_by_illegal_move = False
+        aec = env() if callable(env) and not isinstance(env, (TablezooEnv, CheckedEnv)) else env
+        self.aec: TablezooEnv = aec.unwrapped  # the checks live here, not in the AEC wrapper
+        self.game = self.aec.game
+        n = self.game.num_seats
+        if learner != "random" and (isinstance(learner, bool) or learner not in range(n)):
+            raise ValueError(f"learner must be a seat 0..{n - 1} or 'random', not {learner!r}")
+        self.learner_choice = learner
+        if opponents is None:
+            opponents = [RandomBot() for _ in range(n - 1)]
+        elif not isinstance(opponents, Sequence):
+            opponents = [opponents] * (n - 1)
+        if len(opponents) != n - 1:
+            raise ValueError(f"{n} seats need {n - 1} opponents, not {len(opponents)}")
+        self.opponents: list[Bot] = list(opponents)
+        agent = self.aec.possible_agents[0]
+        self.observation_space = self.aec.observation_space(agent)["observation"]
+        self.action_space = self.aec.action_space(agent)
+        self.render_mode = self.aec.render_mode
+        self.learner = 0 if learner == "random" else int(learner)
+        self._bots: dict[int, Bot] = {}
+
+    # ------------------------------------------------------------ gymnasium API
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        super().reset(seed=seed)
+        env_seed = None
+        if seed is not None:
+            seeds = np.random.SeedSequence(seed).generate_state(len(self.opponents) + 1)
+            env_seed = int(seeds[0])
+            for bot, bot_seed in zip(self.opponents, seeds[1:], strict=True):
+                bot.reset(int(bot_seed))
+        else:
+            for bot in self.opponents:
+                bot.reset(None)
+        self.aec.reset(seed=env_seed)
+        self._lost_by_illegal_move = False
+        n = self.game.num_seats
+        if self.learner_choice == "random":
+            self.learner = int(self.np_random.integers(n))
+        others = [s for s in range(n) if s != self.learner]
+        self._bots = dict(zip(others, self.opponents, strict=True))
+        self._agent = self.aec.possible_agents[self.learner]
+        self._play_opponents()
+        return self._observation(), self._info()
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        aec = self.aec
+        if self._done():
+            raise RuntimeError("the episode is over: call reset()")
+        if int(action) not in aec.legal_actions():
+            if self.illegal_move == "raise":
+                raise IllegalActionError(
+                    aec.game._illegal_message(aec.game_state, int(action), aec.legal_actions())
+                )
+            self._lost_by_illegal_move = True
+            info = {**self._info(), "illegal_move": True}
+            return self._observation(), self.illegal_reward, True, False, info
+        aec._play(int(action), check=False)
+        self._play_opponents()
+        reward = float(aec._cumulative_rewards[self._agent])
+        terminated = all(aec.terminations.values())
+        truncated = all(aec.truncations.values()) and not terminated
+        return self._observation(), reward, terminated, truncated, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal moves as booleans (all False once the episode is over)."""
+        mask = np.zeros(self.game.num_actions, bool)
+        if not self._done() and self.aec.agent_selection == self._agent:
+            mask[self.aec.legal_actions()] = True
+        return mask
+
+    def render(self) -> str | None:
+        return self.aec.render()
+
+    # ------------------------------------------------------------ internals
+
+    def _done(self) -> bool:
+        aec = self.aec
+        return self._lost_by_illegal_move or aec.terminations[self._agent] or aec.truncations[self._agent]
+
+    def _play_opponents(self) -> None:
+        aec, game = self.aec, self.game
+        while not self._done() and aec.agent_selection != self._agent:
+            seat = aec._seat[aec.agent_selection]
+            action = self._bots[seat].act(Seat.of(game, aec.game_state, seat))
+            aec._play(action, check=True)
+
+    def _observation(self) -> np.ndarray:
+        return self.game.observe(self.aec.game_state, self.learner)
+
+    def _info(self) -> dict[str, Any]:
+        return {"seat": self.learner}
