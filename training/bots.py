@@ -35,6 +35,12 @@ class Seat:
     def legal(self) -> list[int]:
         return np.flatnonzero(self.mask).tolist()
 
+    def public_state(self) -> Any:
+        """A copy of the state, for games with no hidden information (raises otherwise)."""
+        if self.game.info.hidden_information:
+            raise PermissionError(f"{self.game.info.title} hides information: use sample_state(rng)")
+        return self.game.clone(self._state)
+
     def sample_state(self, rng: np.random.Generator) -> Any:
         """A state consistent with what this seat knows, hidden parts drawn from ``rng``."""
         return self.game.determinize(self._state, self.seat, rng)

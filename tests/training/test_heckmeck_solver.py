@@ -1,0 +1,60 @@
+"""The Heckmeck single-turn solver: exact values on small cases, legal play, strength."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tablezoo.games import make
+from tablezoo.games.core import TERMINAL
+from tablezoo.games.heckmeck import HeckmeckState
+from tablezoo.training.bots import RandomBot, Seat
+from tablezoo.training.heckmeck_solver import HeckmeckSolverBot, TurnSolver
+
+GRILL = list(range(21, 37))
+
+
+def test_claims_follow_the_rules() -> None:
+    solver = TurnSolver(grill=[22, 25, 30], own_stack=[28], opponent_tops=[26])
+    assert solver.bust_value == -2
+    assert solver.claim[21] is None  # nothing on the grill at or below 21
+    assert solver.claim[24] == 1  # the 22
+    assert solver.claim[26] == 2  # steal the 26 (2 worms) or take the 25 (2)
+    assert solver.claim[40] == 3  # the 30
+    worm_kept = 1 << 5
+    assert solver.claim_value(0, 30) is None  # no worm kept: no claim
+    assert solver.claim_value(worm_kept, 30) == 3
+
+
+def test_one_die_left_is_exact() -> None:
+    # kept W, 5, 4, 3, 2 (sum 30 with 7 dice), one die left: only a 1 saves the turn
+    solver = TurnSolver(grill=[31], own_stack=[21], opponent_tops=[])
+    kept = 0b111110
+    assert solver.before_roll(kept, 1, 30) == pytest.approx(1 / 6 * 3 + 5 / 6 * -1)
+    # stopping is impossible at 30 (nothing at or below it), so the value after the keep is rolling's
+    assert solver.after_keep(kept, 1, 30) == solver.before_roll(kept, 1, 30)
+
+
+def test_all_worms_on_eight_dice() -> None:
+    solver = TurnSolver(grill=GRILL, own_stack=[], opponent_tops=[])
+    face, value = solver.best_keep(0, 8, 0, [0, 0, 0, 0, 0, 8])
+    assert face == 5 and value == 4  # 40 takes the 36
+
+
+def test_opening_turn_value_is_stable() -> None:
+    value = TurnSolver(GRILL, [], []).before_roll(0, 8, 0)
+    assert 1.0 < value < 2.5
+
+
+def _play(bots: list, seed: int) -> list[int]:
+    game = make("heckmeck", len(bots))
+    rng = np.random.default_rng(seed)
+    state: HeckmeckState = game.initial_state()
+    while (mover := game.advance(state, rng)) != TERMINAL:
+        game.apply(state, bots[mover].act(Seat.of(game, state, mover)))  # apply checks legality
+    return game.winners(state)
+
+
+def test_solver_beats_random_players() -> None:
+    wins = sum(0 in _play([HeckmeckSolverBot(), RandomBot(s), RandomBot(s + 100)], s) for s in range(4))
+    assert wins >= 3

@@ -1,0 +1,149 @@
+"""An exact single-turn solver for Heckmeck: expectimax over the turn's dice.
+
+Given the grill and the stacks, the solver plays the turn that maximises the
+expected change of the mover's worms: a claimed tile's worms (taken from the
+grill or stolen), or minus the worms of the top tile lost in a bust. It looks
+at this turn only (what later turns bring, such as a tile being stolen back,
+is out of its sight), and it is exact for that: every roll is enumerated with
+its probability (:func:`tablezoo.games.heckmeck.roll_distribution`).
+
+A turn's position is ``(kept faces, dice left, sum)``. After a roll the player
+keeps one new face; after a keep he stops with his best claim, or rolls the
+dice left. The value of each position is computed once per turn and cached.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from tablezoo.games.heckmeck import (
+    FACE_VALUE,
+    KEEPING,
+    ROLL,
+    STEAL,
+    TAKE,
+    WORM,
+    Heckmeck,
+    HeckmeckState,
+    roll_distribution,
+    worms,
+)
+from tablezoo.training.bots import Seat
+
+ALL_FACES = (1 << 6) - 1
+
+
+class TurnSolver:
+    """Expected worm change of every position of one turn, for one board.
+
+    The board is what the claims depend on: the face-up grill tiles, the
+    mover's top tile (lost on a bust) and the opponents' top tiles (stealable).
+    """
+
+    def __init__(self, grill: list[int], own_stack: list[int], opponent_tops: list[int]) -> None:
+        self.bust_value = -worms(own_stack[-1]) if own_stack else 0
+        # best claim for each sum with a worm kept (None: no claim)
+        self.claim: list[float | None] = [None] * 41
+        for s in range(41):
+            best = None
+            below = [t for t in grill if t <= s]
+            if below:
+                best = worms(max(below))
+            if s in opponent_tops:
+                best = max(best or 0, worms(s))
+            self.claim[s] = best
+
+    @classmethod
+    def for_state(cls, state: HeckmeckState) -> TurnSolver:
+        me = state.turn
+        tops = [stack[-1] for seat, stack in enumerate(state.stacks) if stack and seat != me]
+        return cls(state.grill, state.stacks[me], tops)
+
+    def claim_value(self, kept: int, total: int) -> float | None:
+        """The best claim with these kept faces (a bit mask) and sum, or None."""
+        return self.claim[total] if kept >> WORM & 1 else None
+
+    @functools.cache  # noqa: B019 - one solver per board; the cache lives as long as the solver
+    def after_keep(self, kept: int, left: int, total: int) -> float:
+        """Value of a position after a keep: the better of stopping and rolling on."""
+        claim = self.claim_value(kept, total)
+        if left == 0 or kept == ALL_FACES:
+            return claim if claim is not None else self.bust_value
+        rolling = self.before_roll(kept, left, total)
+        return rolling if claim is None else max(claim, rolling)
+
+    @functools.cache  # noqa: B019
+    def before_roll(self, kept: int, left: int, total: int) -> float:
+        """Expected value of rolling ``left`` dice, keeping the best face each time."""
+        expected = 0.0
+        for counts, p in roll_distribution(left):
+            best = None
+            for face in range(6):
+                n = counts[face]
+                if n and not kept >> face & 1:
+                    v = self.after_keep(kept | 1 << face, left - n, total + n * FACE_VALUE[face])
+                    if best is None or v > best:
+                        best = v
+            expected += p * (self.bust_value if best is None else best)
+        return expected
+
+    def best_keep(self, kept: int, left: int, total: int, roll: list[int]) -> tuple[int, float]:
+        """The face to keep from ``roll`` and the value it leads to."""
+        options = [
+            (self.after_keep(kept | 1 << f, left - roll[f], total + roll[f] * FACE_VALUE[f]), -f, f)
+            for f in range(6)
+            if roll[f] and not kept >> f & 1
+        ]
+        value, _, face = max(options)
+        return face, value
+
+
+def kept_mask(state: HeckmeckState) -> int:
+    return sum(1 << f for f in range(6) if state.kept[f])
+
+
+def opening_turn_value(game: Heckmeck, state: HeckmeckState) -> float:
+    """The solver's expected worm change for the turn about to be rolled in ``state``."""
+    return TurnSolver.for_state(state).before_roll(0, 8, 0)
+
+
+class HeckmeckSolverBot:
+    """Plays each Heckmeck turn by exact expectimax over the turn's dice."""
+
+    name = "solver"
+
+    def __init__(self) -> None:
+        self._solvers: dict[Any, TurnSolver] = {}
+
+    def reset(self, seed: int | None = None) -> None:
+        self._solvers.clear()
+
+    def _solver(self, state: HeckmeckState) -> TurnSolver:
+        me = state.turn
+        key = (tuple(state.grill), tuple(state.stacks[me][-1:]),
+               tuple(sorted(s[-1] for i, s in enumerate(state.stacks) if s and i != me)))  # fmt: skip
+        solver = self._solvers.get(key)
+        if solver is None:
+            if len(self._solvers) > 64:
+                self._solvers.clear()
+            solver = self._solvers[key] = TurnSolver.for_state(state)
+        return solver
+
+    def act(self, seat: Seat) -> int:
+        state: HeckmeckState = seat.public_state()
+        solver = self._solver(state)
+        kept, left, total = kept_mask(state), state.left, state.total
+        if state.phase == KEEPING:
+            face, _ = solver.best_keep(kept, left, total, state.roll)
+            return face
+        legal = seat.legal
+        claim = solver.claim_value(kept, total)
+        if ROLL in legal and (claim is None or solver.before_roll(kept, left, total) > claim):
+            return ROLL
+        # stop: the claim worth more (a steal of the same tile number never ties a grill tile)
+        game: Heckmeck = seat.game  # type: ignore[assignment]
+        tile, victim = game.claims(state)
+        if victim >= 0 and (tile == 0 or worms(state.total) >= worms(tile)):
+            return STEAL
+        return TAKE
