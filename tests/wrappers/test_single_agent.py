@@ -57,7 +57,7 @@ def test_zero_sum_return_is_the_learners_result(module: str) -> None:
 
 @pytest.mark.parametrize("module", ENV_MODULES)
 def test_score_return_is_the_learners_points(module: str) -> None:
-    env = SingleAgentEnv(MODULES[module].raw_env(num_players=2, reward="score"), learner=1)
+    env = SingleAgentEnv(MODULES[module].raw_env(reward="score"), learner=1)
     _, _, total = _episode(env, 3)
     aec = env.aec
     start = aec.game.scores(aec.game.initial_state())[1]
@@ -68,7 +68,8 @@ def test_score_return_is_the_learners_points(module: str) -> None:
 def test_illegal_learner_move_loses_or_raises(module: str) -> None:
     env = SingleAgentEnv(MODULES[module].raw_env(), illegal_move="raise")
     env.reset(seed=0)
-    illegal = int(np.flatnonzero(~env.action_masks())[0])
+    unmasked = np.flatnonzero(~env.action_masks())
+    illegal = int(unmasked[0]) if len(unmasked) else env.game.num_actions
     before = env.game.to_json(env.aec.game_state)
     with pytest.raises(IllegalActionError, match="legal moves"):
         env.step(illegal)
