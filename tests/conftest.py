@@ -12,8 +12,9 @@ from tablezoo.games.core import CHANCE, TERMINAL
 
 
 def configurations(name: str) -> list[tuple[int, dict[str, bool]]]:
-    """Every seat count with the default options, and every other combination of
-    options at the fewest and the most seats."""
+    """Every seat count with every combination of options when that makes at most
+    16 configurations; otherwise every seat count with the default options, and
+    every other combination of options at the fewest and the most seats."""
     info = game_class(name).info
     combos = [
         dict(zip(info.option_names, values, strict=True))
@@ -21,6 +22,8 @@ def configurations(name: str) -> list[tuple[int, dict[str, bool]]]:
     ]
     defaults, others = combos[0], combos[1:]
     seats = range(info.min_seats, info.max_seats + 1)
+    if len(seats) * len(combos) <= 16:
+        return [(n, c) for n in seats for c in combos]
     return [(n, defaults) for n in seats] + [
         (n, c) for c in others for n in sorted({info.min_seats, info.max_seats})
     ]
