@@ -18,6 +18,7 @@ from tablezoo.games.core import CHANCE, TERMINAL, ConfigError, Game
 
 GAMES: dict[str, str] = {
     "heckmeck": "Heckmeck",
+    "sechs_nimmt": "SechsNimmt",
     "diamant": "Diamant",
 }
 """Game name (also its module in this package) -> the name of its Game class."""

@@ -1,0 +1,20 @@
+"""6 nimmt! as a PettingZoo AEC environment.
+
+``env(num_players=4, tactic=False, profi=False, logic=False, reward="zero_sum",
+render_mode=None, illegal_reward=-1)`` and ``raw_env(...)`` (without the checks
+of ``env()``). ``reward="score"`` pays minus the heads of every row a seat takes,
+as it takes it. The rules, actions, observation and options are documented in
+:mod:`tablezoo.games.sechs_nimmt`; the adapter in :mod:`tablezoo.envs.aec`.
+"""
+
+from __future__ import annotations
+
+from tablezoo.envs.aec import TablezooEnv, make_env
+from tablezoo.games.sechs_nimmt import SechsNimmt
+
+
+class raw_env(TablezooEnv):  # noqa: N801 - PettingZoo's naming
+    game_class = SechsNimmt
+
+
+env = make_env(raw_env)

@@ -1,0 +1,707 @@
+"""6 nimmt! (Take 5): the rules as a tablezoo engine game.
+
+Rules summary (``shared/rules/sechs-nimmt.md`` is the authority)
+--------------------------------------------------------------------
+Cards 1..104; bull heads per card: 55 has 7, the other multiples of 11 have 5,
+multiples of 10 have 3, the other cards ending in 5 have 2, every other card 1
+(171 heads in all). Each round the deck is shuffled, every player gets 10
+cards and 4 cards start 4 rows. Ten tricks: every player secretly chooses a
+card; when all have chosen the cards are revealed and placed one by one in
+ascending order. A card goes to the right end of the row whose last card is the
+highest one below it; if that row already has 5 cards the player takes those 5
+and his card starts the row; if no row's last card is below it, the player
+chooses a row, takes all of its cards, and his card starts it. After the tenth
+trick each player adds the heads he took to his total; when a total reaches 66
+the game ends and the fewest heads win (**Decision**: equal lowest totals share
+the win).
+
+Whose move: the deal of a round is one chance node (not under ``logic``); its
+outcome is ``{"hands": [[10 cards] per seat], "rows": [4 cards]}`` (rows in
+order row 1..4). The simultaneous card choice is asked seat by seat in seat
+order (seat 0 first); the chosen cards stay hidden in the state until the last
+seat has chosen, then all are revealed and placed. A card that needs a row
+choice makes its owner the seat to move (``row k`` only), after he has seen
+every revealed card of the trick; placement then goes on. Under ``logic`` the
+draft before each round is a phase of ``pick`` decisions and nothing is left to
+chance.
+
+A chosen card stays in its owner's hand (``hands``) until the reveal; its owner
+sees it as ``choice``. Every view and observation of another seat shows only
+that the seat has chosen.
+
+Actions
+-------
+``D`` is the deck in use: 104, or ``10 n + 4`` under ``tactic`` or ``logic``.
+
+| id | command | meaning |
+|---|---|---|
+| 0 .. D-1 | ``play 1`` .. ``play D`` | choose that card of your hand for this trick |
+| D .. 2D-1 | ``pick 1`` .. ``pick D`` | ``logic`` only: draft that card from the table |
+| then 4 ids | ``row 1`` .. ``row 4`` | take that row (your card was too low for every row) |
+
+Without ``logic`` the ``row`` actions are ids ``D .. D+3``; with it,
+``2D .. 2D+3``. Aliases: a bare number ``42`` is ``play 42`` (not under
+``logic``), ``take 3`` is ``row 3``.
+
+Observation (seat-relative: the observer first, then the others clockwise)
+------------------------------------------------------------------------------
+Built from :func:`observation_fields`; the size is ``4 D + 4 n + 21`` and,
+under ``logic``, ``n D`` more (the other hands and the draft table). Example:
+4 seats, no option (D = 104), size 453; 4 seats with ``logic`` (D = 44), 373.
+
+| field | size | range | meaning |
+|---|---|---|---|
+| hand | D | 0..1 | card i+1 is in the observer's hand (its chosen card included until the reveal) |
+| choice | D | 0..1 | card i+1 is the observer's chosen card, not revealed yet |
+| seen | D | 0..1 | card i+1 has been face-up this round (row cards, revealed cards, taken cards) |
+| row_last | 4 | 0..D | last (right-end) card of row 1..4 (0: no row yet) |
+| row_first | 4 | 0..D | first (left-end) card of row 1..4; what ``profi`` places against |
+| row_count | 4 | 0..5 | cards in row 1..4 |
+| row_heads | 4 | 0..27 | heads in row 1..4 |
+| heads_round | n | 0..171 | heads each seat took this round |
+| heads_total | n | 0..236 | each seat's heads before this round (at the end: final totals) |
+| has_chosen | n | 0..1 | the seat has chosen its card for this trick |
+| to_move | n | 0..1 | one-hot: whose decision it is |
+| phase | 3 | 0..1 | one-hot: choose a card / choose a row / draft (``logic``) |
+| trick | D | 0..1 | in the row choice: card i+1 was revealed in this trick |
+| placing | 1 | 0..D | in the row choice: the card being placed |
+| cards_left | 1 | 0..10 | cards in the observer's hand (every hand holds as many, outside the draft) |
+| others_hands | (n-1) D | 0..1 | ``logic``: the other hands, clockwise (public; chosen cards included) |
+| pool | D | 0..1 | ``logic`` only: card i+1 is still on the table to draft |
+
+Fields that do not apply in the current phase are zero.
+
+Rewards
+-------
+Zero-sum at the end by default (see :mod:`tablezoo.envs.aec`). ``score``:
+:meth:`SechsNimmt.scores` is minus the heads each seat has (its total before
+the round plus what it took this round), so a seat is paid minus the heads of
+every row it takes, at the moment it takes it.
+
+Options
+-------
+* ``tactic``: only cards 1..10n+4 are used, so every card is in play.
+* ``profi``: a card may also go to the left end of a row whose first card is
+  higher. Candidates: the right end of each row whose last card is below the
+  card (distance ``card - last``) and the left end of each row whose first card
+  is above it (distance ``first - card``); the smallest distance wins, the right
+  end on equal distance. A sixth card at either end takes the other five. With
+  no candidate the owner chooses a row, even for a card that is not the lowest.
+* ``logic``: before each round the cards 1..10n+4 lie face-up and the seats
+  draft them one at a time, clockwise, until each holds 10. **Decision**: the
+  first picker of round k is seat ``(k - 1) mod n``; a plain clockwise pass
+  repeated (no snake). The 4 cards left start rows 1..4 in ascending order.
+  Hands are public.
+
+Version history
+---------------
+v0: first release.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from tablezoo.games.core import (
+    CHANCE,
+    TERMINAL,
+    Field,
+    Game,
+    GameInfo,
+    ObservationSpec,
+    Option,
+    OutcomeError,
+    relative_seats,
+)
+
+FULL_DECK = 104
+HAND = 10
+ROWS = 4
+ROW_MAX = 5  # the sixth card takes the row
+END_TOTAL = 66
+MAX_ROW_HEADS = 27  # 55, 66, 77, 88, 99 in one row
+MAX_ROUND_HEADS = 171
+MAX_TOTAL = END_TOTAL - 1 + MAX_ROUND_HEADS
+
+# Phases.
+DEAL = "deal"  # the round's deal is due (chance)
+DRAFT = "draft"  # logic: a seat picks a card from the table
+CHOOSE = "choose"  # a seat chooses its card for the trick
+ROW = "row"  # a seat whose card fits no row chooses the row to take
+OVER = "over"
+PHASES = (CHOOSE, ROW, DRAFT)
+
+
+def heads(card: int) -> int:
+    """Bull heads of a card: 55 → 7, other multiples of 11 → 5, multiples of 10 → 3,
+    other cards ending in 5 → 2, all others → 1."""
+    if card == 55:
+        return 7
+    if card % 11 == 0:
+        return 5
+    if card % 10 == 0:
+        return 3
+    if card % 10 == 5:
+        return 2
+    return 1
+
+
+HEADS = (0, *(heads(c) for c in range(1, FULL_DECK + 1)))
+"""``HEADS[c]``: bull heads of card ``c`` (index 0 unused)."""
+
+
+def deck_size(num_seats: int, tactic: bool, logic: bool) -> int:
+    """Cards in use: 104, or 10 n + 4 under ``tactic`` or ``logic``."""
+    return HAND * num_seats + ROWS if tactic or logic else FULL_DECK
+
+
+def target(rows: list[list[int]], card: int, profi: bool) -> int:
+    """Where ``card`` goes: row index ``i`` for its right end, ``i + 4`` for its left
+    end (``profi``), ``-1`` if no row fits (the owner chooses a row to take)."""
+    best, best_d = -1, FULL_DECK + 1
+    if not profi:
+        for i in range(ROWS):
+            d = card - rows[i][-1]
+            if 0 < d < best_d:
+                best, best_d = i, d
+        return best
+    for i in range(ROWS):
+        row = rows[i]
+        d = card - row[-1]
+        # the right end wins a tie with a left end (site rule)
+        if d > 0 and (d < best_d or (d == best_d and best >= ROWS)):
+            best, best_d = i, d
+        d = row[0] - card
+        if 0 < d < best_d:
+            best, best_d = i + ROWS, d
+    return best
+
+
+@dataclass
+class SechsNimmtState:
+    """Everything about a 6 nimmt! game; ``hands`` (except under ``logic``) and
+    ``chosen`` are hidden, as are the undealt cards (not stored)."""
+
+    phase: str = DEAL
+    round: int = 1
+    turn: int = 0  # the seat to decide in the draft, the card choice or the row choice
+    hands: list[list[int]] = field(default_factory=list)  # ascending; chosen card kept until the reveal
+    rows: list[list[int]] = field(default_factory=list)  # left .. right, ascending
+    chosen: list[int] = field(default_factory=list)  # per seat, this trick's card before the reveal (0: none)
+    trick: list[int] = field(default_factory=list)  # per seat, the card revealed in this (or the last) trick
+    pending: list[int] = field(default_factory=list)  # seats whose revealed card is still to place, in order
+    pool: list[int] = field(default_factory=list)  # logic: cards on the table to draft, ascending
+    piles: list[list[int]] = field(default_factory=list)  # cards each seat took this round
+    round_heads: list[int] = field(default_factory=list)  # heads each seat took this round
+    totals: list[int] = field(default_factory=list)  # heads before this round
+    history: list[list[int]] = field(default_factory=list)  # heads of each finished round, per seat
+    last: str = ""  # the latest public event, for people
+
+
+class SechsNimmt(Game[SechsNimmtState]):
+    """6 nimmt! for 2-10 seats; options ``tactic``, ``profi`` and ``logic``."""
+
+    info = GameInfo(
+        name="sechs_nimmt",
+        title="6 nimmt!",
+        version=0,
+        min_seats=2,
+        max_seats=10,
+        default_seats=4,
+        options=(
+            Option("tactic", False, "use only cards 1..10n+4, so every card is in play"),
+            Option(
+                "profi",
+                False,
+                "a card may also go to the left end of a row whose first card is higher (nearest end wins)",
+            ),
+            Option(
+                "logic",
+                False,
+                "draft the hands from cards 1..10n+4 laid face-up before each round; hands are public",
+            ),
+        ),
+        hidden_information=True,
+        chance=True,
+    )
+    state_type = SechsNimmtState
+
+    def _configure(self) -> None:
+        n = self.num_seats
+        self._tactic = self.options["tactic"]
+        self._profi = self.options["profi"]
+        self._logic = self.options["logic"]
+        d = self.deck = deck_size(n, self._tactic, self._logic)
+        names = [f"play {c}" for c in range(1, d + 1)]
+        if self._logic:
+            names += [f"pick {c}" for c in range(1, d + 1)]
+        self.row_action = len(names)
+        names += [f"row {k}" for k in range(1, ROWS + 1)]
+        self.action_names = tuple(names)
+        self._row_actions = list(range(self.row_action, self.row_action + ROWS))
+        self.observation_spec = ObservationSpec(observation_fields(n, d, self._logic))
+        # observe() writes the vector as bytes: every bound must fit in 0..255
+        assert all(f.low >= 0 and f.high <= 255 for f in self.observation_spec.fields)
+        off = self.observation_spec.offsets
+        self._size = self.observation_spec.size
+        # offsets of the one-hot card fields are shifted by one: card c is at base + c
+        self._o_hand, self._o_choice, self._o_seen, self._o_trick = (
+            off[k] - 1 for k in ("hand", "choice", "seen", "trick")
+        )
+        self._o_rows, self._o_heads = off["row_last"], off["heads_round"]
+        self._o_to_move, self._o_phase = off["to_move"], off["phase"]
+        self._o_has_chosen, self._o_placing = off["has_chosen"], off["placing"]
+        self._o_cards_left = off["cards_left"]
+        self._o_others_hands = off.get("others_hands", 0) - 1
+        self._o_pool = off.get("pool", 0) - 1
+        self._order = [relative_seats(s, n) for s in range(n)]
+
+    def _add_aliases(self) -> None:
+        if not self._logic:
+            for c in range(1, self.deck + 1):
+                self._alias(str(c), c - 1)
+        for k in range(ROWS):
+            self._alias(f"take {k + 1}", self.row_action + k)
+
+    # ------------------------------------------------------------ state machine
+
+    def initial_state(self) -> SechsNimmtState:
+        n = self.num_seats
+        state = SechsNimmtState(
+            hands=[[] for _ in range(n)],
+            chosen=[0] * n,
+            trick=[0] * n,
+            piles=[[] for _ in range(n)],
+            round_heads=[0] * n,
+            totals=[0] * n,
+        )
+        if self._logic:
+            self._start_draft(state)
+        return state
+
+    def to_move(self, state: SechsNimmtState) -> int:
+        phase = state.phase
+        if phase == DEAL:
+            return CHANCE
+        if phase == OVER:
+            return TERMINAL
+        return state.turn
+
+    def legal_actions(self, state: SechsNimmtState) -> list[int]:
+        phase = state.phase
+        if phase == CHOOSE:
+            return [c - 1 for c in state.hands[state.turn]]
+        if phase == ROW:
+            return self._row_actions.copy()
+        if phase == DRAFT:
+            off = self.deck - 1
+            return [c + off for c in state.pool]
+        return []
+
+    def _apply(self, state: SechsNimmtState, action: int) -> None:
+        d = self.deck
+        if action < d:  # play: choose a card for the trick
+            seat = state.turn
+            state.chosen[seat] = action + 1
+            if seat + 1 < self.num_seats:
+                state.turn = seat + 1
+            else:
+                self._reveal(state)
+        elif action < self.row_action:  # pick (logic draft)
+            card = action - d + 1
+            state.pool.remove(card)
+            bisect.insort(state.hands[state.turn], card)
+            if len(state.pool) == ROWS:
+                state.rows = [[c] for c in state.pool]
+                state.pool = []
+                state.last = "draft done: the 4 cards left start the rows"
+                state.phase = CHOOSE
+                state.turn = 0
+            else:
+                state.turn = (state.turn + 1) % self.num_seats
+        else:  # row k: take it; the card starts it
+            seat = state.turn
+            self._take(state, seat, action - self.row_action, state.trick[seat])
+            del state.pending[0]
+            self._place(state)
+
+    def _reveal(self, state: SechsNimmtState) -> None:
+        chosen, hands = state.chosen, state.hands
+        for seat in range(self.num_seats):
+            hands[seat].remove(chosen[seat])
+        state.trick = chosen
+        state.chosen = [0] * self.num_seats
+        state.pending = sorted(range(self.num_seats), key=chosen.__getitem__)
+        self._place(state)
+
+    def _place(self, state: SechsNimmtState) -> None:
+        """Place the revealed cards still pending, lowest first, until one needs a row
+        choice (its owner is then to move) or the trick is over."""
+        rows, trick, pending, profi = state.rows, state.trick, state.pending, self._profi
+        while pending:
+            seat = pending[0]
+            card = trick[seat]
+            where = target(rows, card, profi)
+            if where < 0:
+                state.phase = ROW
+                state.turn = seat
+                return
+            i = where % ROWS
+            row = rows[i]
+            if len(row) == ROW_MAX:
+                self._take(state, seat, i, card)
+            elif where >= ROWS:
+                row.insert(0, card)
+            else:
+                row.append(card)
+            del pending[0]
+        if state.hands[0]:
+            state.phase = CHOOSE
+            state.turn = 0
+        else:
+            self._end_round(state)
+
+    def _take(self, state: SechsNimmtState, seat: int, i: int, card: int) -> None:
+        row = state.rows[i]
+        taken = 0
+        for c in row:
+            taken += HEADS[c]
+        state.piles[seat] += row
+        state.round_heads[seat] += taken
+        state.rows[i] = [card]
+        state.last = f"seat {seat} took row {i + 1} ({taken} heads) with {card}"
+
+    def _end_round(self, state: SechsNimmtState) -> None:
+        n = self.num_seats
+        state.history.append(state.round_heads)
+        state.totals = [t + h for t, h in zip(state.totals, state.round_heads, strict=True)]
+        state.round_heads = [0] * n
+        state.piles = [[] for _ in range(n)]
+        state.last += f"; round {state.round} over"
+        if max(state.totals) >= END_TOTAL:
+            state.phase = OVER
+            state.last += ", the game ends"
+            return
+        state.round += 1
+        state.rows = []
+        state.trick = [0] * n
+        state.pending = []
+        if self._logic:
+            self._start_draft(state)
+        else:
+            state.phase = DEAL
+
+    def _start_draft(self, state: SechsNimmtState) -> None:
+        state.phase = DRAFT
+        state.pool = list(range(1, self.deck + 1))
+        state.turn = (state.round - 1) % self.num_seats  # Decision: start = seat 0
+        state.rows = []
+
+    def draft_order(self, round_number: int) -> list[int]:
+        """The seats in the order they pick in the ``logic`` draft of a round."""
+        n = self.num_seats
+        first = (round_number - 1) % n
+        return [(first + k) % n for k in range(HAND * n)]
+
+    # ------------------------------------------------------------ chance
+
+    def sample_chance(self, state: SechsNimmtState, rng: np.random.Generator) -> dict[str, Any]:
+        n = self.num_seats
+        cards = (rng.permutation(self.deck)[: HAND * n + ROWS] + 1).tolist()
+        return {
+            "hands": [sorted(cards[HAND * s : HAND * s + HAND]) for s in range(n)],
+            "rows": cards[HAND * n :],
+        }
+
+    def check_outcome(self, state: SechsNimmtState, outcome: Any) -> dict[str, Any]:
+        n, d = self.num_seats, self.deck
+        shape = f'{{"hands": [{n} lists of {HAND} cards], "rows": [{ROWS} cards]}} with cards 1..{d}'
+        if not isinstance(outcome, dict) or set(outcome) != {"hands", "rows"}:
+            raise OutcomeError(f"a deal is {shape}, not {outcome!r}")
+        hands, rows = outcome["hands"], outcome["rows"]
+        if not isinstance(hands, (list, tuple)) or len(hands) != n:
+            raise OutcomeError(f"the deal needs {n} hands (one per seat) in {shape}, not {hands!r}")
+        if not isinstance(rows, (list, tuple)) or len(rows) != ROWS:
+            raise OutcomeError(f"the deal needs {ROWS} row cards in {shape}, not {rows!r}")
+        seen: set[int] = set()
+        for seat, hand in enumerate(hands):
+            if not isinstance(hand, (list, tuple)) or len(hand) != HAND:
+                raise OutcomeError(f"hand {seat} must be a list of {HAND} cards, not {hand!r}")
+        for card in [c for hand in hands for c in hand] + list(rows):
+            if (
+                isinstance(card, (bool, np.bool_))
+                or not isinstance(card, (int, np.integer))
+                or not 1 <= card <= d
+            ):
+                raise OutcomeError(f"card {card!r} is not in the deck in use: cards are 1..{d}")
+            if card in seen:
+                raise OutcomeError(f"card {card} is dealt twice; every card of 1..{d} is dealt at most once")
+            seen.add(card)
+        # plain ints, hands ascending, rows in the order given (row 1..4)
+        return {"hands": [sorted(int(c) for c in h) for h in hands], "rows": [int(c) for c in rows]}
+
+    def _apply_chance(self, state: SechsNimmtState, outcome: dict[str, Any]) -> None:
+        state.hands = [list(h) for h in outcome["hands"]]
+        state.rows = [[c] for c in outcome["rows"]]
+        state.phase = CHOOSE
+        state.turn = 0
+        state.last = f"round {state.round} dealt"
+
+    def describe_outcome(self, state: SechsNimmtState, outcome: Any) -> str:
+        # Only the rows are public.
+        return f"round {state.round} dealt; rows start with " + ", ".join(map(str, outcome["rows"]))
+
+    # ------------------------------------------------------------ hidden information
+
+    def determinize(self, state: SechsNimmtState, seat: int, rng: np.random.Generator) -> SechsNimmtState:
+        """Redraw the other hands (their chosen cards included) and the undealt cards
+        from the cards ``seat`` has not seen; under ``logic`` only the others' chosen
+        cards (hands are public)."""
+        new = self.clone(state)
+        n = self.num_seats
+        others = [s for s in range(n) if s != seat]
+        if not self._logic and state.phase in (CHOOSE, ROW):
+            known = set(new.hands[seat])
+            for row in new.rows:
+                known.update(row)
+            for pile in new.piles:
+                known.update(pile)
+            for s in new.pending:
+                known.add(new.trick[s])
+            unknown = [c for c in range(1, self.deck + 1) if c not in known]
+            order = rng.permutation(len(unknown)).tolist()
+            at = 0
+            for s in others:
+                k = len(new.hands[s])
+                new.hands[s] = sorted(unknown[i] for i in order[at : at + k])
+                at += k
+        for s in others:
+            if new.chosen[s]:
+                hand = new.hands[s]
+                new.chosen[s] = hand[int(rng.integers(len(hand)))]
+        return new
+
+    # ------------------------------------------------------------ results
+
+    def scores(self, state: SechsNimmtState) -> list[float]:
+        return [-(t + h) for t, h in zip(state.totals, state.round_heads, strict=True)]
+
+    def winners(self, state: SechsNimmtState) -> list[int]:
+        # Decision: equal lowest totals share the win.
+        heads_now = [t + h for t, h in zip(state.totals, state.round_heads, strict=True)]
+        best = min(heads_now)
+        return [s for s, h in enumerate(heads_now) if h == best]
+
+    def trick_number(self, state: SechsNimmtState) -> int:
+        """The trick being played (1..10), 0 outside the tricks (deal, draft, over)."""
+        if state.phase == CHOOSE:
+            return HAND + 1 - len(state.hands[-1])
+        if state.phase == ROW:
+            return HAND - len(state.hands[0])
+        return 0
+
+    # ------------------------------------------------------------ what seats see
+
+    def seen_cards(self, state: SechsNimmtState) -> list[int]:
+        """Cards face-up this round: in the rows, taken, or revealed and still to place."""
+        seen = [c for row in state.rows for c in row]
+        for pile in state.piles:
+            seen += pile
+        trick = state.trick
+        seen += [trick[s] for s in state.pending]
+        return seen
+
+    def observe(self, state: SechsNimmtState, seat: int) -> np.ndarray:
+        # Every entry is a whole number 0..236, so the vector is written into a
+        # bytearray (Python item writes are several times faster than numpy's)
+        # and converted once at the end.
+        n = self.num_seats
+        buf = bytearray(self._size)
+        hand = state.hands[seat]
+        base = self._o_hand
+        for c in hand:
+            buf[base + c] = 1
+        chosen = state.chosen[seat]
+        if chosen:
+            buf[self._o_choice + chosen] = 1
+        base = self._o_seen
+        rows = state.rows
+        if rows:
+            lasts, firsts, counts, row_heads = [], [], [], []
+            for row in rows:
+                lasts.append(row[-1])
+                firsts.append(row[0])
+                counts.append(len(row))
+                h = 0
+                for c in row:
+                    h += HEADS[c]
+                    buf[base + c] = 1
+                row_heads.append(h)
+            at = self._o_rows  # row_last, row_first, row_count, row_heads are consecutive
+            buf[at : at + 4 * ROWS] = lasts + firsts + counts + row_heads
+        for pile in state.piles:
+            for c in pile:
+                buf[base + c] = 1
+        trick = state.trick
+        for s in state.pending:
+            buf[base + trick[s]] = 1
+        order = self._order[seat]
+        at = self._o_heads  # heads_round, heads_total are consecutive
+        round_heads, totals = state.round_heads, state.totals
+        buf[at : at + 2 * n] = [round_heads[s] for s in order] + [totals[s] for s in order]
+        phase = state.phase
+        if phase == CHOOSE:
+            buf[self._o_to_move + (state.turn - seat) % n] = 1
+            buf[self._o_phase] = 1
+            # seats choose in seat order: those before the one to move have chosen
+            base = self._o_has_chosen
+            for s in range(state.turn):
+                buf[base + (s - seat) % n] = 1
+        elif phase == ROW:
+            buf[self._o_to_move + (state.turn - seat) % n] = 1
+            buf[self._o_phase + 1] = 1
+            base = self._o_trick
+            for c in trick:
+                buf[base + c] = 1
+            buf[self._o_placing] = trick[state.turn]
+        elif phase == DRAFT:
+            buf[self._o_to_move + (state.turn - seat) % n] = 1
+            buf[self._o_phase + 2] = 1
+        buf[self._o_cards_left] = len(hand)
+        if self._logic:
+            hands, d = state.hands, self.deck
+            base = self._o_others_hands
+            for s in order[1:]:
+                for c in hands[s]:
+                    buf[base + c] = 1
+                base += d
+            base = self._o_pool
+            for c in state.pool:
+                buf[base + c] = 1
+        return np.frombuffer(buf, np.uint8).astype(np.float32)
+
+    def view(self, state: SechsNimmtState, seat: int | None) -> dict[str, Any]:
+        n = self.num_seats
+        phase = state.phase
+        has_chosen = [phase == CHOOSE and s < state.turn for s in range(n)]
+        placing = None
+        if phase == ROW:
+            placing = {"seat": state.turn, "card": state.trick[state.turn]}
+        public_hands = self._logic
+        return {
+            **self.view_base(state, seat),
+            "phase": phase,
+            "round": state.round,
+            "trick_number": self.trick_number(state),
+            "turn": state.turn if phase in PHASES else None,
+            "deck": self.deck,
+            "rows": [list(r) for r in state.rows],
+            "row_heads": [sum(HEADS[c] for c in r) for r in state.rows],
+            "heads_round": list(state.round_heads),
+            "heads_total": list(state.totals),
+            "history": [list(h) for h in state.history],
+            "taken": [list(p) for p in state.piles],
+            "hand": list(state.hands[seat]) if seat is not None else None,
+            "choice": (state.chosen[seat] or None) if seat is not None else None,
+            "has_chosen": has_chosen,
+            "hands": [list(h) for h in state.hands] if public_hands else None,
+            "pool": list(state.pool) if self._logic else None,
+            "trick": [c or None for c in state.trick],
+            "to_place": [state.trick[s] for s in state.pending],
+            "placing": placing,
+            "last": state.last,
+        }
+
+    def render(self, state: SechsNimmtState, seat: int | None = None) -> str:
+        n = self.num_seats
+        on = [k for k in ("tactic", "profi", "logic") if self.options[k]]
+        header = "6 nimmt!" + (f" ({', '.join(on)})" if on else "")
+        phase = state.phase
+        if phase == OVER:
+            status = "game over"
+        elif phase == DEAL:
+            status = "dealing"
+        elif phase == DRAFT:
+            status = f"draft: seat {state.turn} to pick"
+        elif phase == CHOOSE:
+            status = f"trick {self.trick_number(state)}: seat {state.turn} to choose a card"
+        else:
+            status = (
+                f"trick {self.trick_number(state)}: seat {state.turn} must take a row "
+                f"for {state.trick[state.turn]}"
+            )
+        lines = [f"{header}  round {state.round}  {status}"]
+        for i in range(ROWS):
+            row = state.rows[i] if state.rows else []
+            slots = [f"{c:>4}" for c in row] + ["   ."] * (ROW_MAX - len(row))
+            h = sum(HEADS[c] for c in row)
+            lines.append(f"row {i + 1} |{''.join(slots)} | {h:>2} heads")
+        if phase == DRAFT:
+            lines.append("table: " + " ".join(map(str, state.pool)))
+        # "this round / total before this round"; the best total so far is starred, as
+        # the site shows the leader in yellow.
+        best = min(state.totals)
+        lines.append("heads (this round / total):")
+        for s in range(n):
+            marker = ">" if phase in PHASES and s == state.turn else " "
+            star = "*" if state.totals[s] == best and state.round > 1 else " "
+            mine = " (you)" if s == seat else ""
+            note = ""
+            if phase == CHOOSE and s < state.turn:
+                note = "  chose"
+            if self._logic and state.hands[s] and s != seat:
+                note += "  hand " + " ".join(map(str, state.hands[s]))
+            label = f"seat {s}{mine}"
+            lines.append(f"{marker}{star}{label:<12} {state.round_heads[s]:>3} / {state.totals[s]:>3}{note}")
+        if seat is not None and state.hands[seat]:
+            mine = state.hands[seat]
+            text = " ".join(f"[{c}]" if c == state.chosen[seat] else str(c) for c in mine)
+            lines.append(f"your hand: {text}")
+        if phase == ROW or (phase == CHOOSE and any(state.trick)):
+            label = "revealed" if phase == ROW else "last trick"
+            order = sorted(range(n), key=state.trick.__getitem__)
+            lines.append(f"{label}: " + ", ".join(f"seat {s} {state.trick[s]}" for s in order))
+        if seat is not None and phase in PHASES and state.turn == seat:
+            if phase == ROW:
+                lines.append("moves: row 1, row 2, row 3, row 4")
+            else:
+                lines.append(f"moves: {'pick' if phase == DRAFT else 'play'} CARD")
+        if state.last:
+            lines.append(f"last: {state.last}")
+        if phase == OVER:
+            lines.append("winner(s): " + ", ".join(f"seat {s}" for s in self.winners(state)))
+        return "\n".join(lines)
+
+
+def observation_fields(num_seats: int, deck: int, logic: bool) -> tuple[Field, ...]:
+    """The observation table of 6 nimmt! for ``num_seats`` seats and ``deck`` cards."""
+    n, d = num_seats, deck
+    fields = [
+        Field("hand", d, 0, 1, "card i+1 is in the observer's hand (chosen card included until the reveal)"),
+        Field("choice", d, 0, 1, "card i+1 is the observer's chosen card, not revealed yet"),
+        Field("seen", d, 0, 1, "card i+1 has been face-up this round (rows, revealed, taken)"),
+        Field("row_last", ROWS, 0, d, "last (right-end) card of row 1..4 (0: no row)"),
+        Field("row_first", ROWS, 0, d, "first (left-end) card of row 1..4"),
+        Field("row_count", ROWS, 0, ROW_MAX, "cards in row 1..4"),
+        Field("row_heads", ROWS, 0, MAX_ROW_HEADS, "heads in row 1..4"),
+        Field("heads_round", n, 0, MAX_ROUND_HEADS, "heads each seat took this round, observer first"),
+        Field("heads_total", n, 0, MAX_TOTAL, "each seat's heads before this round"),
+        Field("has_chosen", n, 0, 1, "the seat has chosen its card for this trick"),
+        Field("to_move", n, 0, 1, "one-hot: whose decision it is"),
+        Field("phase", 3, 0, 1, "one-hot: choose a card / choose a row / draft"),
+        Field("trick", d, 0, 1, "row choice: card i+1 was revealed in this trick"),
+        Field("placing", 1, 0, d, "row choice: the card being placed"),
+        Field("cards_left", 1, 0, HAND, "cards in the observer's hand"),
+    ]
+    if logic:
+        fields += [
+            Field(
+                "others_hands", (n - 1) * d, 0, 1, "the other seats' hands, clockwise (public under logic)"
+            ),
+            Field("pool", d, 0, 1, "draft: card i+1 is still on the table"),
+        ]
+    return tuple(fields)
