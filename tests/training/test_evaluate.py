@@ -1,0 +1,31 @@
+"""Tournaments and the baseline bots."""
+
+from __future__ import annotations
+
+import pytest
+
+from tablezoo.games import make
+from tablezoo.training.bots import RandomBot
+from tablezoo.training.evaluate import format_table, tournament
+from tablezoo.training.heuristics import DiamantThresholdBot, HeckmeckGreedyBot
+
+
+def test_tournaments_are_repeatable_and_rotate_seats() -> None:
+    game = make("diamant", 3)
+    lineup = [("a", RandomBot), ("b", RandomBot), ("c", RandomBot)]
+    first = [s.as_dict() for s in tournament(game, lineup, 12, seed=3)]
+    assert first == [s.as_dict() for s in tournament(game, lineup, 12, seed=3)]
+    assert sum(s["win_rate"] for s in first) == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="needs 3 entrants, not 2"):
+        tournament(game, lineup[:2], 1)
+
+
+@pytest.mark.parametrize(
+    ("name", "seats", "bot"), [("heckmeck", 2, HeckmeckGreedyBot), ("diamant", 4, DiamantThresholdBot)]
+)
+def test_heuristics_beat_random_play(name: str, seats: int, bot: type) -> None:
+    game = make(name, seats)
+    lineup = [("heuristic", bot)] + [("random", RandomBot)] * (seats - 1)
+    standings = {s.name: s for s in tournament(game, lineup, 40, seed=1)}
+    assert standings["heuristic"].interval()[0] > 1 / seats
+    assert "fair share of wins: " in format_table(list(standings.values()), 1 / seats)
