@@ -20,6 +20,7 @@ GAMES: dict[str, str] = {
     "heckmeck": "Heckmeck",
     "sechs_nimmt": "SechsNimmt",
     "diamant": "Diamant",
+    "court": "Court",
 }
 """Game name (also its module in this package) -> the name of its Game class."""
 

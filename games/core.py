@@ -497,7 +497,7 @@ class Game(ABC, Generic[S]):
             "game": self.info.name,
             "version": self.info.version,
             "config": self.config,
-            "state": dataclasses.asdict(state),  # type: ignore[call-overload]
+            "state": {k: _copy_value(v) for k, v in state.__dict__.items()},
         }
 
     def to_json(self, state: S) -> str:

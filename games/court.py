@@ -1,0 +1,1117 @@
+"""To Court the King (Um Krone und Kragen): the rules as a tablezoo engine game.
+
+Rules summary (``shared/rules/court.md`` is the authority)
+------------------------------------------------------------------
+Players court the characters of a royal court with dice. On his turn a player
+rolls 3 dice plus the extra dice his cards give (Farmer +1, each Charlatan +1,
+General +2). After each roll he sets aside active dice (set-aside dice are
+final) and may use each of his cards' abilities once per turn, in any order;
+once at least one die has been set aside since the last roll he may roll all
+still-active dice again. When no die is active, his **result** is final and he
+may take one card whose cost the result meets, of which a copy is left and
+which he does not hold yet (Charlatans excepted), or pass. Groups in a cost
+count each die in one group only (4-4-4-4 is two pairs; six equal dice are
+three pairs or two triplets).
+
+| kind | command | cost: the result includes | ability (once per turn) |
+|---|---|---|---|
+| 0 | ``fool`` | anything, while he holds no Fool | re-roll one active die |
+| 1 | ``charlatan`` | anything; turns his Fool over | must roll 1 extra die each turn |
+| 2 | ``farmer`` | a pair | must roll 1 extra die each turn |
+| 3 | ``maid`` | only odd dice | add 1, 2 or 3 pips to one active die |
+| 4 | ``philosopher`` | only even dice | move pips from one active die to another |
+| 5 | ``laborer`` | pip total >= 15 | bring in an active 1 |
+| 6 | ``guard`` | a triplet | bring in an active 2 |
+| 7 | ``hunter`` | four of a kind | bring in an active 3 |
+| 8 | ``merchant`` | pip total >= 20 | re-roll any number of active dice |
+| 9 | ``astronomer`` | two pairs | set an active die to the value of a set-aside die |
+| 10 | ``pawnbroker`` | pip total >= 30 | bring in an active 4 |
+| 11 | ``noblewoman`` | a full house | add 1 pip to each of any number of active dice |
+| 12 | ``magician`` | a straight 1-5 or 2-6 | set an active die to any value |
+| 13 | ``knight`` | five of a kind | bring in an active 5 |
+| 14 | ``bishop`` | three pairs | bring in an active 6 |
+| 15 | ``alchemist`` | a straight 1-6 | redistribute the pips of up to three active dice |
+| 16 | ``nobleman`` | two triplets | add 2 pips to each of any number of active dice (not 5, 6) |
+| 17 | ``general`` | six of a kind | must roll 2 extra dice each turn |
+| 18 | ``king`` | seven of a kind | comes with the Queen; starts the end of the game |
+| 19 | ``queen`` | only with the first King | bring in an active die of any value |
+
+Supply by seat count (2/3/4/5): row 0 (Fool/Charlatan, one double-sided card)
+as many as players (**Decision**); row I (Farmer, Maid, Philosopher, Laborer,
+Guard) 2/2/3/4; row II (Hunter, Merchant, Astronomer) 1/2/3/3; rows III and IV
+1/2/2/3; King and Queen 1. Taking a Fool uses a row-0 card of the supply;
+taking a Charlatan turns the taker's own Fool over and uses none, after which
+he may take a Fool again. A player holds at most one Fool.
+
+Rounds: each seat plays one turn per round, clockwise from the round's start
+seat (seat 0 in the first round); the next round starts with the last player
+of the round just ended. A seat whose result has seven of a kind may take the
+King (and with it the Queen); the round is finished, then comes the final
+round: the usual next start seat, but the claimer K skips his place and plays
+last. In it nobody takes cards; a result's strength is (size of the largest
+group, its face; with two largest groups the higher face). K's claiming result
+is the first best; a seat that strictly beats the best takes the King card;
+K, last, wins if he equals or beats the best, otherwise the King card's holder
+wins.
+
+Decisions (``court.md``)
+------------------------
+* Row 0 holds as many Fool/Charlatan cards as there are players.
+* No card may be used once the last die is set aside (the turn is over then);
+  a die brought in can be set aside at once.
+* ``pass`` is always offered, and is the only action when nothing qualifies.
+
+Decisions of this module (nobody says otherwise)
+------------------------------------------------
+* Abilities are offered only when they can be applied: the Maid, the
+  Noblewoman and the Nobleman need an active die they may raise, the
+  Philosopher a die of 2+ and another die of 5 or less, the Astronomer a
+  set-aside value that differs from an active die, the Alchemist two active
+  dice. A Philosopher move is at least 1 pip. An Alchemist redistribution may
+  give back the values it started from (the card is then used for nothing).
+* A Fool or Merchant re-roll is not a roll of the turn: it neither needs nor
+  clears "a die set aside since the last roll".
+
+Whose move: every roll (the turn's first, ``roll``, the Fool's and the
+Merchant's re-rolls) is a chance node; its outcome is the count of each face
+``[1s, 2s, 3s, 4s, 5s, 6s]`` of the dice rolled (forced outcomes may be
+written ``"6 5 2"``). :meth:`Court.chance_outcomes` enumerates rolls of up to
+8 dice exactly. The phase of the state (and of the view) is ``start`` (chance:
+the turn's first roll, of as many dice as the cards held say), ``roll``
+(chance: ``roll`` or a re-roll), ``play``, ``take``, one of the card-use steps
+``die``, ``target``, ``pips``, ``value``, ``pick``, or ``over``.
+
+Actions
+-------
+A card use is a short sequence of small decisions; each step offers only the
+choices that lead to a legal completion.
+
+| id | command | meaning |
+|---|---|---|
+| 0-5 | ``aside 1`` .. ``aside 6`` | set aside one active die showing that value |
+| 6-11 | ``aside all 1`` .. ``aside all 6`` | set aside every active die showing it (offered for 2 or more) |
+| 12 | ``roll`` | roll all active dice (a die was set aside since the last roll) |
+| 13-28 | ``use fool`` .. ``use queen`` | use an ability card (the 16 with an ability, in kind order) |
+| 29-34 | ``die 1`` .. ``die 6`` | choose an active die by its value (or pick one more, see below) |
+| 35-40 | ``value 1`` .. ``value 6`` | choose a value |
+| 41-45 | ``pips 1`` .. ``pips 5`` | choose how many pips to add or move |
+| 46 | ``done`` | finish picking dice (Merchant, Noblewoman, Nobleman, Alchemist) |
+| 47-65 | ``take fool`` .. ``take king`` | take that card (not the Queen: it comes with the King) |
+| 66 | ``pass`` | take no card |
+
+The ``use`` actions in order: fool, maid, philosopher, laborer, guard, hunter,
+merchant, astronomer, pawnbroker, noblewoman, magician, knight, bishop,
+alchemist, nobleman, queen. The ``take`` actions: the kinds 0-18 of the card
+table. Aliases: ``r`` (roll), ``p`` (pass), ``ok`` (done), ``serving maid``,
+``pawn broker`` and ``jester`` (fool) after ``use`` / ``take``.
+``aside all V`` is one decision for what several ``aside V`` do; it keeps turns
+short for people and agents (and random games about four times shorter).
+
+The sequences: Fool ``die V`` (then the re-roll); Maid ``die V``, ``pips K``;
+Philosopher ``die V`` (from), ``die W`` (to), ``pips K``; Astronomer ``die V``,
+``value W`` (a set-aside value); Magician ``die V``, ``value W``; Queen
+``value W``; Merchant, Noblewoman, Nobleman: ``die V`` for each die (one at a
+time), then ``done``; Alchemist: ``die V`` for two or three dice (``done``
+after two), then ``value W`` for each but the last die, which gets the rest of
+the sum. Laborer, Guard, Hunter, Pawn Broker, Knight and Bishop act at once.
+
+Observation (seat-relative: the observer first, then the others clockwise)
+------------------------------------------------------------------------------
+Built from :func:`observation_fields`; for ``n`` seats the size is
+``23 n + 94``; ``D = 13 + n`` is the most dice a turn can have (3 + Farmer 1 +
+Charlatans n + General 2 + seven dice brought in). Kinds are in the order of
+the card table; "ability cards" are the 16 kinds with a ``use`` command.
+
+| field | size | range | meaning |
+|---|---|---|---|
+| to_move | n | 0..1 | one-hot: whose turn it is |
+| place | n | 0..n | each seat's place in this round's order (1 = first) |
+| played | n | 0..1 | the seat has finished its turn this round |
+| held | 20 n | 0..n | cards each seat holds, per kind (Charlatans counted) |
+| supply | 19 | 0..n | copies left per kind, Charlatan left out (Fool: row-0 cards) |
+| active | 6 | 0..D | active dice showing 1..6 (picked dice not included) |
+| aside | 6 | 0..D | set-aside dice showing 1..6 |
+| fresh | 1 | 0..1 | a die was set aside since the last roll (``roll`` allowed) |
+| used | 16 | 0..1 | the mover has used this ability card this turn |
+| phase | 7 | 0..1 | one-hot: play / take / die / target / pips / value / pick |
+| card | 16 | 0..1 | one-hot: the ability card being used |
+| chosen | 6 | 0..1 | one-hot: the value of the die chosen for the card |
+| target | 6 | 0..1 | one-hot: the value of the Philosopher's target die |
+| picked | 6 | 0..D | dice picked for the card so far, by value |
+| pool | 1 | 0..18 | Alchemist: pips still to share out |
+| pool_dice | 1 | 0..3 | Alchemist: dice still to get a value |
+| final | 1 | 0..1 | the final round is being played |
+| best_size | 1 | 0..D | size of the best end-game result so far (the King's claim first; 0: none) |
+| best_face | 1 | 0..6 | face of that group |
+
+Rewards
+-------
+Zero-sum at the end by default (see :mod:`tablezoo.envs.aec`): the seat with
+the King card after the final round wins. ``score`` rewards shape towards it:
+a seat's score is the number of extra dice its cards give per turn (Farmer,
+each Charlatan, Laborer, Guard, Hunter, Pawn Broker, Knight, Bishop and Queen
+1 each, General 2: more dice are what lets a seat reach the next row), plus
+``10`` while it holds the King card. Rewards are the changes of that score.
+
+Game length
+-----------
+The King needs seven of a kind, so random play runs long. Decisions (chance
+steps not counted) of random legal games, 200 seeds per seat count:
+
+| seats | median | 90th percentile | longest | rounds: median / longest |
+|---|---|---|---|---|
+| 2 | 4,487 | 11,879 | 32,159 | 100 / 606 |
+| 3 | 4,924 | 8,874 | 16,212 | 74 / 196 |
+| 4 | 5,292 | 12,572 | 31,340 | 64 / 312 |
+| 5 | 5,416 | 11,141 | 21,342 | 54 / 164 |
+
+With chance steps the longest was 35,877 steps. The env's ``max_cycles``
+truncates an episode after that many decisions; the rules never change.
+
+Options
+-------
+None.
+
+Version history
+---------------
+v0: first release.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from tablezoo.games.core import (
+    CHANCE,
+    TERMINAL,
+    Field,
+    Game,
+    GameInfo,
+    ObservationSpec,
+    OutcomeError,
+    relative_seats,
+)
+
+# --------------------------------------------------------------------------- cards
+
+KINDS = (
+    "fool",
+    "charlatan",
+    "farmer",
+    "maid",
+    "philosopher",
+    "laborer",
+    "guard",
+    "hunter",
+    "merchant",
+    "astronomer",
+    "pawnbroker",
+    "noblewoman",
+    "magician",
+    "knight",
+    "bishop",
+    "alchemist",
+    "nobleman",
+    "general",
+    "king",
+    "queen",
+)
+TITLES = (
+    "Fool",
+    "Charlatan",
+    "Farmer",
+    "Serving Maid",
+    "Philosopher",
+    "Laborer",
+    "Guard",
+    "Hunter",
+    "Merchant",
+    "Astronomer",
+    "Pawn Broker",
+    "Noblewoman",
+    "Magician",
+    "Knight",
+    "Bishop",
+    "Alchemist",
+    "Nobleman",
+    "General",
+    "King",
+    "Queen",
+)
+(
+    FOOL,
+    CHARLATAN,
+    FARMER,
+    MAID,
+    PHILOSOPHER,
+    LABORER,
+    GUARD,
+    HUNTER,
+    MERCHANT,
+    ASTRONOMER,
+    PAWNBROKER,
+    NOBLEWOMAN,
+    MAGICIAN,
+    KNIGHT,
+    BISHOP,
+    ALCHEMIST,
+    NOBLEMAN,
+    GENERAL,
+    KING,
+    QUEEN,
+) = range(20)
+NUM_KINDS = len(KINDS)
+
+ROW = (0, 0, 1, 1, 1, 1, 1, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5)
+"""The row of each kind (0 = the Fool/Charlatan card, 1..5 = rows I..V)."""
+ROW_COPIES = {1: (2, 2, 3, 4), 2: (1, 2, 3, 3), 3: (1, 2, 2, 3), 4: (1, 2, 2, 3), 5: (1, 1, 1, 1)}
+"""Copies of each kind of rows I..V for 2, 3, 4, 5 seats."""
+
+ABILITY = (
+    FOOL,
+    MAID,
+    PHILOSOPHER,
+    LABORER,
+    GUARD,
+    HUNTER,
+    MERCHANT,
+    ASTRONOMER,
+    PAWNBROKER,
+    NOBLEWOMAN,
+    MAGICIAN,
+    KNIGHT,
+    BISHOP,
+    ALCHEMIST,
+    NOBLEMAN,
+    QUEEN,
+)
+"""The kinds with an ability to use, in kind order (the ``use`` actions)."""
+TAKEABLE = tuple(k for k in range(NUM_KINDS) if k != QUEEN)
+"""The kinds a ``take`` action names (the Queen comes with the King)."""
+BRING_IN = {LABORER: 0, GUARD: 1, HUNTER: 2, PAWNBROKER: 3, KNIGHT: 4, BISHOP: 5}
+"""Cards that bring in an active die, and the face (index: value - 1) it shows."""
+EXTRA_DICE = (0, 1, 1, 0, 0, 1, 1, 1, 0, 0, 1, 0, 0, 1, 1, 0, 0, 2, 0, 1)
+"""Extra dice per turn a card gives, rolled at the start (Farmer, Charlatan, General)
+or brought in (Laborer ... Bishop, Queen): the ``score`` of a seat."""
+KING_POINTS = 10
+"""Score of holding the King card (``reward="score"``)."""
+BASE_DICE = 3
+
+# --------------------------------------------------------------------------- actions
+
+ASIDE = 0  # 0..5: aside value 1..6 (one die)
+ASIDE_ALL = 6  # 6..11: aside all 1 .. aside all 6 (every active die showing it)
+ROLL = 12
+USE = 13  # 13..28: use ABILITY[i]
+DIE = USE + len(ABILITY)  # 29..34
+VALUE = DIE + 6  # 35..40
+PIPS = VALUE + 6  # 41..45: pips 1..5
+DONE = PIPS + 5  # 46
+TAKE = DONE + 1  # 47..65: take TAKEABLE[i] (= kind i)
+PASS = TAKE + len(TAKEABLE)  # 66
+NUM_ACTIONS = PASS + 1
+USE_ACTION = {card: USE + i for i, card in enumerate(ABILITY)}
+BIT = {card: 1 << i for i, card in enumerate(ABILITY)}
+"""The bit of each ability card in :attr:`CourtState.ready`."""
+ALWAYS_USABLE = sum(BIT[c] for c in (FOOL, MERCHANT, MAGICIAN, QUEEN, *BRING_IN))
+
+# --------------------------------------------------------------------------- phases
+
+START = "start"  # chance: the turn's first roll (3 dice + the extra dice of the cards)
+PLAY = "play"  # set aside, roll or use a card
+TAKE_PHASE = "take"  # the result is final: take a card or pass
+CHOOSE_DIE = "die"  # choose one active die for the card in use
+CHOOSE_TARGET = "target"  # the Philosopher's second die
+CHOOSE_PIPS = "pips"  # the Maid's or the Philosopher's pips
+CHOOSE_VALUE = "value"  # the Astronomer's, Magician's, Queen's or Alchemist's value
+PICK = "pick"  # pick dice one by one (Merchant, Noblewoman, Nobleman, Alchemist), then done
+ROLLING = "roll"  # chance: roll state.to_roll dice into the active dice
+OVER = "over"
+PHASES = (PLAY, TAKE_PHASE, CHOOSE_DIE, CHOOSE_TARGET, CHOOSE_PIPS, CHOOSE_VALUE, PICK)
+PHASE_INDEX = {phase: i for i, phase in enumerate(PHASES)}
+
+MAX_ENUMERATED = 8
+"""Rolls of up to this many dice have their outcomes enumerated exactly."""
+
+
+def max_dice(num_seats: int) -> int:
+    """The most dice a turn can have: 3 + Farmer + a Charlatan per row-0 card +
+    General 2 + the seven dice brought in (Laborer ... Bishop, Queen)."""
+    return BASE_DICE + 1 + num_seats + 2 + len(BRING_IN) + 1
+
+
+def initial_supply(num_seats: int) -> list[int]:
+    """Copies of each kind in the supply at the start; Charlatans are never in it."""
+    supply = [0] * NUM_KINDS
+    for kind in range(NUM_KINDS):
+        row = ROW[kind]
+        if row:
+            supply[kind] = ROW_COPIES[row][num_seats - 2]
+    supply[FOOL] = num_seats  # Decision: as many row-0 cards as players
+    return supply
+
+
+# --------------------------------------------------------------------------- dice
+
+
+def pip_total(counts: list[int] | tuple[int, ...]) -> int:
+    return sum((f + 1) * c for f, c in enumerate(counts))
+
+
+def has_full_house(counts: list[int] | tuple[int, ...]) -> bool:
+    """A triplet and a pair with different dice (five equal dice are one)."""
+    for a in range(6):
+        if counts[a] >= 3:
+            for b in range(6):
+                if counts[b] - (3 if b == a else 0) >= 2:
+                    return True
+    return False
+
+
+def meets_cost(kind: int, counts: list[int] | tuple[int, ...]) -> bool:
+    """Whether a result (counts of 1s..6s) meets the cost of a card kind.
+
+    Groups count each die in one group only: pairs are ``sum(c // 2)``,
+    triplets ``sum(c // 3)``. The Fool and the Charlatan cost anything (their
+    conditions are on the cards held, see :meth:`Court.legal_actions`); the
+    Queen is never bought.
+    """
+    c = counts
+    if kind in (FOOL, CHARLATAN):
+        return True
+    if kind == FARMER:
+        return max(c) >= 2
+    if kind == MAID:
+        return sum(c) > 0 and c[1] == c[3] == c[5] == 0
+    if kind == PHILOSOPHER:
+        return sum(c) > 0 and c[0] == c[2] == c[4] == 0
+    if kind == LABORER:
+        return pip_total(c) >= 15
+    if kind == GUARD:
+        return max(c) >= 3
+    if kind == HUNTER:
+        return max(c) >= 4
+    if kind == MERCHANT:
+        return pip_total(c) >= 20
+    if kind == ASTRONOMER:
+        return sum(x // 2 for x in c) >= 2
+    if kind == PAWNBROKER:
+        return pip_total(c) >= 30
+    if kind == NOBLEWOMAN:
+        return has_full_house(c)
+    if kind == MAGICIAN:
+        return all(c[0:5]) or all(c[1:6])
+    if kind == KNIGHT:
+        return max(c) >= 5
+    if kind == BISHOP:
+        return sum(x // 2 for x in c) >= 3
+    if kind == ALCHEMIST:
+        return all(c)
+    if kind == NOBLEMAN:
+        return sum(x // 3 for x in c) >= 2
+    if kind == GENERAL:
+        return max(c) >= 6
+    if kind == KING:
+        return max(c) >= 7
+    return False  # the Queen
+
+
+@functools.cache
+def kinds_met(counts: tuple[int, ...]) -> tuple[int, ...]:
+    """The kinds from the Farmer to the King whose cost a result meets, ascending."""
+    return tuple(k for k in range(FARMER, QUEEN) if meets_cost(k, counts))
+
+
+def strength(counts: list[int] | tuple[int, ...]) -> list[int]:
+    """A final-round result's strength ``[size, face]``: the largest group of equal
+    dice, and its face (the higher one when two groups are largest)."""
+    size = max(counts)
+    face = 6 - counts[::-1].index(size)
+    return [size, face]
+
+
+@functools.cache
+def play_options(active: tuple[int, ...]) -> tuple[tuple[int, ...], int]:
+    """For active dice (counts): the ``aside`` actions, and the bits of the ability
+    cards that can change them (the Astronomer, which also needs a set-aside die,
+    left out)."""
+    a = active
+    asides = (*(ASIDE + f for f in range(6) if a[f]), *(ASIDE_ALL + f for f in range(6) if a[f] > 1))
+    usable = ALWAYS_USABLE
+    if any(a[0:5]):
+        usable |= BIT[MAID] | BIT[NOBLEWOMAN]
+    if any(a[0:4]):
+        usable |= BIT[NOBLEMAN]
+    if philosopher_sources(a):
+        usable |= BIT[PHILOSOPHER]
+    if sum(a) >= 2:
+        usable |= BIT[ALCHEMIST]
+    return asides, usable
+
+
+def philosopher_sources(a: list[int] | tuple[int, ...]) -> list[int]:
+    """Faces of active dice the Philosopher can take pips from: a 2 or more, with
+    another active die of 5 or less to receive them."""
+    low = sum(a[0:5])
+    return [f for f in range(1, 6) if a[f] and low - (f < 5) > 0]
+
+
+def astronomer_dice(a: list[int], aside: list[int]) -> list[int]:
+    """Faces of active dice the Astronomer can change: a set-aside die shows another value."""
+    shown = [g for g in range(6) if aside[g]]
+    if len(shown) != 1:  # none: nothing to copy; several: every active die differs from one
+        return [f for f in range(6) if a[f]] if shown else []
+    return [f for f in range(6) if a[f] and f != shown[0]]
+
+
+@functools.cache
+def held_bits(held: tuple[int, ...]) -> int:
+    """The bits of the ability cards in a seat's cards (counts per kind)."""
+    return sum(BIT[c] for c in ABILITY if held[c])
+
+
+@functools.cache
+def used_slots(bits: int) -> tuple[int, ...]:
+    """The indices in :data:`ABILITY` of the set bits."""
+    return tuple(i for i in range(len(ABILITY)) if bits >> i & 1)
+
+
+@functools.cache
+def use_actions(bits: int) -> tuple[int, ...]:
+    """The ``use`` actions of the ability cards whose bits are set, ascending."""
+    return tuple(USE + i for i in range(len(ABILITY)) if bits >> i & 1)
+
+
+@functools.cache
+def roll_distribution(num_dice: int) -> tuple[tuple[tuple[int, ...], float], ...]:
+    """Every roll of ``num_dice`` dice as face counts, with its exact probability."""
+    outcomes = []
+    for counts in _compositions(num_dice, 6):
+        ways = math.factorial(num_dice)
+        for c in counts:
+            ways //= math.factorial(c)
+        outcomes.append((counts, ways / 6**num_dice))
+    return tuple(outcomes)
+
+
+def _compositions(total: int, parts: int) -> list[tuple[int, ...]]:
+    if parts == 1:
+        return [(total,)]
+    return [(k, *rest) for k in range(total + 1) for rest in _compositions(total - k, parts - 1)]
+
+
+def parse_dice(text: str) -> list[int]:
+    """Face counts from values written out: ``"6 5 2"``, ``"652"`` or ``"6,5,2"``."""
+    counts = [0] * 6
+    for ch in text.replace(",", " ").replace(" ", ""):
+        if ch not in "123456":
+            raise OutcomeError(f"{ch!r} is not a die value; dice show 1 to 6, e.g. '6 5 2'")
+        counts[int(ch) - 1] += 1
+    return counts
+
+
+def dice_text(counts: list[int] | tuple[int, ...]) -> str:
+    """Dice written out, highest first: ``[0, 1, 0, 0, 1, 1]`` -> ``"6 5 2"``."""
+    return " ".join(str(f + 1) for f in range(5, -1, -1) for _ in range(counts[f]))
+
+
+# --------------------------------------------------------------------------- state
+
+
+@dataclass
+class CourtState:
+    """Everything about a To Court the King game; all of it is public."""
+
+    supply: list[int] = field(default_factory=list)  # copies left per kind
+    held: list[list[int]] = field(default_factory=list)  # per seat, per kind
+    order: list[int] = field(default_factory=list)  # seats of this round, in turn order
+    pos: int = 0  # index in ``order`` of the seat to play
+    turn: int = 0  # the seat to play (order[pos])
+    round: int = 1  # rounds begun, the final round included
+    phase: str = START
+    to_roll: int = 0  # dice a pending roll (phase "roll") throws
+    active: list[int] = field(default_factory=lambda: [0] * 6)  # active dice per face
+    aside: list[int] = field(default_factory=lambda: [0] * 6)  # set-aside dice per face
+    fresh: bool = False  # a die was set aside since the last roll
+    ready: int = 0  # bits (see BIT) of the mover's ability cards not used yet this turn
+    card: int = -1  # the ability card being used
+    die: int = -1  # the face (index) of the die chosen for it
+    target: int = -1  # the face of the Philosopher's target die
+    picked: list[int] = field(default_factory=lambda: [0] * 6)  # dice picked for the card
+    pool: int = 0  # Alchemist: pips still to share out
+    pool_dice: int = 0  # Alchemist: dice still to get a value
+    final: bool = False  # the final round is being played
+    claimer: int = -1  # the seat that claimed the King (holds the Queen)
+    holder: int = -1  # the seat holding the King card
+    best: list[int] = field(default_factory=lambda: [0, 0])  # best [size, face] in the end
+    results: list[list[int]] = field(default_factory=list)  # per seat: claim/final [size, face]
+    last: str = ""  # what happened last, for people
+
+
+# --------------------------------------------------------------------------- the game
+
+
+class Court(Game[CourtState]):
+    """To Court the King for 2-5 seats; no options."""
+
+    info = GameInfo(
+        name="court",
+        title="To Court the King",
+        version=0,
+        min_seats=2,
+        max_seats=5,
+        default_seats=3,
+        options=(),
+        hidden_information=False,
+        chance=True,
+    )
+    state_type = CourtState
+
+    def _configure(self) -> None:
+        self.action_names = (
+            *(f"aside {v}" for v in range(1, 7)),
+            *(f"aside all {v}" for v in range(1, 7)),
+            "roll",
+            *(f"use {KINDS[k]}" for k in ABILITY),
+            *(f"die {v}" for v in range(1, 7)),
+            *(f"value {v}" for v in range(1, 7)),
+            *(f"pips {k}" for k in range(1, 6)),
+            "done",
+            *(f"take {KINDS[k]}" for k in TAKEABLE),
+            "pass",
+        )
+        assert len(self.action_names) == NUM_ACTIONS
+        self.max_dice = max_dice(self.num_seats)
+        self.observation_spec = ObservationSpec(observation_fields(self.num_seats))
+        self._o = dict(self.observation_spec.offsets)
+        self._supply0 = initial_supply(self.num_seats)
+        self._table_memo: tuple[list[list[int]], list[int], list[int], int, dict[int, np.ndarray]] = (
+            [],
+            [],
+            [],
+            -1,
+            {},
+        )
+
+    def _add_aliases(self) -> None:
+        self._alias("r", ROLL)
+        self._alias("p", PASS)
+        self._alias("ok", DONE)
+        for spelled, kind in (("serving maid", MAID), ("pawn broker", PAWNBROKER), ("jester", FOOL)):
+            if kind in ABILITY:
+                self._alias(f"use {spelled}", USE_ACTION[kind])
+            self._alias(f"take {spelled}", TAKE + kind)
+
+    # ------------------------------------------------------------ state machine
+
+    def initial_state(self) -> CourtState:
+        n = self.num_seats
+        return CourtState(
+            supply=list(self._supply0),
+            held=[[0] * NUM_KINDS for _ in range(n)],
+            order=list(range(n)),
+            results=[[0, 0] for _ in range(n)],
+        )
+
+    def to_move(self, state: CourtState) -> int:
+        phase = state.phase
+        if phase in (ROLLING, START):
+            return CHANCE
+        if phase == OVER:
+            return TERMINAL
+        return state.turn
+
+    def dice_to_roll(self, held: list[int]) -> int:
+        """Dice a seat rolls at the start of its turn."""
+        return BASE_DICE + held[FARMER] + held[CHARLATAN] + 2 * held[GENERAL]
+
+    def used_cards(self, state: CourtState) -> list[int]:
+        """The ability cards the mover has used this turn."""
+        if state.phase in (START, OVER):
+            return []
+        used = held_bits(tuple(state.held[state.turn])) & ~state.ready
+        return [ABILITY[i] for i in used_slots(used)]
+
+    def legal_actions(self, state: CourtState) -> list[int]:
+        phase = state.phase
+        a = state.active
+        if phase == PLAY:
+            asides, usable = play_options(tuple(a))
+            out = [*asides]
+            if state.fresh:
+                out.append(ROLL)
+            ready = state.ready
+            if ready:
+                bits = ready & usable
+                if ready & BIT[ASTRONOMER] and astronomer_dice(a, state.aside):
+                    bits |= BIT[ASTRONOMER]
+                if bits:
+                    out += use_actions(bits)
+            return out
+        if phase == TAKE_PHASE:
+            held, supply = state.held[state.turn], state.supply
+            out = []
+            if supply[FOOL] and not held[FOOL]:
+                out.append(TAKE + FOOL)
+            if held[FOOL]:
+                out.append(TAKE + CHARLATAN)
+            for kind in kinds_met(tuple(state.aside)):
+                if supply[kind] and not held[kind]:
+                    out.append(TAKE + kind)
+            out.append(PASS)
+            return out
+        if phase == CHOOSE_DIE:
+            card = state.card
+            if card == MAID:
+                return [DIE + f for f in range(5) if a[f]]
+            if card == PHILOSOPHER:
+                return [DIE + f for f in philosopher_sources(a)]
+            if card == ASTRONOMER:
+                return [DIE + f for f in astronomer_dice(a, state.aside)]
+            return [DIE + f for f in range(6) if a[f]]  # Fool, Magician
+        if phase == CHOOSE_TARGET:
+            d = state.die
+            return [DIE + f for f in range(5) if a[f] - (f == d) > 0]
+        if phase == CHOOSE_PIPS:
+            top = min(3, 5 - state.die) if state.card == MAID else min(state.die, 5 - state.target)
+            return [PIPS + k - 1 for k in range(1, top + 1)]
+        if phase == CHOOSE_VALUE:
+            card = state.card
+            if card == ASTRONOMER:
+                s, d = state.aside, state.die
+                return [VALUE + f for f in range(6) if s[f] and f != d]
+            if card == MAGICIAN:
+                return [VALUE + f for f in range(6) if f != state.die]
+            if card == ALCHEMIST:
+                rest, pool = state.pool_dice - 1, state.pool
+                return [VALUE + f for f in range(6) if rest <= pool - f - 1 <= 6 * rest]
+            return [VALUE + f for f in range(6)]  # Queen
+        if phase == PICK:
+            card = state.card
+            npicked = sum(state.picked)
+            top = 5 if card == NOBLEWOMAN else 4 if card == NOBLEMAN else 6
+            out = [DIE + f for f in range(top) if a[f]]
+            if npicked >= (2 if card == ALCHEMIST else 1):
+                out.append(DONE)
+            return out
+        return []
+
+    def _apply(self, state: CourtState, action: int) -> None:
+        if action < ROLL:  # aside one die, or all dice showing a value
+            a = state.active
+            if action < ASIDE_ALL:
+                a[action] -= 1
+                state.aside[action] += 1
+            else:
+                face = action - ASIDE_ALL
+                state.aside[face] += a[face]
+                a[face] = 0
+            state.fresh = True
+            if not any(a):
+                self._result_final(state)
+        elif action == ROLL:
+            state.to_roll = sum(state.active)
+            state.active = [0] * 6
+            state.fresh = False
+            state.phase = ROLLING
+        elif action < DIE:
+            self._use(state, ABILITY[action - USE])
+        elif action < VALUE:
+            self._die(state, action - DIE)
+        elif action < PIPS:
+            self._value(state, action - VALUE)
+        elif action < DONE:
+            self._pips(state, action - PIPS + 1)
+        elif action == DONE:
+            self._done(state)
+        elif action < PASS:
+            self._take(state, action - TAKE)
+        else:
+            state.last = f"seat {state.turn} passed with {dice_text(state.aside)}"
+            self._end_turn(state)
+
+    # ------------------------------------------------------------ card uses
+
+    def _use(self, state: CourtState, card: int) -> None:
+        state.ready &= ~BIT[card]
+        if card in BRING_IN:
+            state.active[BRING_IN[card]] += 1
+            return
+        state.card = card
+        if card in (MERCHANT, NOBLEWOMAN, NOBLEMAN, ALCHEMIST):
+            state.phase = PICK
+        elif card == QUEEN:
+            state.phase = CHOOSE_VALUE
+        else:
+            state.phase = CHOOSE_DIE
+
+    def _card_done(self, state: CourtState) -> None:
+        state.card = -1
+        state.die = -1
+        state.target = -1
+        state.phase = PLAY
+
+    def _die(self, state: CourtState, face: int) -> None:
+        phase, card, a = state.phase, state.card, state.active
+        if phase == PICK:
+            a[face] -= 1
+            state.picked[face] += 1
+            if card == ALCHEMIST:
+                state.pool += face + 1
+                state.pool_dice += 1
+                if state.pool_dice == 3:
+                    state.phase = CHOOSE_VALUE
+        elif phase == CHOOSE_TARGET:
+            state.target = face
+            state.phase = CHOOSE_PIPS
+        elif card == FOOL:
+            a[face] -= 1
+            self._card_done(state)
+            state.to_roll = 1
+            state.phase = ROLLING
+        else:
+            state.die = face
+            state.phase = (
+                CHOOSE_TARGET if card == PHILOSOPHER else CHOOSE_PIPS if card == MAID else CHOOSE_VALUE
+            )
+
+    def _value(self, state: CourtState, face: int) -> None:
+        a, card = state.active, state.card
+        if card == QUEEN:
+            a[face] += 1
+        elif card == ALCHEMIST:
+            a[face] += 1
+            state.pool -= face + 1
+            state.pool_dice -= 1
+            if state.pool_dice > 1:
+                return
+            a[state.pool - 1] += 1  # the last die gets the rest of the sum
+            state.pool = 0
+            state.pool_dice = 0
+            state.picked = [0] * 6
+        else:  # Astronomer, Magician
+            a[state.die] -= 1
+            a[face] += 1
+        self._card_done(state)
+
+    def _pips(self, state: CourtState, pips: int) -> None:
+        a, d = state.active, state.die
+        a[d] -= 1
+        if state.card == MAID:
+            a[d + pips] += 1
+        else:  # Philosopher: from the chosen die to the target
+            a[d - pips] += 1
+            a[state.target] -= 1
+            a[state.target + pips] += 1
+        self._card_done(state)
+
+    def _done(self, state: CourtState) -> None:
+        card, picked, a = state.card, state.picked, state.active
+        if card == ALCHEMIST:
+            state.phase = CHOOSE_VALUE
+            return
+        if card == MERCHANT:
+            state.to_roll = sum(picked)
+            state.picked = [0] * 6
+            self._card_done(state)
+            state.phase = ROLLING
+            return
+        step = 1 if card == NOBLEWOMAN else 2
+        for f in range(6):
+            if picked[f]:
+                a[f + step] += picked[f]
+        state.picked = [0] * 6
+        self._card_done(state)
+
+    # ------------------------------------------------------------ results and turns
+
+    def _result_final(self, state: CourtState) -> None:
+        if not state.final:
+            state.phase = TAKE_PHASE
+            return
+        seat, s = state.turn, strength(state.aside)
+        state.results[seat] = s
+        text = f"seat {state.turn} rolled {dice_text(state.aside)}"
+        if s > state.best or (seat == state.claimer and s == state.best):
+            state.best = list(s)
+            self._give_king(state, seat)
+            text += ", takes the King card"
+        state.last = text
+        self._end_turn(state)
+
+    def _give_king(self, state: CourtState, seat: int) -> None:
+        if state.holder != seat:
+            state.held[state.holder][KING] -= 1
+            state.held[seat][KING] += 1
+            state.holder = seat
+
+    def _take(self, state: CourtState, kind: int) -> None:
+        seat = state.turn
+        held = state.held[seat]
+        text = f"seat {seat} took the {TITLES[kind]} with {dice_text(state.aside)}"
+        if kind == CHARLATAN:  # turn his Fool over: no card from the supply
+            held[FOOL] -= 1
+            held[CHARLATAN] += 1
+        else:
+            state.supply[kind] -= 1
+            held[kind] += 1
+        if kind == KING:
+            state.supply[QUEEN] -= 1
+            held[QUEEN] += 1
+            state.claimer = state.holder = seat
+            state.best = strength(state.aside)
+            state.results[seat] = list(state.best)
+            text += " and the Queen"
+        state.last = text
+        self._end_turn(state)
+
+    def _end_turn(self, state: CourtState) -> None:
+        state.active = [0] * 6
+        state.aside = [0] * 6
+        state.ready = 0
+        state.fresh = False
+        state.pos += 1
+        n = self.num_seats
+        if state.pos == len(state.order):  # the round is over
+            if state.final:
+                state.phase = OVER
+                return
+            start = state.order[-1]  # the last player starts the next round
+            order = [(start + k) % n for k in range(n)]
+            if state.claimer >= 0:  # final round: the claimer skips his place, plays last
+                order.remove(state.claimer)
+                order.append(state.claimer)
+                state.final = True
+            state.order = order
+            state.pos = 0
+            state.round += 1
+        state.turn = state.order[state.pos]
+        state.phase = START
+
+    # ------------------------------------------------------------ chance
+
+    def sample_chance(self, state: CourtState, rng: np.random.Generator) -> list[int]:
+        # One draw of a uniform number below 6**k, read as k base-6 digits: exact,
+        # and much faster than an array of die rolls.
+        k = self.roll_size(state)
+        x = int(rng.integers(6**k))
+        counts = [0] * 6
+        for _ in range(k):
+            x, face = divmod(x, 6)
+            counts[face] += 1
+        return counts
+
+    def chance_outcomes(self, state: CourtState) -> list[tuple[Any, float]]:
+        k = self.roll_size(state)
+        if k > MAX_ENUMERATED:
+            raise NotImplementedError(
+                f"{self.info.title} enumerates rolls of up to {MAX_ENUMERATED} dice, not {k}"
+            )
+        return [(list(c), p) for c, p in roll_distribution(k)]
+
+    def check_outcome(self, state: CourtState, outcome: Any) -> list[int]:
+        counts = parse_dice(outcome) if isinstance(outcome, str) else outcome
+        if (
+            not isinstance(counts, (list, tuple))
+            or len(counts) != 6
+            or not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in counts)
+        ):
+            raise OutcomeError(
+                f"a roll is six counts [1s, 2s, 3s, 4s, 5s, 6s] or values like '6 5 2', not {outcome!r}"
+            )
+        k = self.roll_size(state)
+        if sum(counts) != k:
+            raise OutcomeError(f"the roll must have {k} dice, not {sum(counts)}")
+        return list(counts)
+
+    def roll_size(self, state: CourtState) -> int:
+        """How many dice the pending roll throws."""
+        if state.phase == START:
+            return self.dice_to_roll(state.held[state.turn])
+        return state.to_roll
+
+    def _apply_chance(self, state: CourtState, outcome: list[int]) -> None:
+        if state.phase == START:
+            state.ready = held_bits(tuple(state.held[state.turn]))
+        a = state.active
+        for f in range(6):
+            a[f] += outcome[f]
+        state.to_roll = 0
+        state.phase = PLAY
+
+    def describe_outcome(self, state: CourtState, outcome: Any) -> str:
+        return f"seat {state.turn} rolled {dice_text(outcome)}"
+
+    # ------------------------------------------------------------ results
+
+    def scores(self, state: CourtState) -> list[float]:
+        return [
+            float(sum(EXTRA_DICE[k] * c for k, c in enumerate(held) if c) + KING_POINTS * held[KING])
+            for held in state.held
+        ]
+
+    def winners(self, state: CourtState) -> list[int]:
+        return [state.holder] if state.holder >= 0 else []
+
+    # ------------------------------------------------------------ what seats see
+
+    def observe(self, state: CourtState, seat: int) -> np.ndarray:
+        n, o = self.num_seats, self._o
+        obs = np.zeros(self.observation_spec.size, np.float32)
+        phase = state.phase
+        obs[o["place"] : o["active"]] = self._table_block(state, seat)
+        obs[o["active"] : o["fresh"]] = state.active + state.aside
+        if state.best[0]:
+            at = o["final"]
+            obs[at : at + 3] = [state.final, *state.best]
+        if phase in (OVER, ROLLING, START):
+            return obs
+        obs[o["to_move"] + (state.turn - seat) % n] = 1.0
+        obs[o["fresh"]] = state.fresh
+        used = held_bits(tuple(state.held[state.turn])) & ~state.ready
+        if used:
+            at = o["used"]
+            for i in used_slots(used):
+                obs[at + i] = 1.0
+        obs[o["phase"] + PHASE_INDEX[phase]] = 1.0
+        card = state.card
+        if card >= 0:
+            obs[o["card"] + ABILITY.index(card)] = 1.0
+            if state.die >= 0:
+                obs[o["chosen"] + state.die] = 1.0
+            if state.target >= 0:
+                obs[o["target"] + state.target] = 1.0
+            at = o["picked"]
+            obs[at : at + 8] = [*state.picked, state.pool, state.pool_dice]
+        return obs
+
+    def _table_block(self, state: CourtState, seat: int) -> np.ndarray:
+        """The fields from ``place`` to ``supply`` for ``seat``: they change only when
+        a turn ends, so they are kept (per observer) until then. A hit costs four
+        comparisons instead of building and converting 23 n + 19 numbers."""
+        held, supply, order, pos = state.held, state.supply, state.order, state.pos
+        memo_held, memo_supply, memo_order, memo_pos, blocks = self._table_memo
+        if pos != memo_pos or order != memo_order or held != memo_held or supply != memo_supply:
+            blocks = {}
+            self._table_memo = ([h.copy() for h in held], supply.copy(), order.copy(), pos, blocks)
+        block = blocks.get(seat)
+        if block is None:
+            n = self.num_seats
+            places = [0] * n
+            played = [0] * n
+            for i, s in enumerate(order):
+                k = (s - seat) % n
+                places[k] = i + 1
+                played[k] = int(i < pos)
+            cards = [x for s in relative_seats(seat, n) for x in held[s]]
+            block = blocks[seat] = np.array(
+                [*places, *played, *cards, supply[FOOL], *supply[FARMER:]], np.float32
+            )
+        return block
+
+    def _card_list(self, held: list[int]) -> list[str]:
+        return [KINDS[k] for k in range(NUM_KINDS) for _ in range(held[k])]
+
+    def view(self, state: CourtState, seat: int | None) -> dict[str, Any]:
+        return {
+            **self.view_base(state, seat),
+            "turn": state.turn if state.phase != OVER else None,
+            "phase": state.phase,
+            "round": state.round,
+            "final_round": state.final,
+            "order": list(state.order),
+            "played": list(state.order[: state.pos]),
+            "active": dice_text(state.active).split(),
+            "aside": dice_text(state.aside).split(),
+            "roll_allowed": state.fresh,
+            "card": KINDS[state.card] if state.card >= 0 else None,
+            "chosen": state.die + 1 if state.die >= 0 else None,
+            "target": state.target + 1 if state.target >= 0 else None,
+            "picked": dice_text(state.picked).split(),
+            "pool": state.pool,
+            "used": [KINDS[k] for k in self.used_cards(state)],
+            "held": [self._card_list(h) for h in state.held],
+            "supply": {KINDS[k]: state.supply[k] for k in range(NUM_KINDS) if k != CHARLATAN},
+            "claimer": state.claimer if state.claimer >= 0 else None,
+            "king_holder": state.holder if state.holder >= 0 else None,
+            "best": list(state.best) if state.best[0] else None,
+            "results": [list(r) if r[0] else None for r in state.results],
+            "last": state.last,
+        }
+
+    def render(self, state: CourtState, seat: int | None = None) -> str:
+        over = state.phase == OVER
+        lines = []
+        stage = "final round" if state.final else f"round {state.round}"
+        if over:
+            lines.append("To Court the King: game over")
+        else:
+            lines.append(f"To Court the King: {stage}, seat {state.turn} to play")
+        for row in range(5, -1, -1):
+            cells = [
+                f"{TITLES[k] if k else 'Fool/Charlatan'} x{state.supply[k]}"
+                for k in range(NUM_KINDS)
+                if ROW[k] == row and k != CHARLATAN
+            ]
+            lines.append(f"row {('0', 'I', 'II', 'III', 'IV', 'V')[row]:>3}: " + ", ".join(cells))
+        used = self.used_cards(state)
+        for place, s in enumerate(state.order):
+            marker = ">" if s == state.turn and not over else " "
+            mine = " (you)" if s == seat else ""
+            cards = []
+            for k in range(NUM_KINDS):
+                c = state.held[s][k]
+                if c:
+                    name = TITLES[k] + (f" x{c}" if c > 1 else "")
+                    if s == state.turn and k in used:
+                        name += "*"
+                    cards.append(name)
+            result = state.results[s]
+            shown = f" [{result[0]} x {result[1]}s]" if result[0] else ""
+            lines.append(f"{marker} {place + 1}. seat {s}{mine}{shown}: {', '.join(cards) or '-'}")
+        if not over and state.phase not in (ROLLING, START):
+            lines.append(f"active [{dice_text(state.active)}]  set aside [{dice_text(state.aside)}]")
+            if state.card >= 0:
+                extra = f" picked [{dice_text(state.picked)}]" if any(state.picked) else ""
+                lines.append(f"using the {TITLES[state.card]}{extra}")
+            legal = ", ".join(self.action_names[a] for a in self.legal_actions(state))
+            lines.append(f"moves: {legal}")
+        elif not over:
+            lines.append(f"set aside [{dice_text(state.aside)}]; rolling {self.roll_size(state)} dice")
+        if state.last:
+            lines.append(f"last: {state.last}")
+        if over:
+            lines.append("winner: " + ", ".join(f"seat {s}" for s in self.winners(state)))
+        return "\n".join(lines)
+
+
+def observation_fields(num_seats: int) -> tuple[Field, ...]:
+    """The observation table of To Court the King for ``num_seats`` seats."""
+    n, d = num_seats, max_dice(num_seats)
+    k = len(ABILITY)
+    return (
+        Field("to_move", n, 0, 1, "one-hot: whose turn it is, observer first"),
+        Field("place", n, 0, n, "each seat's place in this round's order (1 = first)"),
+        Field("played", n, 0, 1, "the seat has finished its turn this round"),
+        Field("held", NUM_KINDS * n, 0, n, "cards each seat holds, per kind (Charlatans counted)"),
+        Field("supply", NUM_KINDS - 1, 0, max(initial_supply(n)), "copies left per kind but the Charlatan"),
+        Field("active", 6, 0, d, "active dice showing 1..6 (picked dice not included)"),
+        Field("aside", 6, 0, d, "set-aside dice showing 1..6"),
+        Field("fresh", 1, 0, 1, "a die was set aside since the last roll (roll allowed)"),
+        Field("used", k, 0, 1, "the mover has used this ability card this turn"),
+        Field("phase", len(PHASES), 0, 1, "one-hot: play / take / die / target / pips / value / pick"),
+        Field("card", k, 0, 1, "one-hot: the ability card being used"),
+        Field("chosen", 6, 0, 1, "one-hot: the value of the die chosen for the card"),
+        Field("target", 6, 0, 1, "one-hot: the value of the Philosopher's target die"),
+        Field("picked", 6, 0, d, "dice picked for the card so far, by value"),
+        Field("pool", 1, 0, 18, "Alchemist: pips still to share out"),
+        Field("pool_dice", 1, 0, 3, "Alchemist: dice still to get a value"),
+        Field("final", 1, 0, 1, "the final round is being played"),
+        Field("best_size", 1, 0, d, "size of the best end-game result so far (the claim first; 0: none)"),
+        Field("best_face", 1, 0, 6, "face of that group"),
+    )
