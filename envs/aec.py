@@ -38,7 +38,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import BaseWrapper
 from pettingzoo.utils.env_logger import EnvLogger
 
-from tablezoo.games.core import TERMINAL, ConfigError, Game
+from tablezoo.games.core import TERMINAL, ConfigError, Game, action_mask
 
 REWARD_MODES = ("zero_sum", "score")
 
@@ -175,11 +175,11 @@ class TablezooEnv(AECEnv):
         return self._legal
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self._seat[agent]
-        mask = np.zeros(self.game.num_actions, np.int8)
         if agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent]):
-            mask[self.legal_actions()] = 1
-        return {"observation": self.game.observe(self.game_state, seat), "action_mask": mask}
+            mask = action_mask(self.legal_actions(), self.game.num_actions)
+        else:
+            mask = np.zeros(self.game.num_actions, np.int8)
+        return {"observation": self.game.observe(self.game_state, self._seat[agent]), "action_mask": mask}
 
     def render(self) -> str | None:
         if self.render_mode is None:

@@ -357,27 +357,29 @@ class Heckmeck(Game[HeckmeckState]):
 
     def observe(self, state: HeckmeckState, seat: int) -> np.ndarray:
         n, o = self.num_seats, self._o
-        obs = np.zeros(self.observation_spec.size, np.float32)
-        obs[[t - 21 for t in state.grill]] = 1.0
+        spec = self.observation_spec
+        obs = spec.buffer()
+        for t in state.grill:
+            obs[t - 21] = 1
         top, wo, ti = o["top"], o["worms"], o["tiles"]
         for k in range(n):
             stack = state.stacks[(seat + k) % n]
             if stack:
-                obs[top + 16 * k + stack[-1] - 21] = 1.0
+                obs[top + 16 * k + stack[-1] - 21] = 1
                 obs[wo + k] = sum([(t - 17) // 4 for t in stack])
                 obs[ti + k] = len(stack)
         if state.phase != OVER:
-            obs[o["to_move"] + (state.turn - seat) % n] = 1.0
+            obs[o["to_move"] + (state.turn - seat) % n] = 1
         obs[o["roll"] : o["roll"] + 6] = state.roll
         obs[o["kept"] : o["kept"] + 6] = state.kept
         obs[o["sum"]] = state.total
         obs[o["dice_left"]] = state.left
         if state.phase in PHASES:
-            obs[o["phase"] + PHASES.index(state.phase)] = 1.0
+            obs[o["phase"] + PHASES.index(state.phase)] = 1
             tile, victim = self.claims(state)
             obs[o["take_tile"]] = tile
             obs[o["can_steal"]] = victim >= 0
-        return obs
+        return spec.to_array(obs)
 
     def view(self, state: HeckmeckState, seat: int | None) -> dict[str, Any]:
         tile, victim = self.claims(state) if state.phase in PHASES else (0, -1)
