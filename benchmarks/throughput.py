@@ -1,6 +1,6 @@
 """Throughput of every tablezoo game, as ratios to PettingZoo's connect_four_v3 in the same run.
 
-    python benchmarks/throughput.py [--seconds 2] [--repeats 3] [--out results.json]
+    python benchmarks/throughput.py [--seconds 1.5] [--repeats 5] [--out results.json]
 
 For each game (at its default seat count, or ``--players``), random legal play:
 
@@ -9,8 +9,9 @@ For each game (at its default seat count, or ``--players``), random legal play:
 * ``env`` and ``raw_env``: AEC steps per second of ``env()`` (with its checks)
   and ``raw_env()``, driven by ``agent_iter`` / ``last`` / ``step`` with a
   policy that picks uniformly among the mask's legal moves;
-* ``clone_us`` and ``state_json_bytes``: the cost of copying a mid-game state
-  and its size as JSON (what search bots and stored tables pay).
+* ``clone_us``, ``state_bytes`` and ``state_json_bytes``: the cost of copying
+  a mid-game state, its size in memory (measured with tracemalloc over many
+  copies) and its size as JSON (what search bots and stored tables pay).
 
 The reference, ``connect_four_v3`` ``env()`` and ``raw_env()``, runs in the same
 process with the same policy loop. Each figure is the best of ``--repeats``
@@ -28,6 +29,7 @@ import platform
 import random
 import sys
 import time
+import tracemalloc
 from collections.abc import Callable
 from typing import Any
 
@@ -86,6 +88,17 @@ def mid_game_state(game: Any, seed: int) -> Any:
     return states[len(states) // 2]
 
 
+def state_memory_bytes(game: Any, state: Any, copies: int = 2000) -> int:
+    """Memory one copy of ``state`` holds (the average over many live copies)."""
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    kept = [game.clone(state) for _ in range(copies)]
+    after = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    del kept
+    return round((after - before) / copies)
+
+
 def clone_microseconds(game: Any, state: Any) -> float:
     n = 20_000
     start = time.perf_counter()
@@ -96,8 +109,8 @@ def clone_microseconds(game: Any, state: Any) -> float:
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=2.0, help="length of one timed run")
-    parser.add_argument("--repeats", type=int, default=3, help="timed runs per figure (the best counts)")
+    parser.add_argument("--seconds", type=float, default=1.5, help="length of one timed run")
+    parser.add_argument("--repeats", type=int, default=5, help="timed runs per figure (the best counts)")
     parser.add_argument("--players", type=int, default=None, help="seat count (default: each game's)")
     parser.add_argument("--games", nargs="*", default=list(ENV_MODULES), help="env modules to measure")
     parser.add_argument("--out", default=None, help="also write the JSON here")
@@ -139,6 +152,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             "env_vs_reference_env": round(env / ref_env, 2),
             "raw_env_vs_reference_raw_env": round(raw / ref_raw, 2),
             "clone_us": round(clone_microseconds(game, state), 2),
+            "state_bytes": state_memory_bytes(game, state),
             "state_json_bytes": len(game.to_json(state)),
             "meets_targets": engine / ref_env >= ENGINE_TARGET and env / ref_env >= ENV_TARGET,
         }

@@ -174,6 +174,16 @@ class TablezooEnv(AECEnv):
             self._legal = self.game.legal_actions(self.game_state)
         return self._legal
 
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        agent = self.agent_selection
+        return (
+            self.observe(agent) if observe else None,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         if agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent]):
             mask = action_mask(self.legal_actions(), self.game.num_actions)
@@ -251,16 +261,16 @@ class CheckedEnv(BaseWrapper):
         if raw.terminations[agent] or raw.truncations[agent]:
             raw._was_dead_step(action)
             return
-        n = raw.game.num_actions
-        if (
-            isinstance(action, (bool, np.bool_))
-            or not isinstance(action, (int, np.integer))
-            or not 0 <= action < n
-        ):
-            raise AssertionError(f"action {action!r} of {agent} is not in Discrete({n})")
-        if action in raw.legal_actions():
-            raw._play(action, check=False)
-            return
+        # `type(...) is int` keeps bools (and floats equal to an action) out
+        if type(action) is int or isinstance(action, np.integer):
+            if action in raw.legal_actions():
+                raw._play(action, check=False)
+                return
+            n = raw.game.num_actions
+            if not 0 <= action < n:
+                raise AssertionError(f"action {action!r} of {agent} is not in Discrete({n})")
+        else:
+            raise AssertionError(f"action {action!r} of {agent} is not in Discrete({raw.game.num_actions})")
         EnvLogger.warn_on_illegal_move()
         raw.rewards = dict.fromkeys(raw.agents, 0.0)
         raw.rewards[agent] = self._illegal_reward
