@@ -180,7 +180,6 @@ v0: first release.
 from __future__ import annotations
 
 import functools
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -196,6 +195,7 @@ from tablezoo.games.core import (
     OutcomeError,
     relative_seats,
 )
+from tablezoo.games.dice import roll_counts, roll_distribution
 
 # --------------------------------------------------------------------------- cards
 
@@ -485,24 +485,6 @@ def used_slots(bits: int) -> tuple[int, ...]:
 def use_actions(bits: int) -> tuple[int, ...]:
     """The ``use`` actions of the ability cards whose bits are set, ascending."""
     return tuple(USE + i for i in range(len(ABILITY)) if bits >> i & 1)
-
-
-@functools.cache
-def roll_distribution(num_dice: int) -> tuple[tuple[tuple[int, ...], float], ...]:
-    """Every roll of ``num_dice`` dice as face counts, with its exact probability."""
-    outcomes = []
-    for counts in _compositions(num_dice, 6):
-        ways = math.factorial(num_dice)
-        for c in counts:
-            ways //= math.factorial(c)
-        outcomes.append((counts, ways / 6**num_dice))
-    return tuple(outcomes)
-
-
-def _compositions(total: int, parts: int) -> list[tuple[int, ...]]:
-    if parts == 1:
-        return [(total,)]
-    return [(k, *rest) for k in range(total + 1) for rest in _compositions(total - k, parts - 1)]
 
 
 def parse_dice(text: str) -> list[int]:
@@ -896,15 +878,7 @@ class Court(Game[CourtState]):
     # ------------------------------------------------------------ chance
 
     def sample_chance(self, state: CourtState, rng: np.random.Generator) -> list[int]:
-        # One draw of a uniform number below 6**k, read as k base-6 digits: exact,
-        # and much faster than an array of die rolls.
-        k = self.roll_size(state)
-        x = int(rng.integers(6**k))
-        counts = [0] * 6
-        for _ in range(k):
-            x, face = divmod(x, 6)
-            counts[face] += 1
-        return counts
+        return roll_counts(rng, self.roll_size(state))
 
     def chance_outcomes(self, state: CourtState) -> list[tuple[Any, float]]:
         k = self.roll_size(state)

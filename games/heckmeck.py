@@ -70,8 +70,6 @@ v0: first release.
 from __future__ import annotations
 
 import bisect
-import functools
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -87,6 +85,7 @@ from tablezoo.games.core import (
     Option,
     OutcomeError,
 )
+from tablezoo.games.dice import roll_counts, roll_distribution
 
 TILES = tuple(range(21, 37))
 DICE = 8
@@ -125,24 +124,6 @@ class HeckmeckState:
     total: int = 0  # sum of the kept dice
     left: int = DICE  # dice not kept yet
     last: str = ""  # how the previous turn ended, for people
-
-
-@functools.cache
-def roll_distribution(num_dice: int) -> tuple[tuple[tuple[int, ...], float], ...]:
-    """Every roll of ``num_dice`` dice as face counts, with its exact probability."""
-    outcomes = []
-    for counts in _compositions(num_dice, 6):
-        ways = math.factorial(num_dice)
-        for c in counts:
-            ways //= math.factorial(c)
-        outcomes.append((counts, ways / 6**num_dice))
-    return tuple(outcomes)
-
-
-def _compositions(total: int, parts: int) -> list[tuple[int, ...]]:
-    if parts == 1:
-        return [(total,)]
-    return [(k, *rest) for k in range(total + 1) for rest in _compositions(total - k, parts - 1)]
 
 
 def parse_dice(text: str) -> list[int]:
@@ -304,14 +285,7 @@ class Heckmeck(Game[HeckmeckState]):
     # ------------------------------------------------------------ chance
 
     def sample_chance(self, state: HeckmeckState, rng: np.random.Generator) -> list[int]:
-        # One draw of a uniform number below 6**left, read as `left` base-6 digits:
-        # exact, and much faster than an array of die rolls.
-        x = int(rng.integers(6**state.left))
-        counts = [0] * 6
-        for _ in range(state.left):
-            x, face = divmod(x, 6)
-            counts[face] += 1
-        return counts
+        return roll_counts(rng, state.left)
 
     def chance_outcomes(self, state: HeckmeckState) -> list[tuple[Any, float]]:
         return [(list(c), p) for c, p in roll_distribution(state.left)]

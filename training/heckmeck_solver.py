@@ -5,7 +5,7 @@ expected change of the mover's worms: a claimed tile's worms (taken from the
 grill or stolen), or minus the worms of the top tile lost in a bust. It looks
 at this turn only (what later turns bring, such as a tile being stolen back,
 is out of its sight), and it is exact for that: every roll is enumerated with
-its probability (:func:`tablezoo.games.heckmeck.roll_distribution`).
+its probability (:func:`tablezoo.games.dice.roll_distribution`).
 
 A turn's position is ``(kept faces, dice left, sum)``. After a roll the player
 keeps one new face; after a keep he stops with his best claim, or rolls the
@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from tablezoo.games.dice import roll_distribution
 from tablezoo.games.heckmeck import (
     FACE_VALUE,
     KEEPING,
@@ -26,7 +27,6 @@ from tablezoo.games.heckmeck import (
     WORM,
     Heckmeck,
     HeckmeckState,
-    roll_distribution,
     worms,
 )
 from tablezoo.training.bots import Seat

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from tablezoo.games import make
 from tablezoo.games.core import CHANCE, CommandError, IllegalActionError, OutcomeError
-from tablezoo.games.heckmeck import TILES, Heckmeck, HeckmeckState, roll_distribution, worms
+from tablezoo.games.dice import roll_distribution
+from tablezoo.games.heckmeck import TILES, Heckmeck, HeckmeckState, worms
 from tests.conftest import random_playout
 
 
