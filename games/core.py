@@ -178,6 +178,11 @@ class ObservationSpec:
     def high(self) -> np.ndarray:
         return np.concatenate([np.full(f.size, f.high, np.float32) for f in self.fields])
 
+    def scale(self) -> np.ndarray:
+        """What to divide an observation by so that every entry is in 0..1 (each field's bound)."""
+        high = self.high()
+        return np.where(high > 0, high, 1.0).astype(np.float32)
+
     def buffer(self) -> bytearray:
         """A zeroed buffer to build an observation in, when every value is a whole number 0..255.
 

@@ -49,6 +49,8 @@ class SingleAgentEnv(gymnasium.Env):
             default.
         illegal_move: ``"lose"`` or ``"raise"``, what an illegal learner action does.
         illegal_reward: the learner's reward for an illegal action under ``"lose"``.
+        scale_observations: divide each observation entry by its field's upper bound,
+            so that the learner sees values in 0..1 (what the shipped policies expect).
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"]}
@@ -60,6 +62,7 @@ class SingleAgentEnv(gymnasium.Env):
         opponents: Bot | Sequence[Bot] | None = None,
         illegal_move: str = "lose",
         illegal_reward: float = -1.0,
+        scale_observations: bool = False,
     ) -> None:
         if illegal_move not in ("lose", "raise"):
             raise ValueError(f"illegal_move must be 'lose' or 'raise', not {illegal_move!r}")
@@ -82,6 +85,10 @@ class SingleAgentEnv(gymnasium.Env):
         self.opponents: list[Bot] = list(opponents)
         agent = self.aec.possible_agents[0]
         self.observation_space = self.aec.observation_space(agent)["observation"]
+        self._scale = None
+        if scale_observations:
+            self._scale = self.game.observation_spec.scale()
+            self.observation_space = gymnasium.spaces.Box(0.0, 1.0, self._scale.shape, np.float32)
         self.action_space = self.aec.action_space(agent)
         self.render_mode = self.aec.render_mode
         self.learner = 0 if learner == "random" else int(learner)
@@ -156,7 +163,8 @@ class SingleAgentEnv(gymnasium.Env):
             aec._play(action, check=True)
 
     def _observation(self) -> np.ndarray:
-        return self.game.observe(self.aec.game_state, self.learner)
+        obs = self.game.observe(self.aec.game_state, self.learner)
+        return obs if self._scale is None else obs / self._scale
 
     def _info(self) -> dict[str, Any]:
         return {"seat": self.learner}

@@ -1,0 +1,47 @@
+"""The tablezoo command line: evaluate, play and bots."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+
+import pytest
+
+from tablezoo.training import cli
+
+
+def test_evaluate_prints_a_table_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "result.json"
+    cli.main(["evaluate", "diamant", "--players", "3", "--bots", "heuristic", "random",
+              "--games", "9", "--json", str(out)])  # fmt: skip
+    text = capsys.readouterr().out
+    assert "95% CI" in text and "fair share of wins: 0.333" in text
+    result = json.loads(out.read_text())
+    assert result["lineup"] == ["heuristic", "random", "random"]
+    assert {s["name"] for s in result["standings"]} == {"heuristic", "random"}
+
+
+def test_unknown_bots_and_bad_lineups_are_refused() -> None:
+    with pytest.raises(SystemExit, match="no bot 'nobody' for Diamant; bots: random, heuristic"):
+        cli.main(["evaluate", "diamant", "--bots", "nobody"])
+    with pytest.raises(SystemExit, match="5 bots for 4 seats"):
+        cli.main(["evaluate", "diamant", "--players", "4", "--bots", *["random"] * 5])
+
+
+def test_play_a_whole_game_typing_commands() -> None:
+    # A player who types every command in turn: illegal ones are answered, legal ones played.
+    words = ["nonsense", "help", "keep worm", "take", "steal", "roll", *(f"keep {f}" for f in range(1, 6))]
+    typed = itertools.cycle(words)
+    lines: list[str] = []
+    args = cli.build_parser().parse_args(["play", "heckmeck", "--bot", "heuristic", "--seed", "4"])
+    cli.cmd_play(args, read=lambda prompt: next(typed), write=lines.append)
+    text = "\n".join(lines)
+    assert "'nonsense' is not a move of Heckmeck" in text
+    assert "legal moves:" in text and "seat 1 (heuristic):" in text
+    assert lines[-1] in ("You win!", "You lose.", "You share the win.")
+
+
+def test_bots_lists_what_a_game_offers(capsys: pytest.CaptureFixture[str]) -> None:
+    cli.main(["bots", "heckmeck"])
+    assert capsys.readouterr().out.strip().startswith("random, heuristic, solver")

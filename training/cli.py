@@ -1,0 +1,185 @@
+"""The ``tablezoo`` command: train, evaluate and play.
+
+    tablezoo train heckmeck_v0 --players 2 --timesteps 200000 --opponents heuristic random
+    tablezoo evaluate heckmeck --players 4 --bots agent heuristic --games 400
+    tablezoo play diamant --players 4 --bot heuristic --bot agent
+
+``tablezoo bots GAME`` lists the bots a game offers. ``train`` needs the
+``train`` extra; the others run on the core install.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import fields
+from typing import Any
+
+import numpy as np
+
+from tablezoo.games import GAMES, make
+from tablezoo.games.core import TERMINAL, TablezooError
+from tablezoo.training.bots import Seat
+from tablezoo.training.evaluate import format_table, tournament
+from tablezoo.training.registry import bot_names, make_bot
+
+
+def _game(args: argparse.Namespace) -> Any:
+    return make(args.game, args.players, **dict.fromkeys(args.option, True))
+
+
+def cmd_train(args: argparse.Namespace) -> None:
+    from tablezoo.training.train import TrainConfig, train
+
+    known = {f.name for f in fields(TrainConfig)}
+    config = TrainConfig(**{k: v for k, v in vars(args).items() if k in known and v is not None})
+    run = train(config, command=["tablezoo", *sys.argv[1:]])
+    print(f"run saved in {run}")
+    print((run / "curve.csv").read_text())
+
+
+def cmd_evaluate(args: argparse.Namespace) -> None:
+    game = _game(args)
+    n = game.num_seats
+    names = list(args.bots) + [args.bots[-1]] * (n - len(args.bots))
+    if len(names) > n:
+        raise TablezooError(f"{len(names)} bots for {n} seats")
+
+    def factory(name: str) -> Callable[[], Any]:
+        return lambda: make_bot(name, game)
+
+    lineup = [(name, factory(name)) for name in names]
+    standings = tournament(game, lineup, args.games, args.seed)
+    print(format_table(standings, 1 / n))
+    result = {
+        "game": game.info.name,
+        "num_players": n,
+        "options": [k for k, v in game.options.items() if v],
+        "games": args.games,
+        "seed": args.seed,
+        "lineup": names,
+        "fair_share": 1 / n,
+        "standings": [s.as_dict() for s in standings],
+    }
+    text = json.dumps(result, indent=2)
+    if args.json:
+        with open(args.json, "w") as f:
+            f.write(text + "\n")
+    print(text)
+
+
+def cmd_play(
+    args: argparse.Namespace, read: Callable[[str], str] = input, write: Callable[[str], None] = print
+) -> None:
+    """One person at ``--seat`` against bots, in the terminal."""
+    game = _game(args)
+    n = game.num_seats
+    bots = list(args.bot) + ["random"] * (n - 1 - len(args.bot))
+    if len(bots) != n - 1:
+        raise TablezooError(f"{n} seats take {n - 1} bots, not {len(args.bot)}")
+    me = args.seat
+    if not 0 <= me < n:
+        raise TablezooError(f"--seat must be 0..{n - 1}")
+    others = [s for s in range(n) if s != me]
+    seated = {s: make_bot(name, game) for s, name in zip(others, bots, strict=True)}
+    seeds = np.random.SeedSequence(args.seed).generate_state(n + 1)
+    for s, bot in seated.items():
+        bot.reset(int(seeds[s + 1]))
+    chance = np.random.default_rng(int(seeds[0]))
+    state = game.initial_state()
+    write(f"You are seat {me}. " + ", ".join(f"seat {s}: {seated[s].name}" for s in others))
+    while (mover := game.advance(state, chance)) != TERMINAL:
+        if mover != me:
+            action = seated[mover].act(Seat.of(game, state, mover))
+            write(f"seat {mover} ({seated[mover].name}): {game.command(action)}")
+            game.apply(state, action)
+            continue
+        write("")
+        write(game.render(state, seat=me))
+        while True:
+            text = read("your move> ").strip()
+            if text in ("quit", "/quit", "exit"):
+                write("game abandoned")
+                return
+            if text in ("help", "/help", "?", ""):
+                legal = ", ".join(game.command(a) for a in game.legal_actions(state))
+                write(f"legal moves: {legal}  (or quit)")
+                continue
+            try:
+                game.apply(state, game.parse_move(state, text))
+                break
+            except TablezooError as err:
+                write(str(err))
+    write("")
+    write(game.render(state, seat=me))
+    winners = game.winners(state)
+    write("You win!" if me in winners and len(winners) == 1 else
+          "You share the win." if me in winners else "You lose.")  # fmt: skip
+
+
+def cmd_bots(args: argparse.Namespace) -> None:
+    print(", ".join(bot_names(_game(args))))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tablezoo", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def game_args(p: argparse.ArgumentParser) -> None:
+        p.add_argument("game", choices=list(GAMES), help="the game")
+        p.add_argument("--players", type=int, default=None, help="seat count (default: the game's)")
+        p.add_argument("--option", action="append", default=[], help="switch on a game option")
+
+    t = sub.add_parser("train", help="train a MaskablePPO agent (needs the train extra)")
+    t.add_argument("env", help="environment module, e.g. heckmeck_v0")
+    t.add_argument("--players", dest="num_players", type=int, default=None, help="seat count")
+    t.add_argument("--option", dest="options", action="append", default=[], help="switch on a game option")
+    t.add_argument("--timesteps", type=int, default=None, help="learner decisions to train for")
+    t.add_argument("--opponents", nargs="+", default=None, help="bot names drawn for opponent seats")
+    t.add_argument("--self-play", type=float, default=None, help="share of opponents from the pool")
+    t.add_argument("--snapshot-every", type=int, default=None, help="steps between pool snapshots")
+    t.add_argument("--eval-every", type=int, default=None, help="steps between evaluations")
+    t.add_argument("--eval-games", type=int, default=None, help="games per evaluation")
+    t.add_argument("--eval-against", nargs="+", default=None, help="bots to evaluate against")
+    t.add_argument("--reward", choices=["zero_sum", "score"], default=None, help="reward mode")
+    t.add_argument("--seed", type=int, default=None, help="seed of everything random")
+    t.add_argument("--hyperparams", default=None, help="YAML of hyperparameters keyed by env id")
+    t.add_argument("--out", default=None, help="parent folder of the run folder")
+    t.add_argument("--no-progress-bar", dest="progress_bar", action="store_false", default=None)
+    t.set_defaults(func=cmd_train)
+
+    e = sub.add_parser("evaluate", help="a tournament with rotated seats and fixed seeds")
+    game_args(e)
+    e.add_argument("--bots", nargs="+", required=True, help="one bot per seat; the last fills the rest")
+    e.add_argument("--games", type=int, default=200, help="games to play")
+    e.add_argument("--seed", type=int, default=0, help="tournament seed")
+    e.add_argument("--json", default=None, help="also write the JSON result here")
+    e.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("play", help="play one game in the terminal against bots")
+    game_args(p)
+    p.add_argument(
+        "--bot", action="append", default=[], help="a bot for the next other seat (default random)"
+    )
+    p.add_argument("--seat", type=int, default=0, help="your seat")
+    p.add_argument("--seed", type=int, default=None, help="seed of the dice and deals")
+    p.set_defaults(func=cmd_play)
+
+    b = sub.add_parser("bots", help="list the bots a game offers")
+    game_args(b)
+    b.set_defaults(func=cmd_bots)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
+    try:
+        args.func(args)
+    except TablezooError as err:
+        sys.exit(f"tablezoo: {err}")
+
+
+if __name__ == "__main__":
+    main()

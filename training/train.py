@@ -1,0 +1,248 @@
+"""Train a MaskablePPO agent for one seat of a tablezoo game, against bots or earlier selves.
+
+The learner plays a seat drawn at random each episode through
+:class:`~tablezoo.wrappers.single_agent.SingleAgentEnv` (scaled observations,
+``action_masks()`` for MaskablePPO); each other seat is, per episode, one of the
+named opponent bots or, with probability ``self_play``, a frozen earlier
+checkpoint of the learner from the pool (a snapshot is added every
+``snapshot_every`` steps).
+
+A run writes into its folder: ``config.yaml`` (every setting, the seed, the
+command and the package versions), TensorBoard logs, ``curve.csv`` and
+``curve.png`` (the win rate against each evaluation opponent as training goes
+on, with 95% intervals), ``model.zip`` (the stable-baselines3 model) and
+``policy.npz`` (the actor for numpy alone: what ``--bot path/to/policy.npz``
+and the shipped agents use).
+
+Needs the ``train`` extra (torch, stable-baselines3, sb3-contrib).
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib
+import platform
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from tablezoo.games.core import ConfigError, Game
+from tablezoo.training.bots import Bot, Seat
+from tablezoo.training.evaluate import Standing, tournament
+from tablezoo.training.policy import NumpyPolicy, PolicyBot
+from tablezoo.training.registry import make_bot
+from tablezoo.wrappers.single_agent import SingleAgentEnv
+
+HYPERPARAMS = Path(__file__).resolve().parent / "hyperparams.yml"
+
+
+@dataclass
+class TrainConfig:
+    """Everything a training run needs; saved with the run."""
+
+    env: str = "heckmeck_v0"
+    """Environment module, ``tablezoo.envs.<env>``."""
+    num_players: int | None = None
+    """Seats (default: the game's default)."""
+    options: list[str] = field(default_factory=list)
+    """Game options switched on."""
+    timesteps: int = 200_000
+    """Learner decisions to train for."""
+    opponents: list[str] = field(default_factory=lambda: ["random"])
+    """Bot names drawn for each opponent seat, each episode."""
+    self_play: float = 0.0
+    """Probability that an opponent seat is a frozen earlier learner instead (0: none)."""
+    snapshot_every: int = 25_000
+    """Steps between snapshots added to the self-play pool."""
+    eval_every: int = 25_000
+    """Steps between evaluations for the learning curve (0: only at the end)."""
+    eval_games: int = 100
+    """Games per evaluation and opponent."""
+    eval_against: list[str] = field(default_factory=lambda: ["random", "heuristic"])
+    """Bots to evaluate against (every other seat plays that bot)."""
+    reward: str = "zero_sum"
+    """``zero_sum`` (win/lose at the end) or ``score`` (game points as they come)."""
+    seed: int = 0
+    """Seed of the environments, the opponents, the network and the evaluations."""
+    hyperparams: str = str(HYPERPARAMS)
+    """YAML file of MaskablePPO hyperparameters keyed by env id."""
+    out: str = "runs"
+    """Parent folder of the run folder."""
+    progress_bar: bool = True
+    """Show a progress bar (tqdm + rich)."""
+
+    @property
+    def game_name(self) -> str:
+        return self.env.rsplit("_v", 1)[0]
+
+
+def load_hyperparams(path: str | Path, env: str) -> dict[str, Any]:
+    """The ``default`` entry of the YAML file updated with the environment's own entry."""
+    with open(path) as f:
+        table = yaml.safe_load(f) or {}
+    unknown = set(table) - {"default"}
+    params = dict(table.get("default") or {})
+    params.update(table.get(env) or {})
+    if not params and env not in unknown:
+        raise ConfigError(f"{path} has no 'default' and no {env!r} entry")
+    return params
+
+
+class EpisodeOpponent:
+    """An opponent seat that is, each episode, one of several bots or a pool snapshot."""
+
+    def __init__(self, bots: list[Bot], pool: list[PolicyBot], self_play: float) -> None:
+        self.bots, self.pool, self.self_play = bots, pool, self_play
+        self.rng = np.random.default_rng()
+        self.current: Bot = bots[0]
+        self.name = "opponent"
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+        if self.pool and self.rng.random() < self.self_play:
+            self.current = self.pool[int(self.rng.integers(len(self.pool)))]
+        else:
+            self.current = self.bots[int(self.rng.integers(len(self.bots)))]
+        self.current.reset(int(self.rng.integers(2**31)))
+
+    def act(self, seat: Seat) -> int:
+        return self.current.act(seat)
+
+
+def make_game(config: TrainConfig) -> Game[Any]:
+    module = importlib.import_module(f"tablezoo.envs.{config.env}")
+    return module.raw_env(num_players=config.num_players, **dict.fromkeys(config.options, True)).game
+
+
+def evaluate_policy(policy: NumpyPolicy, game: Game[Any], against: str, games: int, seed: int) -> Standing:
+    """The policy's standing at one seat (rotated) with every other seat played by ``against``."""
+    lineup = [("agent", lambda: PolicyBot(policy))] + [
+        (against, lambda: make_bot(against, game)) for _ in range(game.num_seats - 1)
+    ]
+    return next(s for s in tournament(game, lineup, games, seed) if s.name == "agent")
+
+
+def train(config: TrainConfig, command: list[str] | None = None) -> Path:
+    """Run one training; return the run folder."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
+
+    params = load_hyperparams(config.hyperparams, config.env)
+    n_envs = int(params.pop("n_envs", 4))
+    net_arch = params.pop("net_arch", [128, 128])
+    game = make_game(config)
+    module = importlib.import_module(f"tablezoo.envs.{config.env}")
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    run = Path(config.out) / f"{config.env}-{game.num_seats}p-{stamp}-s{config.seed}"
+    run.mkdir(parents=True, exist_ok=False)
+    scale = game.observation_spec.scale()
+    meta = {"env": config.env, "num_players": game.num_seats, "options": config.options}
+
+    pool: list[PolicyBot] = []
+
+    def make_env(index: int) -> Any:
+        def build() -> SingleAgentEnv:
+            raw = module.raw_env(
+                num_players=game.num_seats, reward=config.reward, **dict.fromkeys(config.options, True)
+            )
+            opponents = [
+                EpisodeOpponent([make_bot(name, game) for name in config.opponents], pool, config.self_play)
+                for _ in range(game.num_seats - 1)
+            ]
+            return SingleAgentEnv(raw, learner="random", opponents=opponents, scale_observations=True)
+
+        return build
+
+    venv = VecMonitor(DummyVecEnv([make_env(i) for i in range(n_envs)]))  # episode stats in the logs
+    torch.set_num_threads(1)  # small networks: threads cost more than they bring on 2 cores
+    model = MaskablePPO(
+        "MlpPolicy",
+        venv,
+        seed=config.seed,
+        verbose=0,
+        tensorboard_log=str(run / "tensorboard"),
+        policy_kwargs={"net_arch": net_arch},
+        **params,
+    )
+    saved = {
+        **asdict(config),
+        "num_players": game.num_seats,
+        "resolved_hyperparams": {**params, "n_envs": n_envs, "net_arch": net_arch},
+        "command": command or sys.argv,
+        "versions": _versions(),
+    }
+    (run / "config.yaml").write_text(yaml.safe_dump(saved, sort_keys=False))
+
+    curve: list[dict[str, Any]] = []
+
+    def evaluate(step: int) -> None:
+        policy = NumpyPolicy.from_sb3(model, scale, meta)
+        for k, against in enumerate(config.eval_against):
+            standing = evaluate_policy(policy, game, against, config.eval_games, config.seed + 1000 + k)
+            low, high = standing.interval()
+            curve.append(
+                {"step": step, "against": against, "win_rate": standing.win_rate, "low": low, "high": high}
+            )
+            model.logger.record(f"eval/win_rate_vs_{against}", standing.win_rate)
+
+    class Progress(BaseCallback):
+        def _on_step(self) -> bool:
+            steps = self.num_timesteps
+            if config.self_play > 0 and steps % config.snapshot_every < n_envs:
+                pool.append(PolicyBot(NumpyPolicy.from_sb3(model, scale, meta), "snapshot"))
+            if config.eval_every and steps % config.eval_every < n_envs:
+                evaluate(steps)
+            return True
+
+    model.learn(total_timesteps=config.timesteps, callback=Progress(), progress_bar=config.progress_bar)
+    if not curve or curve[-1]["step"] != model.num_timesteps:
+        evaluate(model.num_timesteps)
+    model.save(run / "model.zip")
+    NumpyPolicy.from_sb3(model, scale, {**meta, "timesteps": model.num_timesteps}).save(run / "policy.npz")
+    _write_curve(run, curve)
+    return run
+
+
+def _write_curve(run: Path, curve: list[dict[str, Any]]) -> None:
+    with open(run / "curve.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=["step", "against", "win_rate", "low", "high"])
+        writer.writeheader()
+        writer.writerows(curve)
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for against in dict.fromkeys(row["against"] for row in curve):
+        rows = [r for r in curve if r["against"] == against]
+        steps = [r["step"] for r in rows]
+        ax.plot(steps, [r["win_rate"] for r in rows], marker="o", label=f"vs {against}")
+        ax.fill_between(steps, [r["low"] for r in rows], [r["high"] for r in rows], alpha=0.2)
+    ax.set_xlabel("learner decisions")
+    ax.set_ylabel("win rate (95% CI)")
+    ax.set_ylim(0, 1)
+    ax.grid(alpha=0.3)
+    ax.legend()
+    ax.set_title(run.name)
+    fig.tight_layout()
+    fig.savefig(run / "curve.png", dpi=100)
+    plt.close(fig)
+
+
+def _versions() -> dict[str, str]:
+    versions = {"python": platform.python_version()}
+    for name in ("numpy", "gymnasium", "pettingzoo", "torch", "stable_baselines3", "sb3_contrib"):
+        try:
+            versions[name] = str(importlib.import_module(name).__version__)
+        except ImportError:
+            versions[name] = "missing"
+    return versions
