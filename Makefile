@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench clean
+.PHONY: run demo test lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,7 +14,14 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev,train]'
 	touch $(STAMP)
 
+# Train a short Heckmeck agent (a few minutes on 2 cores), evaluate it against the bots,
+# print the table and save the learning curve (runs/<run>/curve.png).
 run: $(STAMP)
+	$(BIN)/tablezoo train heckmeck_v0 --players 2 --timesteps 120000 --opponents heuristic random \
+		--reward score --eval-every 40000 --eval-games 200 --out runs --seed 0
+
+# One seeded Heckmeck game between random players, printed as the ansi render shows it.
+demo: $(STAMP)
 	$(BIN)/python -m tablezoo.envs.demo heckmeck_v0 --players 3 --seed 7
 
 test: $(STAMP)

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -36,8 +37,14 @@ def cmd_train(args: argparse.Namespace) -> None:
     known = {f.name for f in fields(TrainConfig)}
     config = TrainConfig(**{k: v for k, v in vars(args).items() if k in known and v is not None})
     run = train(config, command=["tablezoo", *sys.argv[1:]])
-    print(f"run saved in {run}")
-    print((run / "curve.csv").read_text())
+    rows = list(csv.DictReader((run / "curve.csv").open()))
+    last = rows[-1]["step"]
+    print(f"after {last} learner decisions, the agent at one seat (rotated) against the others:")
+    print(f"{'opponents':<12}{'win rate':>10}{'95% CI':>18}")
+    for row in (r for r in rows if r["step"] == last):
+        ci = f"[{float(row['low']):.3f}, {float(row['high']):.3f}]"
+        print(f"{row['against']:<12}{float(row['win_rate']):>10.3f}{ci:>18}")
+    print(f"run saved in {run}: policy.npz, model.zip, config.yaml, curve.csv, curve.png (learning curve)")
 
 
 def cmd_evaluate(args: argparse.Namespace) -> None:

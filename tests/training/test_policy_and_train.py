@@ -113,3 +113,19 @@ def test_hyperparams_are_keyed_by_env_id() -> None:
     court = load_hyperparams(TrainConfig().hyperparams, "court_v0")
     assert heckmeck["gamma"] != court.get("gamma") or heckmeck["net_arch"] != court["net_arch"]
     assert heckmeck["n_steps"] == court["n_steps"]  # from `default`
+
+
+def test_ship_writes_the_policy_and_a_model_card(
+    run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tablezoo.training import registry, ship
+
+    monkeypatch.setattr(ship, "AGENTS_DIR", tmp_path)
+    monkeypatch.setattr(registry, "AGENTS_DIR", tmp_path)
+    ship.main([str(run), "--games", "6"])
+    card = (tmp_path / "diamant-3p.md").read_text()
+    assert "| random | 6 |" in card and "| heuristic | 6 |" in card
+    assert "tablezoo train diamant_v0 --players 3 --timesteps 256" in card
+    game = make("diamant", 3)
+    assert "agent" in registry.bot_names(game)
+    assert isinstance(make_bot("agent", game), PolicyBot)

@@ -1,0 +1,134 @@
+"""Ship a trained run as the package's agent for its game and seat count, with a model card.
+
+    python -m tablezoo.training.ship runs/<run> --games 400
+
+Copies the run's ``policy.npz`` to ``training/agents/<game>-<n>p.npz`` and
+writes ``<game>-<n>p.md`` beside it: how the agent was trained (from the run's
+``config.yaml``), and how strong it is, measured here with
+:func:`tablezoo.training.evaluate.tournament` against the random and the
+heuristic bot (the agent at one seat, rotated; every other seat that bot), with
+the command that reproduces each figure. For Heckmeck the card also gives the
+agent's expected worms on the opening turn next to the exact solver's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from tablezoo.games import make
+from tablezoo.games.core import TERMINAL
+from tablezoo.training.bots import Bot, Seat
+from tablezoo.training.evaluate import Standing, tournament
+from tablezoo.training.policy import NumpyPolicy, PolicyBot
+from tablezoo.training.registry import AGENTS_DIR, make_bot
+
+
+def opening_turn_worms(bot: Bot, num_seats: int, turns: int, seed: int) -> tuple[float, float]:
+    """Mean and standard error of the worms ``bot`` wins on the first turn of a Heckmeck game."""
+    game = make("heckmeck", num_seats)
+    rng = np.random.default_rng(seed)
+    gains = []
+    for _ in range(turns):
+        state = game.initial_state()
+        while game.advance(state, rng) != TERMINAL and state.turn == 0:
+            game.apply(state, bot.act(Seat.of(game, state, 0)))
+        gains.append(game.scores(state)[0])
+    return float(np.mean(gains)), float(np.std(gains, ddof=1) / np.sqrt(turns))
+
+
+def standing_against(policy: NumpyPolicy, game: Any, against: str, games: int, seed: int) -> Standing:
+    lineup = [("agent", lambda: PolicyBot(policy))] + [
+        (against, lambda: make_bot(against, game)) for _ in range(game.num_seats - 1)
+    ]
+    return next(s for s in tournament(game, lineup, games, seed) if s.name == "agent")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("run", type=Path, help="a run folder written by `tablezoo train`")
+    parser.add_argument("--games", type=int, default=400, help="games per evaluation")
+    parser.add_argument("--seed", type=int, default=2026, help="seed of the evaluation tournaments")
+    args = parser.parse_args(argv)
+
+    config = yaml.safe_load((args.run / "config.yaml").read_text())
+    policy = NumpyPolicy.load(args.run / "policy.npz")
+    game_name = config["env"].rsplit("_v", 1)[0]
+    game = make(game_name, config["num_players"], **dict.fromkeys(config["options"], True))
+    n = game.num_seats
+    stem = f"{game_name}-{n}p"
+    AGENTS_DIR.mkdir(exist_ok=True)
+
+    rows = []
+    for against in ("random", "heuristic"):
+        s = standing_against(policy, game, against, args.games, args.seed)
+        low, high = s.interval()
+        verdict = "above" if low > 1 / n else "not clearly above"
+        rows.append(
+            f"| {against} | {s.games} | {s.win_rate:.3f} | [{low:.3f}, {high:.3f}] | {verdict} the fair "
+            f"share {1 / n:.3f} | {s.mean_score:.2f} |"
+        )
+        print(rows[-1])
+    extra = ""
+    if game_name == "heckmeck":
+        from tablezoo.training.heckmeck_solver import HeckmeckSolverBot, TurnSolver
+
+        turns = 4000
+        agent_mean, agent_se = opening_turn_worms(PolicyBot(policy), n, turns, args.seed)
+        solver_mean, solver_se = opening_turn_worms(HeckmeckSolverBot(), n, turns, args.seed)
+        exact = TurnSolver(list(range(21, 37)), [], []).before_roll(0, 8, 0)
+        extra = (
+            "\n## Opening turn (Heckmeck)\n\n"
+            f"Expected worms won on the first turn of a game, over {turns} sampled turns "
+            f"(the same dice seeds for both):\n\n"
+            f"| player | worms (mean ± standard error) |\n|---|---|\n"
+            f"| this agent | {agent_mean:.3f} ± {agent_se:.3f} |\n"
+            f"| exact turn solver | {solver_mean:.3f} ± {solver_se:.3f} (exact value {exact:.3f}) |\n"
+        )
+        print(extra)
+
+    shutil.copyfile(args.run / "policy.npz", AGENTS_DIR / f"{stem}.npz")
+    options = ", ".join(config["options"]) or "none"
+    reproduce = (
+        f"tablezoo train {config['env']} --players {n} --timesteps {config['timesteps']} "
+        f"--opponents {' '.join(config['opponents'])} --self-play {config['self_play']} "
+        f"--reward {config['reward']} --seed {config['seed']}"
+        + "".join(f" --option {o}" for o in config["options"])
+    )
+    card = f"""# {game.info.title}, {n} seats: shipped agent
+
+Load it as a bot with the name `agent` (`tablezoo play {game_name} --players {n} --bot agent`),
+or from this file with `NumpyPolicy.load`. It runs on numpy alone.
+
+## How it was trained
+
+- MaskablePPO (sb3-contrib), MLP actor {[w.shape[0] for w in policy.weights[:-1]]} ({policy.activation}),
+  observations scaled to 0..1 by each field's bound; options: {options}.
+- {config['timesteps']} learner decisions at a seat drawn at random each episode; opponents drawn per
+  episode from {', '.join(config['opponents'])}; self-play share {config['self_play']}
+  (frozen snapshots every {config['snapshot_every']} steps); reward `{config['reward']}`;
+  seed {config['seed']}.
+- Hyperparameters: `{yaml.safe_dump(config['resolved_hyperparams'], default_flow_style=True).strip()}`.
+- Reproduce: `{reproduce}`
+
+## How strong it is
+
+The agent at one seat (rotated over the seats), every other seat played by the named bot,
+{args.games} games, tournament seed {args.seed}. Reproduce a row with
+`tablezoo evaluate {game_name} --players {n} --bots agent <bot> --games {args.games} --seed {args.seed}`.
+
+| against | games | win rate | 95% CI | verdict | mean score |
+|---|---|---|---|---|---|
+{chr(10).join(rows)}
+{extra}"""
+    (AGENTS_DIR / f"{stem}.md").write_text(card)
+    print(f"shipped {AGENTS_DIR / stem}.npz and .md")
+
+
+if __name__ == "__main__":
+    main()
