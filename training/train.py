@@ -202,16 +202,18 @@ def train(config: TrainConfig, command: list[str] | None = None) -> Path:
                 evaluate(steps)
             return True
 
+    if config.eval_every:
+        evaluate(0)  # the untrained policy: where the curve starts
     model.learn(total_timesteps=config.timesteps, callback=Progress(), progress_bar=config.progress_bar)
     if not curve or curve[-1]["step"] != model.num_timesteps:
         evaluate(model.num_timesteps)
     model.save(run / "model.zip")
     NumpyPolicy.from_sb3(model, scale, {**meta, "timesteps": model.num_timesteps}).save(run / "policy.npz")
-    _write_curve(run, curve)
+    _write_curve(run, curve, fair_share=1 / game.num_seats)
     return run
 
 
-def _write_curve(run: Path, curve: list[dict[str, Any]]) -> None:
+def _write_curve(run: Path, curve: list[dict[str, Any]], fair_share: float) -> None:
     with open(run / "curve.csv", "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=["step", "against", "win_rate", "low", "high"])
         writer.writeheader()
@@ -227,6 +229,7 @@ def _write_curve(run: Path, curve: list[dict[str, Any]]) -> None:
         steps = [r["step"] for r in rows]
         ax.plot(steps, [r["win_rate"] for r in rows], marker="o", label=f"vs {against}")
         ax.fill_between(steps, [r["low"] for r in rows], [r["high"] for r in rows], alpha=0.2)
+    ax.axhline(fair_share, color="grey", linestyle="--", linewidth=1, label="fair share")
     ax.set_xlabel("learner decisions")
     ax.set_ylabel("win rate (95% CI)")
     ax.set_ylim(0, 1)
