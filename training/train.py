@@ -191,7 +191,8 @@ def train(config: TrainConfig, command: list[str] | None = None) -> Path:
             curve.append(
                 {"step": step, "against": against, "win_rate": standing.win_rate, "low": low, "high": high}
             )
-            model.logger.record(f"eval/win_rate_vs_{against}", standing.win_rate)
+            if step:  # the logger exists once learning has started
+                model.logger.record(f"eval/win_rate_vs_{against}", standing.win_rate)
 
     class Progress(BaseCallback):
         def _on_step(self) -> bool:
