@@ -48,12 +48,13 @@ class Standing:
         return float(np.mean(self.credits)) if self.credits else 0.0
 
     def interval(self) -> tuple[float, float]:
-        """95% confidence interval of the win rate (normal approximation, clipped to 0..1)."""
-        n = self.games
-        if n < 2:
+        """95% Wilson score interval of the win rate (sound at 0 and at 1, unlike the normal one)."""
+        n, p, z = self.games, self.win_rate, 1.96
+        if n == 0:
             return 0.0, 1.0
-        half = 1.96 * float(np.std(self.credits, ddof=1)) / math.sqrt(n)
-        return max(0.0, self.win_rate - half), min(1.0, self.win_rate + half)
+        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+        return max(0.0, centre - half), min(1.0, centre + half)
 
     @property
     def mean_score(self) -> float:
