@@ -206,7 +206,8 @@ def train(config: TrainConfig, command: list[str] | None = None) -> Path:
     if config.eval_every:
         evaluate(0)  # the untrained policy: where the curve starts
     model.learn(total_timesteps=config.timesteps, callback=Progress(), progress_bar=config.progress_bar)
-    if not curve or curve[-1]["step"] != model.num_timesteps:
+    rollout = n_envs * int(params.get("n_steps", 2048))
+    if not curve or model.num_timesteps - curve[-1]["step"] >= rollout:  # else the last one stands
         evaluate(model.num_timesteps)
     model.save(run / "model.zip")
     NumpyPolicy.from_sb3(model, scale, {**meta, "timesteps": model.num_timesteps}).save(run / "policy.npz")
