@@ -109,11 +109,11 @@ or from this file with `NumpyPolicy.load`. It runs on numpy alone.
 
 - MaskablePPO (sb3-contrib), MLP actor {[w.shape[0] for w in policy.weights[:-1]]} ({policy.activation}),
   observations scaled to 0..1 by each field's bound; options: {options}.
-- {config['timesteps']} learner decisions at a seat drawn at random each episode; opponents drawn per
-  episode from {', '.join(config['opponents'])}; self-play share {config['self_play']}
-  (frozen snapshots every {config['snapshot_every']} steps); reward `{config['reward']}`;
-  seed {config['seed']}.
-- Hyperparameters: `{yaml.safe_dump(config['resolved_hyperparams'], default_flow_style=True).strip()}`.
+- {config["timesteps"]} learner decisions at a seat drawn at random each episode; opponents drawn per
+  episode from {", ".join(config["opponents"])}; self-play share {config["self_play"]}
+  (frozen snapshots every {config["snapshot_every"]} steps); reward `{config["reward"]}`;
+  seed {config["seed"]}.
+- Hyperparameters: `{yaml.safe_dump(config["resolved_hyperparams"], default_flow_style=True).strip()}`.
 - Reproduce: `{reproduce}`
 
 ## How strong it is
