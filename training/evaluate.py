@@ -4,6 +4,11 @@ Every game of a tournament seats the line-up rotated by one more place, so each
 bot plays every seat equally often, and uses its own seed (split from the
 tournament's seed), so a tournament is repeatable to the move. A win shared by
 ``k`` seats counts ``1/k`` to each.
+
+Two bots that never end a game (possible in To Court the King, where only
+seven of a kind brings the end) would hang a tournament: a game is stopped after
+``max_decisions`` decisions, counts as shared by every seat, and is reported
+as truncated. The rules are never changed.
 """
 
 from __future__ import annotations
@@ -18,17 +23,27 @@ import numpy as np
 from tablezoo.games.core import TERMINAL, Game
 from tablezoo.training.bots import Bot, Seat
 
+MAX_DECISIONS = 20_000
 
-def play_game(game: Game[Any], bots: Sequence[Bot], seed: int) -> tuple[list[int], list[float]]:
-    """One game with ``bots[s]`` at seat ``s``: the winners and the final scores."""
+
+def play_game(
+    game: Game[Any], bots: Sequence[Bot], seed: int, max_decisions: int = MAX_DECISIONS
+) -> tuple[list[int] | None, list[float]]:
+    """One game with ``bots[s]`` at seat ``s``: the winners (``None`` if it was
+    stopped after ``max_decisions``) and the scores."""
     seeds = np.random.SeedSequence(seed).generate_state(len(bots) + 1)
     chance = np.random.default_rng(int(seeds[0]))
     for bot, bot_seed in zip(bots, seeds[1:], strict=True):
         bot.reset(int(bot_seed))
     state = game.initial_state()
-    while (mover := game.advance(state, chance)) != TERMINAL:
+    for _ in range(max_decisions):
+        mover = game.advance(state, chance)
+        if mover == TERMINAL:
+            return game.winners(state), game.scores(state)
         game.apply(state, bots[mover].act(Seat.of(game, state, mover)))
-    return game.winners(state), game.scores(state)
+    if game.advance(state, chance) == TERMINAL:
+        return game.winners(state), game.scores(state)
+    return None, game.scores(state)
 
 
 @dataclass
@@ -38,6 +53,7 @@ class Standing:
     name: str
     credits: list[float] = field(default_factory=list)  # win credit per game (1/k for a k-way tie)
     scores: list[float] = field(default_factory=list)
+    truncated: int = 0  # games stopped at the decision limit (each seat credited 1/n)
 
     @property
     def games(self) -> int:
@@ -68,6 +84,7 @@ class Standing:
             "win_rate": round(self.win_rate, 4),
             "win_rate_95ci": [round(low, 4), round(high, 4)],
             "mean_score": round(self.mean_score, 3),
+            "truncated_games": self.truncated,
         }
 
 
@@ -76,6 +93,7 @@ def tournament(
     lineup: Sequence[tuple[str, Callable[[], Bot]]],
     games: int,
     seed: int = 0,
+    max_decisions: int = MAX_DECISIONS,
 ) -> list[Standing]:
     """Play ``games`` games of ``lineup`` (one (name, bot factory) per seat), seats rotated.
 
@@ -92,10 +110,14 @@ def tournament(
     for g in range(games):
         shift = g % n
         order = [(k + shift) % n for k in range(n)]  # order[seat] = entrant index at that seat
-        winners, scores = play_game(game, [bots[i] for i in order], int(seeds[g]))
+        winners, scores = play_game(game, [bots[i] for i in order], int(seeds[g]), max_decisions)
         for seat, entrant in enumerate(order):
             standing = standings[lineup[entrant][0]]
-            standing.credits.append(1.0 / len(winners) if seat in winners else 0.0)
+            if winners is None:
+                standing.credits.append(1.0 / n)
+                standing.truncated += 1
+            else:
+                standing.credits.append(1.0 / len(winners) if seat in winners else 0.0)
             standing.scores.append(scores[seat])
     return list(standings.values())
 
@@ -108,4 +130,7 @@ def format_table(standings: Sequence[Standing], fair_share: float) -> str:
         ci = f"[{low:.3f}, {high:.3f}]"
         lines.append(f"{s.name:<16}{s.games:>7}{s.win_rate:>10.3f}{ci:>18}{s.mean_score:>12.2f}")
     lines.append(f"(fair share of wins: {fair_share:.3f} per seat)")
+    stopped = max((s.truncated for s in standings), default=0)
+    if stopped:
+        lines.append(f"({stopped} game(s) stopped at the decision limit and counted as shared)")
     return "\n".join(lines)
