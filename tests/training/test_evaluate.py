@@ -29,3 +29,13 @@ def test_heuristics_beat_random_play(name: str, seats: int, bot: type) -> None:
     standings = {s.name: s for s in tournament(game, lineup, 40, seed=1)}
     assert standings["heuristic"].interval()[0] > 1 / seats
     assert "fair share of wins: " in format_table(list(standings.values()), 1 / seats)
+
+
+def test_a_game_that_does_not_end_is_stopped_and_shared() -> None:
+    game = make("court", 2)
+    lineup = [("a", RandomBot), ("b", RandomBot)]
+    standings = tournament(game, lineup, 2, seed=0, max_decisions=50)
+    assert all(s.truncated == 2 for s in standings)
+    assert all(s.win_rate == 0.5 for s in standings)
+    assert standings[0].as_dict()["truncated_games"] == 2
+    assert "2 game(s) stopped at the decision limit" in format_table(standings, 0.5)
