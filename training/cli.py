@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import fields
@@ -186,6 +187,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         args.func(args)
     except TablezooError as err:
         sys.exit(f"tablezoo: {err}")
+    except BrokenPipeError:  # the output was cut short (`| head`): not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
 
 
 if __name__ == "__main__":
