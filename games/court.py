@@ -192,10 +192,9 @@ from tablezoo.games.core import (
     Game,
     GameInfo,
     ObservationSpec,
-    OutcomeError,
     relative_seats,
 )
-from tablezoo.games.dice import roll_counts, roll_distribution
+from tablezoo.games.dice import DiceFaces, roll_counts, roll_distribution
 
 # --------------------------------------------------------------------------- cards
 
@@ -487,19 +486,9 @@ def use_actions(bits: int) -> tuple[int, ...]:
     return tuple(USE + i for i in range(len(ABILITY)) if bits >> i & 1)
 
 
-def parse_dice(text: str) -> list[int]:
-    """Face counts from values written out: ``"6 5 2"``, ``"652"`` or ``"6,5,2"``."""
-    counts = [0] * 6
-    for ch in text.replace(",", " ").replace(" ", ""):
-        if ch not in "123456":
-            raise OutcomeError(f"{ch!r} is not a die value; dice show 1 to 6, e.g. '6 5 2'")
-        counts[int(ch) - 1] += 1
-    return counts
-
-
-def dice_text(counts: list[int] | tuple[int, ...]) -> str:
-    """Dice written out, highest first: ``[0, 1, 0, 0, 1, 1]`` -> ``"6 5 2"``."""
-    return " ".join(str(f + 1) for f in range(5, -1, -1) for _ in range(counts[f]))
+DICE_FACES = DiceFaces(("1", "2", "3", "4", "5", "6"), "value", "6 5 2", highest_first=True)
+parse_dice = DICE_FACES.parse
+dice_text = DICE_FACES.text
 
 
 # --------------------------------------------------------------------------- state
@@ -889,19 +878,7 @@ class Court(Game[CourtState]):
         return [(list(c), p) for c, p in roll_distribution(k)]
 
     def check_outcome(self, state: CourtState, outcome: Any) -> list[int]:
-        counts = parse_dice(outcome) if isinstance(outcome, str) else outcome
-        if (
-            not isinstance(counts, (list, tuple))
-            or len(counts) != 6
-            or not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in counts)
-        ):
-            raise OutcomeError(
-                f"a roll is six counts [1s, 2s, 3s, 4s, 5s, 6s] or values like '6 5 2', not {outcome!r}"
-            )
-        k = self.roll_size(state)
-        if sum(counts) != k:
-            raise OutcomeError(f"the roll must have {k} dice, not {sum(counts)}")
-        return list(counts)
+        return DICE_FACES.check_roll(outcome, self.roll_size(state))
 
     def roll_size(self, state: CourtState) -> int:
         """How many dice the pending roll throws."""

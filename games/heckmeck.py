@@ -83,9 +83,8 @@ from tablezoo.games.core import (
     GameInfo,
     ObservationSpec,
     Option,
-    OutcomeError,
 )
-from tablezoo.games.dice import roll_counts, roll_distribution
+from tablezoo.games.dice import DiceFaces, roll_counts, roll_distribution
 
 TILES = tuple(range(21, 37))
 DICE = 8
@@ -126,18 +125,9 @@ class HeckmeckState:
     last: str = ""  # how the previous turn ended, for people
 
 
-def parse_dice(text: str) -> list[int]:
-    """Face counts from faces written out: ``"4 4 5 W"`` or ``"445w"``."""
-    counts = [0] * 6
-    for ch in text.upper().replace(",", " ").replace(" ", ""):
-        if ch not in FACES:
-            raise OutcomeError(f"{ch!r} is not a die face; faces are {' '.join(FACES)}")
-        counts[FACES.index(ch)] += 1
-    return counts
-
-
-def dice_text(counts: list[int]) -> str:
-    return " ".join(FACES[f] for f in range(6) for _ in range(counts[f]))
+DICE_FACES = DiceFaces(FACES, "face", "4 4 5 W")
+parse_dice = DICE_FACES.parse
+dice_text = DICE_FACES.text
 
 
 class Heckmeck(Game[HeckmeckState]):
@@ -291,18 +281,7 @@ class Heckmeck(Game[HeckmeckState]):
         return [(list(c), p) for c, p in roll_distribution(state.left)]
 
     def check_outcome(self, state: HeckmeckState, outcome: Any) -> list[int]:
-        counts = parse_dice(outcome) if isinstance(outcome, str) else outcome
-        if (
-            not isinstance(counts, (list, tuple))
-            or len(counts) != 6
-            or not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in counts)
-        ):
-            raise OutcomeError(
-                f"a roll is six counts [1s, 2s, 3s, 4s, 5s, worms] or faces like '4 4 5 W', not {outcome!r}"
-            )
-        if sum(counts) != state.left:
-            raise OutcomeError(f"the roll must have {state.left} dice, not {sum(counts)}")
-        return list(counts)
+        return DICE_FACES.check_roll(outcome, state.left)
 
     def _apply_chance(self, state: HeckmeckState, outcome: list[int]) -> None:
         state.roll = list(outcome)
