@@ -9,31 +9,41 @@ which everything the seat cannot see has been drawn anew
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Protocol
 
 import numpy as np
 
-from tablezoo.games.core import Game
+from tablezoo.games.core import Game, action_mask
 
 
-@dataclass
 class Seat:
-    """One seat's decision: its game, its observation and mask, and safe samples of the state."""
+    """One seat's decision: its game, its observation and mask, and safe samples of the state.
 
-    game: Game[Any]
-    seat: int
-    observation: np.ndarray
-    mask: np.ndarray
-    _state: Any
+    The observation, the mask and the legal moves are computed on first use:
+    a bot that reads only its view or samples pays for none of them.
+    """
+
+    def __init__(self, game: Game[Any], state: Any, seat: int) -> None:
+        self.game = game
+        self.seat = seat
+        self._state = state
 
     @classmethod
     def of(cls, game: Game[Any], state: Any, seat: int) -> Seat:
-        return cls(game, seat, game.observe(state, seat), game.legal_mask(state), state)
+        return cls(game, state, seat)
 
-    @property
+    @cached_property
+    def observation(self) -> np.ndarray:
+        return self.game.observe(self._state, self.seat)
+
+    @cached_property
     def legal(self) -> list[int]:
-        return np.flatnonzero(self.mask).tolist()
+        return list(self.game.legal_actions(self._state))  # the bot may keep or change its copy
+
+    @cached_property
+    def mask(self) -> np.ndarray:
+        return action_mask(self.legal, self.game.num_actions)
 
     def public_state(self) -> Any:
         """A copy of the state, for games with no hidden information (raises otherwise)."""
