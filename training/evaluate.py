@@ -122,6 +122,14 @@ def tournament(
     return list(standings.values())
 
 
+def one_against_all(
+    game: Game[Any], agent: Callable[[], Bot], others: Callable[[], Bot], games: int, seed: int
+) -> Standing:
+    """The standing of ``agent`` at one seat (rotated) with every other seat played by ``others``."""
+    lineup = [("agent", agent)] + [("others", others)] * (game.num_seats - 1)
+    return next(s for s in tournament(game, lineup, games, seed) if s.name == "agent")
+
+
 def format_table(standings: Sequence[Standing], fair_share: float) -> str:
     """The standings as a text table."""
     lines = [f"{'bot':<16}{'games':>7}{'win rate':>10}{'95% CI':>18}{'mean score':>12}"]

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import shutil
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import yaml
@@ -24,7 +23,7 @@ import yaml
 from tablezoo.games import make
 from tablezoo.games.core import TERMINAL
 from tablezoo.training.bots import Bot, Seat
-from tablezoo.training.evaluate import Standing, tournament
+from tablezoo.training.evaluate import one_against_all
 from tablezoo.training.policy import NumpyPolicy, PolicyBot
 from tablezoo.training.registry import AGENTS_DIR, make_bot
 
@@ -40,13 +39,6 @@ def opening_turn_worms(bot: Bot, num_seats: int, turns: int, seed: int) -> tuple
             game.apply(state, bot.act(Seat.of(game, state, 0)))
         gains.append(game.scores(state)[0])
     return float(np.mean(gains)), float(np.std(gains, ddof=1) / np.sqrt(turns))
-
-
-def standing_against(policy: NumpyPolicy, game: Any, against: str, games: int, seed: int) -> Standing:
-    lineup = [("agent", lambda: PolicyBot(policy))] + [
-        (against, lambda: make_bot(against, game)) for _ in range(game.num_seats - 1)
-    ]
-    return next(s for s in tournament(game, lineup, games, seed) if s.name == "agent")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -66,7 +58,13 @@ def main(argv: list[str] | None = None) -> None:
 
     rows = []
     for against in ("random", "heuristic"):
-        s = standing_against(policy, game, against, args.games, args.seed)
+        s = one_against_all(
+            game,
+            lambda: PolicyBot(policy),
+            lambda: make_bot(against, game),  # noqa: B023 - used at once, inside this loop turn
+            args.games,
+            args.seed,
+        )
         low, high = s.interval()
         verdict = "above" if low > 1 / n else "not clearly above"
         rows.append(

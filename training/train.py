@@ -33,7 +33,7 @@ import yaml
 
 from tablezoo.games.core import ConfigError, Game
 from tablezoo.training.bots import Bot, Seat
-from tablezoo.training.evaluate import Standing, tournament
+from tablezoo.training.evaluate import one_against_all
 from tablezoo.training.policy import NumpyPolicy, PolicyBot
 from tablezoo.training.registry import make_bot
 from tablezoo.wrappers.single_agent import SingleAgentEnv
@@ -85,12 +85,9 @@ def load_hyperparams(path: str | Path, env: str) -> dict[str, Any]:
     """The ``default`` entry of the YAML file updated with the environment's own entry."""
     with open(path) as f:
         table = yaml.safe_load(f) or {}
-    unknown = set(table) - {"default"}
-    params = dict(table.get("default") or {})
-    params.update(table.get(env) or {})
-    if not params and env not in unknown:
+    if "default" not in table and env not in table:
         raise ConfigError(f"{path} has no 'default' and no {env!r} entry")
-    return params
+    return {**(table.get("default") or {}), **(table.get(env) or {})}
 
 
 class EpisodeOpponent:
@@ -118,14 +115,6 @@ class EpisodeOpponent:
 def make_game(config: TrainConfig) -> Game[Any]:
     module = importlib.import_module(f"tablezoo.envs.{config.env}")
     return module.raw_env(num_players=config.num_players, **dict.fromkeys(config.options, True)).game
-
-
-def evaluate_policy(policy: NumpyPolicy, game: Game[Any], against: str, games: int, seed: int) -> Standing:
-    """The policy's standing at one seat (rotated) with every other seat played by ``against``."""
-    lineup = [("agent", lambda: PolicyBot(policy))] + [
-        (against, lambda: make_bot(against, game)) for _ in range(game.num_seats - 1)
-    ]
-    return next(s for s in tournament(game, lineup, games, seed) if s.name == "agent")
 
 
 def train(config: TrainConfig, command: list[str] | None = None) -> Path:
@@ -186,7 +175,13 @@ def train(config: TrainConfig, command: list[str] | None = None) -> Path:
     def evaluate(step: int) -> None:
         policy = NumpyPolicy.from_sb3(model, scale, meta)
         for k, against in enumerate(config.eval_against):
-            standing = evaluate_policy(policy, game, against, config.eval_games, config.seed + 1000 + k)
+            standing = one_against_all(
+                game,
+                lambda: PolicyBot(policy),
+                lambda: make_bot(against, game),  # noqa: B023 - used at once, inside this loop turn
+                config.eval_games,
+                config.seed + 1000 + k,
+            )
             low, high = standing.interval()
             curve.append(
                 {"step": step, "against": against, "win_rate": standing.win_rate, "low": low, "high": high}
