@@ -34,7 +34,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -547,17 +547,3 @@ class Game(ABC, Generic[S]):
 
     def from_json(self, text: str) -> S:
         return self.state_from_dict(json.loads(text))
-
-
-# --------------------------------------------------------------------------- helpers
-
-
-def check_choice(value: Any, allowed: Iterable[Any], what: str) -> Any:
-    """Return ``value`` if it is among ``allowed``, else raise naming the allowed ones."""
-    allowed = list(allowed)
-    if value not in allowed:
-        raise OutcomeError(f"{what} must be one of {allowed}, not {value!r}")
-    return value
-
-
-GameFactory = Callable[..., Game[Any]]
