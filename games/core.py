@@ -373,6 +373,15 @@ class Game(ABC, Generic[S]):
         """
         return self.clone(state)
 
+    def secret_decision(self, state: S) -> bool:
+        """Whether the move now due stays hidden from the other seats until the game reveals it.
+
+        True for a simultaneous choice that the engine asks seat by seat (a card
+        chosen face down, a secret go/camp). Tables and logs then tell the other
+        seats only that the seat has chosen.
+        """
+        return False
+
     def describe_outcome(self, state: S, outcome: Any) -> str:
         """A short public text for a chance outcome, for logs and front ends."""
         return str(outcome)

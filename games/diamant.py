@@ -240,6 +240,10 @@ class Diamant(Game[DiamantState]):
             return CHANCE
         return TERMINAL
 
+    def secret_decision(self, state: DiamantState) -> bool:
+        """The go/camp choice is made in secret and revealed together."""
+        return state.phase == CHOOSE
+
     def legal_actions(self, state: DiamantState) -> list[int]:
         if state.phase == CHOOSE:
             return [GO, CAMP]

@@ -288,6 +288,10 @@ class SechsNimmt(Game[SechsNimmtState]):
             return TERMINAL
         return state.turn
 
+    def secret_decision(self, state: SechsNimmtState) -> bool:
+        """The card of a trick is chosen face down; the row choice and the draft are public."""
+        return state.phase == CHOOSE
+
     def legal_actions(self, state: SechsNimmtState) -> list[int]:
         phase = state.phase
         if phase == CHOOSE:

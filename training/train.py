@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import csv
 import importlib
+import json
 import platform
 import sys
 import time
@@ -69,6 +70,14 @@ class TrainConfig:
     """``zero_sum`` (win/lose at the end) or ``score`` (game points as they come)."""
     seed: int = 0
     """Seed of the environments, the opponents, the network and the evaluations."""
+    teacher: str | None = None
+    """Bot whose moves the policy imitates before PPO starts (behaviour cloning; none: start fresh)."""
+    teacher_decisions: int = 50_000
+    """Teacher decisions to record at the learner's seat, in whole games."""
+    teacher_epochs: int = 10
+    """Passes over the teacher's decisions."""
+    teacher_data: str | None = None
+    """A ``teacher.npz`` of an earlier run to imitate instead of recording anew."""
     hyperparams: str = str(HYPERPARAMS)
     """YAML file of MaskablePPO hyperparameters keyed by env id."""
     out: str = "runs"
@@ -170,6 +179,9 @@ def train(config: TrainConfig, command: list[str] | None = None) -> Path:
     }
     (run / "config.yaml").write_text(yaml.safe_dump(saved, sort_keys=False))
 
+    if config.teacher or config.teacher_data:
+        _imitate(config, model, make_env(0)(), float(params.get("gamma", 0.99)), run)
+
     curve: list[dict[str, Any]] = []
 
     def evaluate(step: int) -> None:
@@ -208,6 +220,44 @@ def train(config: TrainConfig, command: list[str] | None = None) -> Path:
     NumpyPolicy.from_sb3(model, scale, {**meta, "timesteps": model.num_timesteps}).save(run / "policy.npz")
     _write_curve(run, curve, fair_share=1 / game.num_seats)
     return run
+
+
+def _imitate(config: TrainConfig, model: Any, env: SingleAgentEnv, gamma: float, run: Path) -> None:
+    """Behaviour cloning of the teacher (see :mod:`tablezoo.training.imitate`); writes ``imitation.json``."""
+    from tablezoo.training.imitate import Demonstrations, agreement, clone, collect
+
+    started = time.time()
+    if config.teacher_data:
+        demos = Demonstrations.load(config.teacher_data)
+    else:
+        teacher = make_bot(str(config.teacher), env.game)
+        bar = None
+        if config.progress_bar:
+            from tqdm import tqdm
+
+            bar = tqdm(total=config.teacher_decisions, desc=f"recording {config.teacher}", unit="decision")
+
+        def progress(done: int) -> None:
+            if bar is not None:
+                bar.update(min(done, config.teacher_decisions) - bar.n)
+
+        demos = collect(env, teacher, config.teacher_decisions, gamma, config.seed + 7, progress)
+        if bar is not None:
+            bar.close()
+        demos.save(run / "teacher.npz")
+    recorded = time.time()
+    losses = clone(model, demos, config.teacher_epochs, seed=config.seed)
+    report = {
+        "teacher": config.teacher,
+        "teacher_data": config.teacher_data,
+        "decisions": len(demos),
+        "episodes": demos.episodes,
+        "epoch_losses": [round(x, 4) for x in losses],
+        "agreement_with_teacher": round(agreement(model, demos), 4),
+        "seconds_recording": round(recorded - started, 1),
+        "seconds_fitting": round(time.time() - recorded, 1),
+    }
+    (run / "imitation.json").write_text(json.dumps(report, indent=2) + "\n")
 
 
 def _write_curve(run: Path, curve: list[dict[str, Any]], fair_share: float) -> None:

@@ -146,6 +146,10 @@ class SingleAgentEnv(gymnasium.Env):
             mask[self.aec.legal_actions()] = True
         return mask
 
+    def learner_seat(self) -> Seat:
+        """The learner's decision as a bot sees it (for a teacher bot playing the learner's seat)."""
+        return Seat.of(self.game, self.aec.game_state, self.learner)
+
     def render(self) -> str | None:
         return self.aec.render()
 

@@ -1,0 +1,518 @@
+"""A table where people and bots play one game, driven by the site's commands.
+
+Everything a front end does goes through :meth:`Table.handle`, with the text a
+person typed (or a button sent) and the client that sent it:
+
+| command | what it does |
+|---|---|
+| ``/join [name]`` | take a free seat (before the start) |
+| ``/leave`` | give up the seat; during a game a ``heuristic`` bot takes it over |
+| ``/option NAME`` | switch a game option on or off (before the start) |
+| ``/bot NAME`` | seat a bot: ``random``, ``heuristic``, ``solver``, ``search``, ``agent`` |
+| ``/start`` | start the game, when the seat count fits the game |
+| ``/status`` | the table: game, options, seats, whose turn |
+| ``/help`` | the commands, and the moves legal now |
+| a move | the game's own command word (``keep worm``, ``play 42``, ``go``, ...) |
+
+A command that is out of turn, illegal, malformed or unknown is answered with
+what is allowed and changes nothing. Bots act through the same path as people:
+after every accepted command, the bots whose turn it is play their moves.
+
+Each client sees the table through :meth:`Table.view`: the game's view and
+render for its own seat (a client without a seat sees what everyone sees), and
+the log lines meant for it. A move made face down (``Game.secret_decision``:
+6 nimmt!'s card choice, Diamant's go/camp) is logged to the other seats only as
+"has chosen"; the game shows the choices when it reveals them.
+
+A table is stored as a plain record (:meth:`Table.to_record`): its settings,
+seats, the seed and position of its dice, and the history of every move and
+chance outcome. :meth:`Table.from_record` rebuilds the game by replaying that
+history, exactly; :meth:`Table.replay` gives every position of a game.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from tablezoo.games import GAMES, game_class, make
+from tablezoo.games.core import CHANCE, TERMINAL, ConfigError, Game, TablezooError
+from tablezoo.training.bots import Bot, Seat
+from tablezoo.training.registry import AGENTS_DIR, BOTS, ONLY_FOR, make_bot
+
+WAITING, PLAYING, FINISHED = "waiting", "playing", "finished"
+TAKEOVER_BOT = "heuristic"
+"""The bot that takes over the seat of a person who leaves a game under way."""
+MAX_NAME = 24
+MAX_LOG = 400
+"""Log lines kept per table (the history of moves is kept whole)."""
+
+
+@dataclass
+class Occupant:
+    """Who sits in a seat: a person (bound to one client) or a bot (by name)."""
+
+    name: str
+    client: str | None = None
+    bot: str | None = None
+
+    @property
+    def is_bot(self) -> bool:
+        return self.bot is not None
+
+    def label(self, seat: int) -> str:
+        return f"{self.name} (seat {seat})"
+
+
+@dataclass
+class Reply:
+    """The answer to one command: whether it was accepted, and what to tell the sender."""
+
+    ok: bool
+    text: str
+
+
+@dataclass
+class LogLine:
+    """One line of the table's log; ``seat`` None means everyone sees it, else only that seat."""
+
+    number: int
+    text: str
+    seat: int | None = None
+
+
+@dataclass
+class Table:
+    """One table of one game. Build with :meth:`Table.new`; drive with :meth:`handle`."""
+
+    table_id: str
+    game_name: str
+    options: dict[str, bool]
+    seed: int
+    seats: list[Occupant] = field(default_factory=list)
+    phase: str = WAITING
+    history: list[dict[str, Any]] = field(default_factory=list)
+    """Every move (``{"seat", "action"}``) and chance outcome (``{"chance"}``) of the game."""
+    log: list[LogLine] = field(default_factory=list)
+    version: int = 0
+    """Goes up with every accepted command: front ends redraw when it changes."""
+
+    def __post_init__(self) -> None:
+        self.game: Game[Any] | None = None
+        self.state: Any = None
+        self.bots: dict[int, Bot] = {}
+        self.rng = np.random.default_rng(self.seed)
+        self.listeners: list[Callable[[Table], None]] = []
+
+    # ------------------------------------------------------------ construction
+
+    @classmethod
+    def new(
+        cls,
+        game_name: str,
+        table_id: str | None = None,
+        seed: int | None = None,
+        options: dict[str, bool] | None = None,
+    ) -> Table:
+        """An empty table for ``game_name`` with the game's default options."""
+        info = game_class(game_name).info
+        merged = info.defaults()
+        for name, value in (options or {}).items():
+            if name not in merged:
+                raise ConfigError(f"{info.title} has no option {name!r}; its options are: {_names(merged)}")
+            merged[name] = bool(value)
+        if seed is None:
+            seed = secrets.randbits(63)
+        table = cls(table_id or secrets.token_hex(4), game_name, merged, int(seed))
+        table._say(
+            f"A table of {info.title} for {info.min_seats}-{info.max_seats} players. /join to sit down."
+        )
+        return table
+
+    @property
+    def info(self) -> Any:
+        return game_class(self.game_name).info
+
+    # ------------------------------------------------------------ commands
+
+    def handle(self, client: str, text: str) -> Reply:
+        """Carry out one command from ``client``; never raises on bad input."""
+        if not isinstance(text, str) or not text.strip():
+            return Reply(False, "empty command; /help lists the commands")
+        text = " ".join(text.split())
+        if len(text) > 200:
+            return Reply(False, "command too long (at most 200 characters); /help lists the commands")
+        word, _, rest = text.partition(" ")
+        try:
+            if word.startswith("/") and word.lower() in TABLE_COMMANDS:
+                reply = getattr(self, "_cmd_" + word[1:].lower())(client, rest.strip())
+            else:
+                reply = self._cmd_move(client, text)
+        except TablezooError as err:
+            return Reply(False, str(err))
+        if reply.ok:
+            self._run_bots()
+            self.version += 1
+            for listener in list(self.listeners):
+                listener(self)
+        return reply
+
+    def _cmd_join(self, client: str, name: str) -> Reply:
+        if self.phase != WAITING:
+            raise ConfigError("the game has started: no seat is free; you can watch")
+        if self.seat_of(client) is not None:
+            raise ConfigError(f"you already sit at seat {self.seat_of(client)}; /leave first")
+        if len(self.seats) >= self.info.max_seats:
+            raise ConfigError(f"the table is full: {self.info.title} takes at most {self.info.max_seats}")
+        name = _clean_name(name) or f"player {len(self.seats) + 1}"
+        if any(o.name == name for o in self.seats):
+            raise ConfigError(f"the name {name!r} is taken at this table; choose another")
+        self.seats.append(Occupant(name, client=client))
+        self._say(f"{name} joins at seat {len(self.seats) - 1}.")
+        return Reply(True, f"you sit at seat {len(self.seats) - 1} as {name}")
+
+    def _cmd_leave(self, client: str, rest: str) -> Reply:
+        seat = self._own_seat(client)
+        occupant = self.seats[seat]
+        if self.phase == WAITING:
+            del self.seats[seat]
+            self._say(f"{occupant.name} leaves the table.")
+            return Reply(True, "you left the table")
+        if self.phase == FINISHED:
+            occupant.client = None
+            self._say(f"{occupant.name} leaves the table.")
+            return Reply(True, "you left the table")
+        occupant.client, occupant.bot = None, TAKEOVER_BOT
+        self.bots[seat] = self._make_bot(TAKEOVER_BOT, seat)
+        self._say(f"{occupant.name} leaves; a {TAKEOVER_BOT} bot plays seat {seat} on.")
+        return Reply(True, "you left the table; a bot plays your seat on")
+
+    def _cmd_option(self, client: str, name: str) -> Reply:
+        if self.phase != WAITING:
+            raise ConfigError("options are set before /start; the game is under way")
+        key = name.strip().lower()
+        if key not in self.options:
+            raise ConfigError(
+                f"{self.info.title} has no option {name.strip()!r}; its options are: {_names(self.options)}"
+            )
+        self.options[key] = not self.options[key]
+        state = "on" if self.options[key] else "off"
+        self._say(f"option {key} is {state}.")
+        return Reply(True, f"option {key} is {state}")
+
+    def _cmd_bot(self, client: str, name: str) -> Reply:
+        if self.phase != WAITING:
+            raise ConfigError("bots take seats before /start; the game is under way")
+        name = name.strip().lower()
+        allowed = self.bot_names()
+        if name not in allowed:
+            raise ConfigError(f"no bot {name!r} for {self.info.title}; bots: {', '.join(allowed)}")
+        if len(self.seats) >= self.info.max_seats:
+            raise ConfigError(f"the table is full: {self.info.title} takes at most {self.info.max_seats}")
+        label = f"{name} bot"
+        taken = {o.name for o in self.seats}
+        k = 1
+        while label in taken:
+            k += 1
+            label = f"{name} bot {k}"
+        self.seats.append(Occupant(label, bot=name))
+        self._say(f"A {name} bot joins at seat {len(self.seats) - 1}.")
+        return Reply(True, f"a {name} bot sits at seat {len(self.seats) - 1}")
+
+    def _cmd_start(self, client: str, rest: str) -> Reply:
+        if self.phase != WAITING:
+            raise ConfigError("the game has already started")
+        info, n = self.info, len(self.seats)
+        if not info.min_seats <= n <= info.max_seats:
+            raise ConfigError(
+                f"{info.title} is for {info.min_seats} to {info.max_seats} players; "
+                f"{n} {'is' if n == 1 else 'are'} seated (/join or /bot NAME to add seats)"
+            )
+        game = make(self.game_name, n, **self.options)
+        bots = {s: self._make_bot(o.bot, s, game) for s, o in enumerate(self.seats) if o.bot}
+        self.game, self.state, self.bots, self.phase = game, game.initial_state(), bots, PLAYING
+        on = [k for k, v in self.options.items() if v]
+        self._say(f"The game starts with {n} players" + (f", options: {', '.join(on)}." if on else "."))
+        self._advance()
+        return Reply(True, "the game starts")
+
+    def _cmd_status(self, client: str, rest: str) -> Reply:
+        return Reply(True, self.status())
+
+    def _cmd_help(self, client: str, rest: str) -> Reply:
+        lines = [
+            "/join [name]: sit down   /leave: stand up   /option NAME: switch an option",
+            "/bot NAME: seat a bot   /start: start the game   /status: the table   /help: this",
+            f"options: {_names(self.options)}; bots: {', '.join(self.bot_names())}",
+        ]
+        seat = self.seat_of(client)
+        if self.phase == PLAYING and seat is not None and self.to_move() == seat:
+            lines.append("your moves: " + ", ".join(self.legal_commands()))
+        elif self.phase == PLAYING:
+            lines.append(f"waiting for {self._who(self.to_move())}")
+        return Reply(True, "\n".join(lines))
+
+    def _cmd_move(self, client: str, text: str) -> Reply:
+        if self.phase == WAITING:
+            if text.startswith("/"):
+                raise ConfigError(
+                    f"unknown command {text.split(' ')[0]!r}; commands: {', '.join(TABLE_COMMANDS)}"
+                )
+            raise ConfigError(f"the game has not started: {text!r} is not a table command; /help lists them")
+        if self.phase == FINISHED:
+            raise ConfigError("the game is over: no move is legal")
+        seat = self._own_seat(client)
+        mover = self.to_move()
+        if mover != seat:
+            raise ConfigError(f"it is not your turn: waiting for {self._who(mover)}")
+        assert self.game is not None
+        action = self.game.parse_move(self.state, text)
+        self._move(seat, action)
+        return Reply(True, f"you: {self.game.command(action)}")
+
+    # ------------------------------------------------------------ playing
+
+    def _move(self, seat: int, action: int) -> None:
+        """The one path by which people and bots move."""
+        game = self.game
+        assert game is not None
+        secret = game.secret_decision(self.state)
+        game.apply(self.state, action)
+        self.history.append({"seat": seat, "action": int(action)})
+        who = self.seats[seat].label(seat)
+        if secret:
+            self._say(f"{who} has chosen.")
+            self._say(f"you chose: {game.command(action)}", seat)
+        else:
+            self._say(f"{who}: {game.command(action)}")
+        self._advance()
+
+    def _advance(self) -> None:
+        game = self.game
+        assert game is not None
+        while (mover := game.to_move(self.state)) == CHANCE:
+            outcome = game.sample_chance(self.state, self.rng)
+            text = game.describe_outcome(self.state, outcome)
+            game.apply_chance(self.state, outcome, check=False)
+            self.history.append({"chance": _jsonable(outcome)})
+            self._say(text)
+        if mover == TERMINAL:
+            self.phase = FINISHED
+            winners = game.winners(self.state)
+            names = " and ".join(self.seats[s].name for s in winners)
+            scores = ", ".join(f"{o.name} {game.scores(self.state)[s]:g}" for s, o in enumerate(self.seats))
+            self._say(
+                f"Game over: {names} {'wins' if len(winners) == 1 else 'share the win'}. Scores: {scores}."
+            )
+
+    def _run_bots(self) -> None:
+        while self.phase == PLAYING and self.game is not None:
+            mover = self.game.to_move(self.state)
+            bot = self.bots.get(mover)
+            if bot is None:
+                return
+            self._move(mover, int(bot.act(Seat.of(self.game, self.state, mover))))
+
+    def _make_bot(self, name: str | None, seat: int, game: Game[Any] | None = None) -> Bot:
+        game = game or self.game
+        assert game is not None and name is not None
+        bot = make_bot(name, game)
+        bot.reset(int(np.random.SeedSequence([self.seed, seat, len(self.history)]).generate_state(1)[0]))
+        return bot
+
+    # ------------------------------------------------------------ reading the table
+
+    def seat_of(self, client: str | None) -> int | None:
+        """The seat bound to ``client``, if any."""
+        if client is None:
+            return None
+        for s, o in enumerate(self.seats):
+            if o.client == client:
+                return s
+        return None
+
+    def to_move(self) -> int | None:
+        """The seat to move, or None when no game is under way."""
+        if self.phase != PLAYING or self.game is None:
+            return None
+        mover = self.game.to_move(self.state)
+        return mover if mover >= 0 else None
+
+    def legal_commands(self) -> list[str]:
+        assert self.game is not None
+        return [self.game.command(a) for a in self.game.legal_actions(self.state)]
+
+    def bot_names(self) -> list[str]:
+        """The bots this table can seat."""
+        names = [n for n in BOTS if ONLY_FOR.get(n, self.game_name) == self.game_name]
+        if any(AGENTS_DIR.glob(f"{self.game_name}-*p.npz")):
+            names.append("agent")
+        return names
+
+    def status(self) -> str:
+        info = self.info
+        lines = [
+            f"table {self.table_id}: {info.title} ({self.phase}), options: {_names(self.options, on=True)}"
+        ]
+        for s, o in enumerate(self.seats):
+            lines.append("  " + o.label(s) + (" (to move)" if self.to_move() == s else ""))
+        if not self.seats:
+            lines.append("  no one is seated yet")
+        return "\n".join(lines)
+
+    def view(self, client: str | None, log_from: int = 0) -> dict[str, Any]:
+        """What ``client`` may see: the table, its own seat's game view and render, its log lines."""
+        seat = self.seat_of(client)
+        game = self.game
+        playing = game is not None
+        mover = self.to_move()
+        return {
+            "table": self.table_id,
+            "game": self.game_name,
+            "title": self.info.title,
+            "min_seats": self.info.min_seats,
+            "max_seats": self.info.max_seats,
+            "phase": self.phase,
+            "version": self.version,
+            "options": dict(self.options),
+            "bots": self.bot_names(),
+            "seats": [
+                {"seat": s, "name": o.name, "bot": o.bot, "you": s == seat} for s, o in enumerate(self.seats)
+            ],
+            "you": seat,
+            "to_move": mover,
+            "legal": self.legal_commands() if mover is not None and mover == seat else [],
+            "render": game.render(self.state, seat) if playing else "",
+            "state": game.view(self.state, seat) if playing else None,
+            "log": [line.text for line in self.visible_log(seat, log_from)],
+            "log_end": self.log[-1].number + 1 if self.log else 0,
+        }
+
+    def visible_log(self, seat: int | None, start: int = 0) -> list[LogLine]:
+        return [ln for ln in self.log if ln.number >= start and (ln.seat is None or ln.seat == seat)]
+
+    def _say(self, text: str, seat: int | None = None) -> None:
+        number = self.log[-1].number + 1 if self.log else 0
+        self.log.append(LogLine(number, text, seat))
+        if len(self.log) > MAX_LOG:
+            del self.log[: len(self.log) - MAX_LOG]
+
+    def _own_seat(self, client: str) -> int:
+        seat = self.seat_of(client)
+        if seat is None:
+            raise ConfigError("you have no seat at this table; /join first")
+        return seat
+
+    def _who(self, seat: int | None) -> str:
+        return "no one" if seat is None else self.seats[seat].label(seat)
+
+    # ------------------------------------------------------------ records and replays
+
+    def to_record(self) -> dict[str, Any]:
+        """Everything needed to rebuild the table (JSON-native)."""
+        return {
+            "table_id": self.table_id,
+            "game": self.game_name,
+            "options": dict(self.options),
+            "seed": self.seed,
+            "seats": [asdict(o) for o in self.seats],
+            "phase": self.phase,
+            "history": list(self.history),
+            "log": [asdict(line) for line in self.log],
+            "version": self.version,
+            "rng": self.rng.bit_generator.state,
+        }
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> Table:
+        """The table of :meth:`to_record`, its game rebuilt by replaying its history."""
+        table = cls(
+            record["table_id"],
+            record["game"],
+            dict(record["options"]),
+            int(record["seed"]),
+            [Occupant(**o) for o in record["seats"]],
+            WAITING,
+            [],
+            [LogLine(**line) for line in record["log"]],
+            int(record["version"]),
+        )
+        if record["phase"] != WAITING:
+            game = make(table.game_name, len(table.seats), **table.options)
+            table.game, table.state = game, game.initial_state()
+            for state in table._replay_states(game, record["history"]):
+                table.state = state
+            table.history = list(record["history"])
+            table.phase = FINISHED if game.is_terminal(table.state) else PLAYING
+            table.bots = {s: table._make_bot(o.bot, s) for s, o in enumerate(table.seats) if o.bot}
+        table.rng.bit_generator.state = record["rng"]
+        return table
+
+    @staticmethod
+    def _replay_states(game: Game[Any], history: list[dict[str, Any]]) -> Iterator[Any]:
+        state = game.initial_state()
+        yield game.clone(state)
+        for entry in history:
+            if "chance" in entry:
+                game.apply_chance(state, entry["chance"])
+            else:
+                if game.to_move(state) != entry["seat"]:
+                    raise ConfigError(f"the history is broken: seat {entry['seat']} moves out of turn")
+                game.apply(state, entry["action"])
+            yield game.clone(state)
+
+    def replay(self, seat: int | None = None) -> list[dict[str, Any]]:
+        """The game move by move: each position's render from ``seat``'s side, with the entry that led to it.
+
+        Hidden moves of other seats are shown as "has chosen"; pass ``seat=None``
+        for what a spectator sees, or a seat for that player's own replay.
+        """
+        if self.game is None:
+            return []
+        game = self.game
+        frames = []
+        states = self._replay_states(game, self.history)
+        frames.append({"step": 0, "entry": None, "text": "start", "render": game.render(next(states), seat)})
+        previous = game.initial_state()
+        for step, (entry, state) in enumerate(zip(self.history, states, strict=True), start=1):
+            if "chance" in entry:
+                text = game.describe_outcome(previous, entry["chance"])
+            else:
+                who = self.seats[entry["seat"]].label(entry["seat"])
+                hidden = game.secret_decision(previous) and seat != entry["seat"]
+                text = f"{who} has chosen" if hidden else f"{who}: {game.command(entry['action'])}"
+            frames.append({"step": step, "entry": entry, "text": text, "render": game.render(state, seat)})
+            previous = state
+        return frames
+
+
+TABLE_COMMANDS = ("/join", "/leave", "/option", "/bot", "/start", "/status", "/help")
+
+
+def _names(options: dict[str, bool], on: bool = False) -> str:
+    names = [k for k, v in options.items() if v or not on]
+    return ", ".join(names) or "none"
+
+
+def _clean_name(name: str) -> str:
+    """A display name: printable, at most :data:`MAX_NAME` characters (HTML is escaped by front ends)."""
+    return "".join(ch for ch in name if ch.isprintable()).strip()[:MAX_NAME]
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    return value
+
+
+__all__ = ["FINISHED", "GAMES", "PLAYING", "WAITING", "LogLine", "Occupant", "Reply", "Table"]
