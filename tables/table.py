@@ -35,6 +35,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -48,8 +49,8 @@ WAITING, PLAYING, FINISHED = "waiting", "playing", "finished"
 TAKEOVER_BOT = "heuristic"
 """The bot that takes over the seat of a person who leaves a game under way."""
 MAX_NAME = 24
-MAX_LOG = 400
-"""Log lines kept per table (the history of moves is kept whole)."""
+VIEW_LOG = 200
+"""Log lines a view carries when it is not asked for the lines from a given number on."""
 
 
 @dataclass
@@ -100,6 +101,8 @@ class Table:
     log: list[LogLine] = field(default_factory=list)
     version: int = 0
     """Goes up with every accepted command: front ends redraw when it changes."""
+    policy_files: bool = False
+    """Whether ``/bot path/to/policy.npz`` may seat a policy file (the terminal; never a server)."""
 
     def __post_init__(self) -> None:
         self.game: Game[Any] | None = None
@@ -107,6 +110,8 @@ class Table:
         self.bots: dict[int, Bot] = {}
         self.rng = np.random.default_rng(self.seed)
         self.listeners: list[Callable[[Table], None]] = []
+        self.scripted: list[Any] = []
+        """Chance outcomes to use, in order, before the table rolls its own (scripted tests, demos)."""
 
     # ------------------------------------------------------------ construction
 
@@ -117,6 +122,7 @@ class Table:
         table_id: str | None = None,
         seed: int | None = None,
         options: dict[str, bool] | None = None,
+        policy_files: bool = False,
     ) -> Table:
         """An empty table for ``game_name`` with the game's default options."""
         info = game_class(game_name).info
@@ -127,7 +133,7 @@ class Table:
             merged[name] = bool(value)
         if seed is None:
             seed = secrets.randbits(63)
-        table = cls(table_id or secrets.token_hex(4), game_name, merged, int(seed))
+        table = cls(table_id or secrets.token_hex(4), game_name, merged, int(seed), policy_files=policy_files)
         table._say(
             f"A table of {info.title} for {info.min_seats}-{info.max_seats} players. /join to sit down."
         )
@@ -207,21 +213,25 @@ class Table:
     def _cmd_bot(self, client: str, name: str) -> Reply:
         if self.phase != WAITING:
             raise ConfigError("bots take seats before /start; the game is under way")
-        name = name.strip().lower()
-        allowed = self.bot_names()
-        if name not in allowed:
+        name = name.strip()
+        if self.policy_files and name.endswith(".npz"):
+            if not Path(name).is_file():
+                raise ConfigError(f"no policy file {name}")
+        elif name.lower() in (allowed := self.bot_names()):
+            name = name.lower()
+        else:
             raise ConfigError(f"no bot {name!r} for {self.info.title}; bots: {', '.join(allowed)}")
         if len(self.seats) >= self.info.max_seats:
             raise ConfigError(f"the table is full: {self.info.title} takes at most {self.info.max_seats}")
-        label = f"{name} bot"
+        label = f"{Path(name).stem if name.endswith('.npz') else name} bot"
         taken = {o.name for o in self.seats}
         k = 1
         while label in taken:
             k += 1
             label = f"{name} bot {k}"
         self.seats.append(Occupant(label, bot=name))
-        self._say(f"A {name} bot joins at seat {len(self.seats) - 1}.")
-        return Reply(True, f"a {name} bot sits at seat {len(self.seats) - 1}")
+        self._say(f"{label} joins at seat {len(self.seats) - 1}.")
+        return Reply(True, f"{label} sits at seat {len(self.seats) - 1}")
 
     def _cmd_start(self, client: str, rest: str) -> Reply:
         if self.phase != WAITING:
@@ -295,7 +305,10 @@ class Table:
         game = self.game
         assert game is not None
         while (mover := game.to_move(self.state)) == CHANCE:
-            outcome = game.sample_chance(self.state, self.rng)
+            if self.scripted:
+                outcome = game.check_outcome(self.state, self.scripted.pop(0))
+            else:
+                outcome = game.sample_chance(self.state, self.rng)
             text = game.describe_outcome(self.state, outcome)
             game.apply_chance(self.state, outcome, check=False)
             self.history.append({"chance": _jsonable(outcome)})
@@ -315,14 +328,18 @@ class Table:
             bot = self.bots.get(mover)
             if bot is None:
                 return
+            # reseeded at every decision from the table's seed and the position, so that a
+            # table rebuilt from its record (a server restart) plays on exactly as it would have
+            bot.reset(self._seed_for(mover))
             self._move(mover, int(bot.act(Seat.of(self.game, self.state, mover))))
 
     def _make_bot(self, name: str | None, seat: int, game: Game[Any] | None = None) -> Bot:
         game = game or self.game
         assert game is not None and name is not None
-        bot = make_bot(name, game)
-        bot.reset(int(np.random.SeedSequence([self.seed, seat, len(self.history)]).generate_state(1)[0]))
-        return bot
+        return make_bot(name, game)
+
+    def _seed_for(self, seat: int) -> int:
+        return int(np.random.SeedSequence([self.seed, seat, len(self.history)]).generate_state(1)[0])
 
     # ------------------------------------------------------------ reading the table
 
@@ -364,8 +381,13 @@ class Table:
             lines.append("  no one is seated yet")
         return "\n".join(lines)
 
-    def view(self, client: str | None, log_from: int = 0) -> dict[str, Any]:
-        """What ``client`` may see: the table, its own seat's game view and render, its log lines."""
+    def view(self, client: str | None, log_from: int | None = None) -> dict[str, Any]:
+        """What ``client`` may see: the table, its own seat's game view and render, its log lines.
+
+        ``log`` holds the lines numbered ``log_from`` and up that this client may
+        see (by default its last :data:`VIEW_LOG` lines); ``log_end`` is the
+        number to ask from next time.
+        """
         seat = self.seat_of(client)
         game = self.game
         playing = game is not None
@@ -392,14 +414,14 @@ class Table:
             "log_end": self.log[-1].number + 1 if self.log else 0,
         }
 
-    def visible_log(self, seat: int | None, start: int = 0) -> list[LogLine]:
-        return [ln for ln in self.log if ln.number >= start and (ln.seat is None or ln.seat == seat)]
+    def visible_log(self, seat: int | None, start: int | None = None) -> list[LogLine]:
+        """The log lines ``seat`` may see (``None``: a spectator), from number ``start`` on."""
+        lines = [ln for ln in self.log if (start is None or ln.number >= start) and ln.seat in (None, seat)]
+        return lines[-VIEW_LOG:] if start is None else lines
 
     def _say(self, text: str, seat: int | None = None) -> None:
         number = self.log[-1].number + 1 if self.log else 0
         self.log.append(LogLine(number, text, seat))
-        if len(self.log) > MAX_LOG:
-            del self.log[: len(self.log) - MAX_LOG]
 
     def _own_seat(self, client: str) -> int:
         seat = self.seat_of(client)
@@ -425,21 +447,21 @@ class Table:
             "log": [asdict(line) for line in self.log],
             "version": self.version,
             "rng": self.rng.bit_generator.state,
+            "policy_files": self.policy_files,
         }
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> Table:
         """The table of :meth:`to_record`, its game rebuilt by replaying its history."""
         table = cls(
-            record["table_id"],
-            record["game"],
-            dict(record["options"]),
-            int(record["seed"]),
-            [Occupant(**o) for o in record["seats"]],
-            WAITING,
-            [],
-            [LogLine(**line) for line in record["log"]],
-            int(record["version"]),
+            table_id=record["table_id"],
+            game_name=record["game"],
+            options=dict(record["options"]),
+            seed=int(record["seed"]),
+            seats=[Occupant(**o) for o in record["seats"]],
+            log=[LogLine(**line) for line in record["log"]],
+            version=int(record["version"]),
+            policy_files=bool(record.get("policy_files", False)),
         )
         if record["phase"] != WAITING:
             game = make(table.game_name, len(table.seats), **table.options)

@@ -19,12 +19,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import fields
 from typing import Any
 
-import numpy as np
-
-from tablezoo.games import GAMES, make
-from tablezoo.games.core import TERMINAL, TablezooError
-from tablezoo.training.bots import Seat
+from tablezoo.games import GAMES, game_class, make
+from tablezoo.games.core import TablezooError
 from tablezoo.training.evaluate import format_table, tournament
+from tablezoo.training.export import add_export_parser
 from tablezoo.training.registry import bot_names, make_bot
 
 
@@ -81,50 +79,14 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
 def cmd_play(
     args: argparse.Namespace, read: Callable[[str], str] = input, write: Callable[[str], None] = print
 ) -> None:
-    """One person at ``--seat`` against bots, in the terminal."""
-    game = _game(args)
-    n = game.num_seats
+    """One person at ``--seat`` against bots, at a table in the terminal."""
+    from tablezoo.tables.terminal import play
+
+    n = args.players or game_class(args.game).info.default_seats
     bots = list(args.bot) + ["random"] * (n - 1 - len(args.bot))
     if len(bots) != n - 1:
         raise TablezooError(f"{n} seats take {n - 1} bots, not {len(args.bot)}")
-    me = args.seat
-    if not 0 <= me < n:
-        raise TablezooError(f"--seat must be 0..{n - 1}")
-    others = [s for s in range(n) if s != me]
-    seated = {s: make_bot(name, game) for s, name in zip(others, bots, strict=True)}
-    seeds = np.random.SeedSequence(args.seed).generate_state(n + 1)
-    for s, bot in seated.items():
-        bot.reset(int(seeds[s + 1]))
-    chance = np.random.default_rng(int(seeds[0]))
-    state = game.initial_state()
-    write(f"You are seat {me}. " + ", ".join(f"seat {s}: {seated[s].name}" for s in others))
-    while (mover := game.advance(state, chance)) != TERMINAL:
-        if mover != me:
-            action = seated[mover].act(Seat.of(game, state, mover))
-            write(f"seat {mover} ({seated[mover].name}): {game.command(action)}")
-            game.apply(state, action)
-            continue
-        write("")
-        write(game.render(state, seat=me))
-        while True:
-            text = read("your move> ").strip()
-            if text in ("quit", "/quit", "exit"):
-                write("game abandoned")
-                return
-            if text in ("help", "/help", "?", ""):
-                legal = ", ".join(game.command(a) for a in game.legal_actions(state))
-                write(f"legal moves: {legal}  (or quit)")
-                continue
-            try:
-                game.apply(state, game.parse_move(state, text))
-                break
-            except TablezooError as err:
-                write(str(err))
-    write("")
-    write(game.render(state, seat=me))
-    winners = game.winners(state)
-    write("You win!" if me in winners and len(winners) == 1 else
-          "You share the win." if me in winners else "You lose.")  # fmt: skip
+    play(args.game, bots, args.seat, args.name, args.seed, args.option, read=read, write=write)
 
 
 def cmd_bots(args: argparse.Namespace) -> None:
@@ -176,8 +138,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--bot", action="append", default=[], help="a bot for the next other seat (default random)"
     )
     p.add_argument("--seat", type=int, default=0, help="your seat")
+    p.add_argument("--name", default="you", help="your name at the table")
     p.add_argument("--seed", type=int, default=None, help="seed of the dice and deals")
     p.set_defaults(func=cmd_play)
+
+    add_export_parser(sub)
 
     b = sub.add_parser("bots", help="list the bots a game offers")
     game_args(b)

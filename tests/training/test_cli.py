@@ -38,7 +38,7 @@ def test_play_a_whole_game_typing_commands() -> None:
     cli.cmd_play(args, read=lambda prompt: next(typed), write=lines.append)
     text = "\n".join(lines)
     assert "'nonsense' is not a move of Heckmeck" in text
-    assert "legal moves:" in text and "seat 1 (heuristic):" in text
+    assert "your moves:" in text and "heuristic bot (seat 1):" in text
     assert lines[-1] in ("You win!", "You lose.", "You share the win.")
 
 

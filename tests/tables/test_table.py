@@ -1,0 +1,217 @@
+"""The table: the site's command language per game (scenarios as data), bad commands change
+nothing, random command strings against live tables, bots at tables, records and replays."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tablezoo.games import GAMES, game_class
+from tablezoo.tables.table import FINISHED, PLAYING, Table
+
+SCENARIOS = sorted((Path(__file__).resolve().parent / "scenarios").glob("*.json"))
+
+
+def snapshot(table: Table) -> str:
+    return json.dumps(table.to_record(), sort_keys=True)
+
+
+def run_scenario(data: dict[str, Any]) -> Table:
+    """Run a table scenario (see tests/tables/scenarios): every refused command must change nothing."""
+    table = Table.new(data["game"], seed=data.get("seed", 0))
+    for i, step in enumerate(data["steps"]):
+        where = f"step {i}: {step}"
+        if "outcomes" in step:
+            table.scripted.extend(step["outcomes"])
+        elif "send" in step:
+            before = snapshot(table)
+            reply = table.handle(step["as"], step["send"])
+            if "error" in step:
+                assert not reply.ok, where
+                assert step["error"] in reply.text, f"{where}: {reply.text}"
+                assert snapshot(table) == before, f"{where}: a refused command changed the table"
+            else:
+                assert reply.ok, f"{where}: {reply.text}"
+                assert step.get("reply", "") in reply.text, f"{where}: {reply.text}"
+        elif "view" in step:
+            expect = dict(step["view"])
+            view = table.view(expect.pop("as"))
+            log = "\n".join(view["log"])
+            for text in expect.pop("log_has", []):
+                assert text in log, f"{where}: {text!r} not in the log:\n{log}"
+            for text in expect.pop("log_lacks", []):
+                assert text not in log, f"{where}: {text!r} in the log:\n{log}"
+            for text in expect.pop("render_lacks", []):
+                assert text not in view["render"], f"{where}: {text!r} in\n{view['render']}"
+            if "seats" in expect:
+                assert [s["name"] for s in view["seats"]] == expect.pop("seats"), where
+            for key, value in expect.pop("state", {}).items():
+                assert view["state"][key] == value, f"{where}: {key} is {view['state'][key]}"
+            for key, value in expect.items():
+                assert view[key] == value, f"{where}: {key} is {view[key]}"
+        else:
+            raise AssertionError(f"unknown step {where}")
+    return table
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
+def test_scenario(path: Path) -> None:
+    run_scenario(json.loads(path.read_text()))
+
+
+def test_every_game_has_a_command_scenario_or_a_bot_game() -> None:
+    games = {json.loads(p.read_text())["game"] for p in SCENARIOS}
+    assert games >= {"heckmeck", "sechs_nimmt", "diamant"}
+
+
+def bots_only(game: str, n: int, bot: str = "random", seed: int = 1) -> Table:
+    table = Table.new(game, seed=seed)
+    for _ in range(n):
+        assert table.handle("host", f"/bot {bot}").ok
+    return table
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_a_table_of_bots_plays_to_the_end_when_a_watcher_starts_it(game: str) -> None:
+    n = game_class(game).info.min_seats + 1
+    table = bots_only(game, n, "heuristic")
+    reply = table.handle("watcher", "/start")
+    assert reply.ok, reply.text
+    assert table.phase == FINISHED
+    view = table.view("watcher")
+    assert view["log"][-1].startswith("Game over:")
+    assert view["you"] is None and view["legal"] == []
+    assert table.handle("watcher", "/start").text == "the game has already started"
+
+
+def test_a_person_who_leaves_is_replaced_by_a_bot_and_the_game_ends() -> None:
+    table = Table.new("heckmeck", seed=3)
+    table.handle("ann", "/join Ann")
+    table.handle("ann", "/bot random")
+    table.handle("ann", "/start")
+    assert table.phase == PLAYING and table.to_move() == 0
+    assert table.handle("ann", "/leave").ok
+    assert table.phase == FINISHED
+    assert table.seats[0].bot == "heuristic" and table.seats[0].client is None
+    assert "Ann leaves; a heuristic bot plays seat 0 on." in table.view(None, log_from=0)["log"]
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_a_record_resumes_the_game_exactly_where_it_was(game: str) -> None:
+    n = game_class(game).info.min_seats + 1
+    table = Table.new(game, seed=11)
+    table.handle("ann", "/join Ann")
+    for _ in range(n - 1):
+        table.handle("ann", "/bot random")
+    table.handle("ann", "/start")
+    rng = np.random.default_rng(0)
+    for _ in range(12):  # a few moves of Ann's
+        if table.phase != PLAYING:
+            break
+        legal = table.view("ann")["legal"]
+        table.handle("ann", legal[int(rng.integers(len(legal)))])
+    record = json.loads(json.dumps(table.to_record()))  # through JSON, as the store keeps it
+    resumed = Table.from_record(record)
+    assert resumed.game is not None and table.game is not None
+    assert resumed.game.to_json(resumed.state) == table.game.to_json(table.state)
+    assert resumed.view("ann") == table.view("ann")
+    assert snapshot(resumed) == snapshot(table)
+    # the same next move gives the same table (the dice carry on from the same place)
+    if table.phase == PLAYING:
+        move = table.view("ann")["legal"][0]
+        table.handle("ann", move)
+        resumed.handle("ann", move)
+        assert resumed.game.to_json(resumed.state) == table.game.to_json(table.state)
+
+
+def test_a_replay_shows_each_position_and_hides_other_seats_cards() -> None:
+    table = Table.new("sechs_nimmt", seed=5)
+    table.handle("ann", "/join Ann")
+    table.handle("ann", "/bot heuristic")
+    table.handle("ann", "/bot random")
+    table.handle("ann", "/start")
+    while table.phase == PLAYING:
+        table.handle("ann", table.view("ann")["legal"][0])
+    public = table.replay(None)
+    own = table.replay(0)
+    assert len(public) == len(own) == len(table.history) + 1
+    assert public[-1]["render"] == table.game.render(table.state, None)
+    secret = [f for f in public if f["entry"] and "seat" in f["entry"] and f["text"].endswith("has chosen")]
+    assert secret and all("play" not in f["text"] for f in secret)
+    assert any(f["text"].startswith("Ann (seat 0): play") for f in own)
+
+
+COMMAND_WORDS = [
+    *("/join", "/leave", "/option", "/bot", "/start", "/status", "/help"),
+    *("play", "keep", "roll", "take", "steal", "go", "camp", "row", "aside", "all", "worm"),
+    *("quick", "tactic", "random", "heuristic", "<b>", "1", "5", "42", "-3", "99999999999", "/"),
+    *("\x00", "é"),
+]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    game=st.sampled_from(list(GAMES)),
+    commands=st.lists(
+        st.tuples(
+            st.sampled_from(["ann", "bob", "eve"]),
+            st.one_of(
+                st.lists(st.sampled_from(COMMAND_WORDS), min_size=1, max_size=3).map(" ".join),
+                st.text(max_size=30),
+            ),
+        ),
+        max_size=60,
+    ),
+)
+def test_random_commands_never_break_a_table(game: str, commands: list[tuple[str, str]]) -> None:
+    table = Table.new(game, seed=2)
+    table.handle("ann", "/join Ann")
+    table.handle("bob", "/join Bob")
+    for _ in range(game_class(game).info.min_seats - 2):
+        table.handle("eve", "/bot random")
+    for client, text in [*commands[:5], ("ann", "/start"), *commands[5:]]:
+        before = snapshot(table)
+        reply = table.handle(client, text)
+        assert isinstance(reply.text, str) and reply.text
+        if not reply.ok:
+            assert snapshot(table) == before, f"refused {text!r} changed the table"
+        if table.phase == PLAYING:  # whoever is to move is a person: bots have moved
+            assert table.seats[table.to_move()].bot is None
+        for who in ("ann", "bob", "eve", None):
+            json.dumps(table.view(who))  # every view stays JSON
+    resumed = Table.from_record(json.loads(json.dumps(table.to_record())))
+    assert snapshot(resumed) == snapshot(table)
+
+
+def test_no_log_line_or_view_shows_a_seat_what_it_may_not_see() -> None:
+    # Three people at 6 nimmt!. Whatever a client is sent must be the same had every card it
+    # cannot see been dealt otherwise (a determinised state), and no face-down card is logged.
+    table = Table.new("sechs_nimmt", seed=9)
+    for who in ("ann", "bob", "cy"):
+        table.handle(who, f"/join {who.title()}")
+    table.handle("ann", "/start")
+    rng = np.random.default_rng(1)
+    clients = {0: "ann", 1: "bob", 2: "cy"}
+    game = table.game
+    assert game is not None
+    checked = 0
+    while table.phase == PLAYING:
+        mover = table.to_move()
+        legal = table.view(clients[mover])["legal"]
+        table.handle(clients[mover], legal[int(rng.integers(len(legal)))])
+        if table.phase != PLAYING:
+            break
+        for seat, client in clients.items():
+            view = table.view(client)
+            other = game.determinize(table.state, seat, rng)
+            assert view["state"] == game.view(other, seat)
+            assert view["render"] == game.render(other, seat)
+            assert not any(f"(seat {s}): play" in line for line in view["log"] for s in clients)
+            checked += 1
+    assert checked > 100
