@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run demo test lint bench clean
+.PHONY: run demo test browser lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,9 +24,18 @@ run: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/python -m tablezoo.envs.demo heckmeck_v0 --players 3 --seed 7
 
-test: $(STAMP)
+test: $(STAMP) browser
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q -n 2 tests
+
+# Debian's chromium and chromedriver for the browser test (tests/tables/test_browser.py);
+# installed when missing and apt-get can (as root). Without them that one test is skipped,
+# unless TABLEZOO_REQUIRE_BROWSER=1 (as in CI) makes it fail.
+browser:
+	@if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
+	else echo "no chromium: the browser test will be skipped (apt-get install chromium chromium-driver)"; fi
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -32,6 +32,7 @@ history, exactly; :meth:`Table.replay` gives every position of a game.
 
 from __future__ import annotations
 
+import functools
 import secrets
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
@@ -197,7 +198,13 @@ class Table:
         self._say(f"{occupant.name} leaves; a {TAKEOVER_BOT} bot plays seat {seat} on.")
         return Reply(True, "you left the table; a bot plays your seat on")
 
+    def _check_host(self, client: str, what: str) -> None:
+        """Once a person sits at the table, only the people seated may set it up."""
+        if self.seat_of(client) is None and any(not o.is_bot for o in self.seats):
+            raise ConfigError(f"only the players seated at this table may {what}; /join first")
+
     def _cmd_option(self, client: str, name: str) -> Reply:
+        self._check_host(client, "set options")
         if self.phase != WAITING:
             raise ConfigError("options are set before /start; the game is under way")
         key = name.strip().lower()
@@ -211,6 +218,7 @@ class Table:
         return Reply(True, f"option {key} is {state}")
 
     def _cmd_bot(self, client: str, name: str) -> Reply:
+        self._check_host(client, "seat bots")
         if self.phase != WAITING:
             raise ConfigError("bots take seats before /start; the game is under way")
         name = name.strip()
@@ -236,6 +244,7 @@ class Table:
     def _cmd_start(self, client: str, rest: str) -> Reply:
         if self.phase != WAITING:
             raise ConfigError("the game has already started")
+        self._check_host(client, "start the game")
         info, n = self.info, len(self.seats)
         if not info.min_seats <= n <= info.max_seats:
             raise ConfigError(
@@ -364,11 +373,8 @@ class Table:
         return [self.game.command(a) for a in self.game.legal_actions(self.state)]
 
     def bot_names(self) -> list[str]:
-        """The bots this table can seat."""
-        names = [n for n in BOTS if ONLY_FOR.get(n, self.game_name) == self.game_name]
-        if any(AGENTS_DIR.glob(f"{self.game_name}-*p.npz")):
-            names.append("agent")
-        return names
+        """The bots this table can seat (``agent`` where one is shipped for some seat count)."""
+        return list(_bot_names(self.game_name))
 
     def status(self) -> str:
         info = self.info
@@ -488,17 +494,20 @@ class Table:
             yield game.clone(state)
 
     def replay(self, seat: int | None = None) -> list[dict[str, Any]]:
-        """The game move by move: each position's render from ``seat``'s side, with the entry that led to it.
+        """The game move by move: ``{"step", "text", "render"}`` for each position, seen from ``seat``.
 
-        Hidden moves of other seats are shown as "has chosen"; pass ``seat=None``
-        for what a spectator sees, or a seat for that player's own replay.
+        ``text`` says what led to the position (a move, or a chance outcome as the
+        game describes it in public); a face-down move of another seat reads
+        "has chosen". Pass ``seat=None`` for what a spectator sees, or a seat for
+        that player's own replay. The raw history (deals, face-down cards) is never
+        in a frame.
         """
         if self.game is None:
             return []
         game = self.game
         frames = []
         states = self._replay_states(game, self.history)
-        frames.append({"step": 0, "entry": None, "text": "start", "render": game.render(next(states), seat)})
+        frames.append({"step": 0, "text": "start", "render": game.render(next(states), seat)})
         previous = game.initial_state()
         for step, (entry, state) in enumerate(zip(self.history, states, strict=True), start=1):
             if "chance" in entry:
@@ -507,12 +516,20 @@ class Table:
                 who = self.seats[entry["seat"]].label(entry["seat"])
                 hidden = game.secret_decision(previous) and seat != entry["seat"]
                 text = f"{who} has chosen" if hidden else f"{who}: {game.command(entry['action'])}"
-            frames.append({"step": step, "entry": entry, "text": text, "render": game.render(state, seat)})
+            frames.append({"step": step, "text": text, "render": game.render(state, seat)})
             previous = state
         return frames
 
 
 TABLE_COMMANDS = ("/join", "/leave", "/option", "/bot", "/start", "/status", "/help")
+
+
+@functools.cache
+def _bot_names(game_name: str) -> tuple[str, ...]:
+    names = [n for n in BOTS if ONLY_FOR.get(n, game_name) == game_name]
+    if any(AGENTS_DIR.glob(f"{game_name}-*p.npz")):
+        names.append("agent")
+    return tuple(names)
 
 
 def _names(options: dict[str, bool], on: bool = False) -> str:

@@ -1,11 +1,14 @@
-"""The ``tablezoo`` command: train, evaluate and play.
+"""The ``tablezoo`` command: train, evaluate, play, serve and export.
 
     tablezoo train heckmeck_v0 --players 2 --timesteps 200000 --opponents heuristic random
     tablezoo evaluate heckmeck --players 4 --bots agent heuristic --games 400
     tablezoo play diamant --players 4 --bot heuristic --bot agent
+    tablezoo serve --port 8000
+    tablezoo export heckmeck --players 2
 
 ``tablezoo bots GAME`` lists the bots a game offers. ``train`` needs the
-``train`` extra; the others run on the core install.
+``train`` extra, ``serve`` the ``web`` extra and ``export`` the ``export``
+extra; the others run on the core install.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from typing import Any
 
 from tablezoo.games import GAMES, game_class, make
 from tablezoo.games.core import TablezooError
+from tablezoo.tables.server import add_serve_parser
 from tablezoo.training.evaluate import format_table, tournament
 from tablezoo.training.export import add_export_parser
 from tablezoo.training.registry import bot_names, make_bot
@@ -143,6 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_play)
 
     add_export_parser(sub)
+    add_serve_parser(sub)
 
     b = sub.add_parser("bots", help="list the bots a game offers")
     game_args(b)

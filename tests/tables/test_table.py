@@ -90,6 +90,18 @@ def test_a_table_of_bots_plays_to_the_end_when_a_watcher_starts_it(game: str) ->
     assert table.handle("watcher", "/start").text == "the game has already started"
 
 
+def test_once_a_person_sits_only_players_set_up_the_table() -> None:
+    table = Table.new("diamant", seed=1)
+    assert table.handle("eve", "/bot random").ok  # an empty table: anyone may seat bots
+    table.handle("ann", "/join Ann")
+    before = snapshot(table)
+    for command in ("/bot random", "/option nothing", "/start"):
+        reply = table.handle("eve", command)
+        assert not reply.ok and "only the players seated at this table may" in reply.text
+    assert snapshot(table) == before
+    assert table.handle("ann", "/bot heuristic").ok and table.handle("ann", "/start").ok
+
+
 def test_a_person_who_leaves_is_replaced_by_a_bot_and_the_game_ends() -> None:
     table = Table.new("heckmeck", seed=3)
     table.handle("ann", "/join Ann")
@@ -142,8 +154,9 @@ def test_a_replay_shows_each_position_and_hides_other_seats_cards() -> None:
     own = table.replay(0)
     assert len(public) == len(own) == len(table.history) + 1
     assert public[-1]["render"] == table.game.render(table.state, None)
-    secret = [f for f in public if f["entry"] and "seat" in f["entry"] and f["text"].endswith("has chosen")]
-    assert secret and all("play" not in f["text"] for f in secret)
+    assert all(set(f) == {"step", "text", "render"} for f in public)  # no raw deals or card ids
+    secret = [f for f in public if f["text"].endswith("has chosen")]
+    assert secret and not any(": play" in f["text"] for f in public)
     assert any(f["text"].startswith("Ann (seat 0): play") for f in own)
 
 

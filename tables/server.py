@@ -1,0 +1,580 @@
+"""The web site: tables in the browser over WebSockets, a small JSON API, and an HTTP bot endpoint.
+
+``tablezoo serve`` (or :func:`serve`) runs :func:`create_app` with uvicorn.
+Every table lives in memory as a :class:`~tablezoo.tables.table.Table` and is
+saved to a :class:`~tablezoo.tables.store.Store` after every accepted command;
+a restarted server loads the stored tables and resumes them where they were.
+
+| route | what it does |
+|---|---|
+| ``GET /`` , ``GET /table/{id}`` | the lobby and table pages (static HTML and JS) |
+| ``GET /static/...`` | the pages' script and style sheet |
+| ``GET /api/games`` | the games: titles, seat ranges, options with help, bots |
+| ``GET /api/tables`` | the tables: id, game, title, phase, seat names, player count |
+| ``POST /api/tables`` | ``{"game": ..., "options": {...}}`` -> a new table (201) |
+| ``GET /api/tables/{id}`` | the table as a spectator sees it |
+| ``GET /api/tables/{id}/replay?seat=N`` | the game frame by frame (a seat's own: after the end) |
+| ``POST /api/bot/move`` | a bot's move, from an observation or for a seat of a live table |
+| ``WS /ws/{id}?client=TOKEN`` | play: send ``{"command": ...}``, receive views and replies |
+
+A browser is known by the token its page draws once and keeps in
+``localStorage``: the seat it joins is bound to that token, and each socket is
+sent only its own client's :meth:`~tablezoo.tables.table.Table.view`, so no
+other browser sees that seat's hidden cards or can move for it. After every
+accepted command each socket of the table gets ``{"view": ...}``; the sender's
+message also has ``"reply": {"ok": ..., "text": ...}`` (a refused command gets
+the reply alone). Commands on one table run one at a time under its lock, in a
+worker thread, so a slow bot does not hold up the other tables.
+
+Errors of the HTTP API are ``{"error": "..."}`` with status 400 (bad input),
+403, 404 or 409 (the table is not in a state to do that).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import logging
+import math
+import re
+import secrets
+from collections.abc import AsyncIterator
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tablezoo.games import GAMES, game_class, make
+from tablezoo.games.core import ConfigError, Game, TablezooError, action_mask
+from tablezoo.tables.store import DEFAULT_PATH, Store
+from tablezoo.tables.table import FINISHED, PLAYING, Reply, Table
+from tablezoo.training.bots import Seat
+from tablezoo.training.registry import AGENTS_DIR, BOTS, ONLY_FOR, make_bot
+
+try:  # the web extra; without it only the command-line wiring below is usable
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import FileResponse, HTMLResponse, Response
+    from starlette.routing import Mount, Route, WebSocketRoute
+    from starlette.staticfiles import StaticFiles
+    from starlette.websockets import WebSocket
+except ModuleNotFoundError as err:  # pragma: no cover - exercised only without the extra
+    WEB_MISSING: ModuleNotFoundError | None = err
+else:
+    WEB_MISSING = None
+
+log = logging.getLogger(__name__)
+
+STATIC = Path(__file__).resolve().parent / "static"
+OBSERVATION_BOTS = ("random", "agent")
+"""The bots that can play from an observation and a mask alone (no game state)."""
+CLIENT_TOKEN = re.compile(r"[A-Za-z0-9_-]{8,64}")
+TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+MAX_MESSAGE = 2000
+"""Characters of one WebSocket message; a command is at most 200."""
+MAX_BODY = 1 << 20
+SEND_TIMEOUT = 10.0
+"""Seconds a socket may take to accept a message before it is dropped."""
+FINISHED_LISTED = 50
+PAGE_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self' ws: wss:; "
+        "img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; "
+        "frame-ancestors 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+class ApiError(Exception):
+    """A request the API refuses: answered as ``{"error": message}`` with ``status``."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+# --------------------------------------------------------------------------- the tables
+
+
+class Hub:
+    """The tables of one server: in memory, with their locks, their sockets and their store."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.tables: dict[str, Table] = {}
+        self.sockets: dict[str, dict[WebSocket, str]] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+        for table in store.load_all():
+            self._adopt(table)
+
+    def _adopt(self, table: Table) -> Table:
+        table.listeners.append(self.store.save)
+        self.tables[table.table_id] = table
+        return table
+
+    def add(self, table: Table) -> Table:
+        """A new table: kept, and saved at once."""
+        self.store.save(table)
+        return self._adopt(table)
+
+    def get(self, table_id: str) -> Table | None:
+        """A table in memory, or a finished one read back from the store."""
+        table = self.tables.get(table_id)
+        if table is None and TABLE_ID.fullmatch(table_id):
+            stored = self.store.get(table_id)
+            if stored is not None:
+                table = self._adopt(stored)
+        return table
+
+    def new_id(self) -> str:
+        while True:
+            table_id = secrets.token_hex(4)
+            if table_id not in self.tables and self.store.get(table_id) is None:
+                return table_id
+
+    def lock(self, table_id: str) -> asyncio.Lock:
+        return self._locks.setdefault(table_id, asyncio.Lock())
+
+    async def connect(self, table: Table, websocket: WebSocket, client: str) -> None:
+        async with self.lock(table.table_id):
+            self.sockets.setdefault(table.table_id, {})[websocket] = client
+            await self.send(table.table_id, websocket, {"view": table.view(client)})
+
+    def disconnect(self, table_id: str, websocket: WebSocket) -> None:
+        self.sockets.get(table_id, {}).pop(websocket, None)
+
+    async def command(self, table: Table, websocket: WebSocket, client: str, text: str) -> Reply:
+        """Carry out ``text`` for ``client``; on success every socket of the table gets its own view."""
+        async with self.lock(table.table_id):
+            reply = await asyncio.to_thread(table.handle, client, text)
+            answer = {"reply": asdict(reply)}
+            if not reply.ok:
+                await self.send(table.table_id, websocket, answer)
+                return reply
+            for socket, socket_client in list(self.sockets.get(table.table_id, {}).items()):
+                message = {"view": table.view(socket_client)}
+                if socket is websocket:
+                    message.update(answer)
+                await self.send(table.table_id, socket, message)
+            return reply
+
+    async def send(self, table_id: str, websocket: WebSocket, message: dict[str, Any]) -> None:
+        try:
+            await asyncio.wait_for(websocket.send_text(dumps(message)), SEND_TIMEOUT)
+        except Exception:  # a socket that closed or stalls is dropped; its own loop ends it
+            self.disconnect(table_id, websocket)
+
+    def summaries(self) -> list[dict[str, Any]]:
+        """The lobby's list: the tables in memory, then the latest finished ones on disk."""
+        listed = [summary(t) for t in self.tables.values()]
+        for row in self.store.finished(FINISHED_LISTED):
+            if row["id"] not in self.tables:
+                info = game_class(row["game"]).info
+                listed.append(
+                    {
+                        "id": row["id"],
+                        "game": row["game"],
+                        "title": info.title,
+                        "phase": FINISHED,
+                        "seats": row["seats"],
+                        "players": len(row["seats"]),
+                        "min_seats": info.min_seats,
+                        "max_seats": info.max_seats,
+                    }
+                )
+        order = {"waiting": 0, "playing": 1, FINISHED: 2}
+        return sorted(listed, key=lambda s: order.get(s["phase"], 3))
+
+
+def summary(table: Table) -> dict[str, Any]:
+    info = table.info
+    names = [o.name for o in list(table.seats)]
+    return {
+        "id": table.table_id,
+        "game": table.game_name,
+        "title": info.title,
+        "phase": table.phase,
+        "seats": names,
+        "players": len(names),
+        "min_seats": info.min_seats,
+        "max_seats": info.max_seats,
+    }
+
+
+def game_bots(name: str) -> list[str]:
+    """The bots a table of game ``name`` offers (``agent`` when one is shipped for some seat count)."""
+    names = [n for n in BOTS if ONLY_FOR.get(n, name) == name]
+    if agent_seats(name):
+        names.append("agent")
+    return names
+
+
+def agent_seats(name: str) -> list[int]:
+    """The seat counts a trained agent of game ``name`` is shipped for."""
+    found = (re.fullmatch(rf"{re.escape(name)}-(\d+)p", p.stem) for p in AGENTS_DIR.glob(f"{name}-*p.npz"))
+    return sorted(int(m.group(1)) for m in found if m)
+
+
+def games_catalogue() -> list[dict[str, Any]]:
+    catalogue = []
+    for name in GAMES:
+        info = game_class(name).info
+        catalogue.append(
+            {
+                "name": name,
+                "title": info.title,
+                "min_seats": info.min_seats,
+                "max_seats": info.max_seats,
+                "default_seats": info.default_seats,
+                "hidden_information": info.hidden_information,
+                "options": [{"name": o.name, "default": o.default, "help": o.help} for o in info.options],
+                "bots": game_bots(name),
+                "agent_seats": agent_seats(name),
+                "observation_bots": [b for b in OBSERVATION_BOTS if b in game_bots(name)],
+            }
+        )
+    return catalogue
+
+
+# --------------------------------------------------------------------------- the bot endpoint
+
+
+class ObservationSeat:
+    """A seat known only by the observation and mask another front end sends (see ``bots.Seat``)."""
+
+    def __init__(self, game: Game[Any], observation: list[float], legal: list[int]) -> None:
+        self.game = game
+        self.seat = None
+        self.observation = np.asarray(observation, np.float32)
+        self.legal = legal
+        self.mask = action_mask(legal, game.num_actions)
+
+    def public_state(self) -> Any:
+        raise PermissionError("this seat is known by its observation only: it has no game state")
+
+    def sample_state(self, rng: np.random.Generator) -> Any:
+        raise PermissionError("this seat is known by its observation only: it has no game state")
+
+    def view(self) -> dict[str, Any]:
+        raise PermissionError("this seat is known by its observation only: it has no view")
+
+
+def move_from_observation(body: dict[str, Any]) -> dict[str, Any]:
+    """``{"game", "num_players", "options", "bot", "observation", "mask"}`` -> the bot's move."""
+    name = body.get("game")
+    if not isinstance(name, str) or name not in GAMES:
+        raise ApiError(400, f"no game {name!r}; games are: {', '.join(GAMES)}")
+    info = game_class(name).info
+    players = body.get("num_players", info.default_seats)
+    if isinstance(players, bool) or not isinstance(players, int):
+        raise ApiError(400, f"num_players must be a whole number from {info.min_seats} to {info.max_seats}")
+    try:
+        game = make(name, players, **options_of(body))
+    except TablezooError as err:
+        raise ApiError(400, str(err)) from None
+    bot_name = body.get("bot")
+    if bot_name not in OBSERVATION_BOTS:
+        offered = game_bots(name)
+        if isinstance(bot_name, str) and bot_name in offered:
+            raise ApiError(
+                400,
+                f"the {bot_name} bot plays from the game's state, which an observation does not give; "
+                f"from an observation and a mask only these bots play: {', '.join(OBSERVATION_BOTS)} "
+                '(for any bot, ask for a seat of a live table: {"table": ID, "seat": N, "bot": NAME})',
+            )
+        raise ApiError(
+            400,
+            f"no bot {bot_name!r} for {info.title}; from an observation these bots play: "
+            f"{', '.join(OBSERVATION_BOTS)}",
+        )
+    observation = body.get("observation")
+    size = game.observation_spec.size
+    if not isinstance(observation, list) or not all(_is_number(v) for v in observation):
+        raise ApiError(400, f"observation must be a list of {size} finite numbers")
+    if len(observation) != size:
+        raise ApiError(
+            400,
+            f"observation has {len(observation)} values; {info.title} with {players} players "
+            f"has observations of {size}",
+        )
+    mask = body.get("mask")
+    n = game.num_actions
+    if not isinstance(mask, list) or not all(v in (0, 1) for v in mask):
+        raise ApiError(400, f"mask must be a list of {n} values, each 0 or 1 (or false/true)")
+    if len(mask) != n:
+        raise ApiError(
+            400, f"mask has {len(mask)} values; {info.title} with {players} players has {n} actions"
+        )
+    legal = [a for a, v in enumerate(mask) if v]
+    if not legal:
+        raise ApiError(400, "the mask allows no action: a bot is asked only when its seat has a legal move")
+    try:
+        bot = make_bot(bot_name, game)
+    except TablezooError as err:
+        raise ApiError(400, str(err)) from None
+    action = int(bot.act(ObservationSeat(game, observation, legal)))
+    return {"action": action, "command": game.command(action)}
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def options_of(body: dict[str, Any]) -> dict[str, bool]:
+    options = body.get("options") or {}
+    if not isinstance(options, dict) or not all(isinstance(v, bool) for v in options.values()):
+        raise ApiError(400, 'options must be an object of option names to true/false, like {"quick": true}')
+    return options
+
+
+def _seat_move(table: Table, seat: int, bot_name: str) -> dict[str, Any]:
+    game = table.game
+    assert game is not None
+    try:
+        bot = make_bot(bot_name, game)
+    except TablezooError as err:
+        raise ApiError(400, str(err)) from None
+    bot.reset(secrets.randbits(63))
+    action = int(bot.act(Seat.of(game, table.state, seat)))
+    return {"action": action, "command": game.command(action)}
+
+
+# --------------------------------------------------------------------------- the app
+
+
+def create_app(db_path: str = DEFAULT_PATH) -> Starlette:
+    """The site over the tables stored at ``db_path`` (``":memory:"`` for a throwaway one)."""
+    if WEB_MISSING is not None:
+        raise ConfigError(f"the web site needs the web extra: pip install 'tablezoo[web]' ({WEB_MISSING})")
+    hub = Hub(Store(db_path))
+
+    def page(name: str) -> Response:
+        return FileResponse(STATIC / name, media_type="text/html", headers=PAGE_HEADERS)
+
+    async def lobby(request: Request) -> Response:
+        return page("lobby.html")
+
+    async def table_page(request: Request) -> Response:
+        if hub.get(request.path_params["id"]) is None:
+            return HTMLResponse(
+                "<!doctype html><title>No such table</title><p>No such table. <a href='/'>The lobby</a></p>",
+                status_code=404,
+                headers=PAGE_HEADERS,
+            )
+        return page("table.html")
+
+    async def list_games(request: Request) -> Response:
+        return json_response(games_catalogue())
+
+    async def list_tables(request: Request) -> Response:
+        return json_response(hub.summaries())
+
+    async def create_table(request: Request) -> Response:
+        body = await json_body(request)
+        name = body.get("game")
+        if not isinstance(name, str) or name not in GAMES:
+            raise ApiError(400, f"no game {name!r}; games are: {', '.join(GAMES)}")
+        try:
+            table = Table.new(name, table_id=hub.new_id(), options=options_of(body))
+        except TablezooError as err:
+            raise ApiError(400, str(err)) from None
+        hub.add(table)
+        return json_response({**summary(table), "url": f"/table/{table.table_id}"}, 201)
+
+    def find(table_id: str) -> Table:
+        table = hub.get(table_id)
+        if table is None:
+            raise ApiError(404, f"no table {table_id!r}")
+        return table
+
+    async def show_table(request: Request) -> Response:
+        table = find(request.path_params["id"])
+        async with hub.lock(table.table_id):
+            return json_response(table.view(None))
+
+    async def replay(request: Request) -> Response:
+        table = find(request.path_params["id"])
+        raw = request.query_params.get("seat", "")
+        seat: int | None = None
+        if raw not in ("", "none", "null"):
+            try:
+                seat = int(raw)
+            except ValueError:
+                raise ApiError(400, f"seat must be a seat number, not {raw!r}") from None
+            if not 0 <= seat < len(table.seats):
+                raise ApiError(400, f"no seat {seat}: the table has seats 0..{len(table.seats) - 1}")
+            if table.phase != FINISHED:
+                raise ApiError(
+                    403,
+                    "a seat's own replay shows its hidden cards, so it is given only after the game; "
+                    "leave out seat for what everyone saw",
+                )
+        async with hub.lock(table.table_id):
+            frames = await asyncio.to_thread(table.replay, seat)
+            phase = table.phase
+        # The frames' raw history entries would show hidden outcomes (deals) and face-down
+        # choices by their action ids: only the text and the render from `seat`'s side go out.
+        frames = [{"step": f["step"], "text": f["text"], "render": f["render"]} for f in frames]
+        return json_response(
+            {"table": table.table_id, "game": table.game_name, "phase": phase, "seat": seat, "frames": frames}
+        )
+
+    async def bot_move(request: Request) -> Response:
+        body = await json_body(request)
+        if "table" not in body:
+            return json_response(await asyncio.to_thread(move_from_observation, body))
+        table_id, seat, bot_name = body.get("table"), body.get("seat"), body.get("bot")
+        if not isinstance(table_id, str):
+            raise ApiError(400, "table must be a table id (a string)")
+        table = find(table_id)
+        if isinstance(seat, bool) or not isinstance(seat, int):
+            raise ApiError(400, "seat must be a seat number")
+        async with hub.lock(table.table_id):
+            if table.phase != PLAYING:
+                raise ApiError(409, f"the game at table {table.table_id} is not under way ({table.phase})")
+            if not 0 <= seat < len(table.seats):
+                raise ApiError(400, f"no seat {seat}: the table has seats 0..{len(table.seats) - 1}")
+            if table.to_move() != seat:
+                raise ApiError(409, f"it is not seat {seat}'s turn: seat {table.to_move()} is to move")
+            occupant = table.seats[seat]
+            if occupant.client is not None and body.get("client") != occupant.client:
+                raise ApiError(
+                    403, f"seat {seat} is a person's: only their client may ask a bot for its move"
+                )
+            offered = table.bot_names()
+            if bot_name not in offered:
+                raise ApiError(400, f"no bot {bot_name!r} for {table.info.title}; bots: {', '.join(offered)}")
+            move = await asyncio.to_thread(_seat_move, table, seat, bot_name)
+        return json_response(move)
+
+    async def play(websocket: WebSocket) -> None:
+        await websocket.accept()
+        client = websocket.query_params.get("client", "")
+        if not CLIENT_TOKEN.fullmatch(client):
+            await websocket.send_text(
+                dumps({"error": "connect with ?client=TOKEN: 8 to 64 letters, digits, - or _"})
+            )
+            await websocket.close(code=4400)
+            return
+        table = hub.get(websocket.path_params["id"])
+        if table is None:
+            await websocket.send_text(dumps({"error": "no such table"}))
+            await websocket.close(code=4404)
+            return
+        await hub.connect(table, websocket, client)
+        try:
+            while True:
+                message = await websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                command = parse_command(message.get("text"))
+                if isinstance(command, Reply):
+                    await hub.send(table.table_id, websocket, {"reply": asdict(command)})
+                else:
+                    await hub.command(table, websocket, client, command)
+        finally:
+            hub.disconnect(table.table_id, websocket)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        hub.store.close()
+
+    async def api_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, ApiError)
+        return json_response({"error": exc.message}, exc.status)
+
+    app = Starlette(
+        routes=[
+            Route("/", lobby),
+            Route("/table/{id}", table_page),
+            Route("/api/games", list_games),
+            Route("/api/tables", list_tables, methods=["GET"]),
+            Route("/api/tables", create_table, methods=["POST"]),
+            Route("/api/tables/{id}", show_table),
+            Route("/api/tables/{id}/replay", replay),
+            Route("/api/bot/move", bot_move, methods=["POST"]),
+            WebSocketRoute("/ws/{id}", play),
+            Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        ],
+        exception_handlers={ApiError: api_error},
+        lifespan=lifespan,
+        max_body_size=MAX_BODY,
+    )
+    app.state.hub = hub
+    return app
+
+
+def parse_command(text: str | None) -> str | Reply:
+    """The command of a socket message ``{"command": "..."}``, or the Reply refusing it."""
+    usage = 'send JSON like {"command": "/help"}'
+    if text is None or len(text) > MAX_MESSAGE:
+        return Reply(False, f"a message is a JSON text of at most {MAX_MESSAGE} characters: {usage}")
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return Reply(False, f"not JSON: {usage}")
+    if not isinstance(data, dict) or not isinstance(data.get("command"), str):
+        return Reply(False, usage)
+    return data["command"]
+
+
+async def json_body(request: Request) -> dict[str, Any]:
+    try:
+        body = await request.json()
+    except ValueError:
+        raise ApiError(400, "the body must be a JSON object") from None
+    if not isinstance(body, dict):
+        raise ApiError(400, "the body must be a JSON object")
+    return body
+
+
+def dumps(data: Any) -> str:
+    return json.dumps(data, default=_plain, separators=(",", ":"))
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+def json_response(data: Any, status: int = 200) -> Response:
+    return Response(dumps(data), status_code=status, media_type="application/json")
+
+
+# --------------------------------------------------------------------------- running it
+
+
+def serve(host: str = "127.0.0.1", port: int = 8000, db: str = DEFAULT_PATH) -> None:
+    """Run the site with uvicorn until interrupted."""
+    import uvicorn
+
+    uvicorn.run(create_app(db), host=host, port=port)
+
+
+def cmd_serve(args: argparse.Namespace) -> None:
+    if WEB_MISSING is not None:
+        raise ConfigError(f"tablezoo serve needs the web extra: pip install 'tablezoo[web]' ({WEB_MISSING})")
+    serve(args.host, args.port, args.db)
+
+
+def add_serve_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add ``tablezoo serve`` to the sub-commands of the command line."""
+    p = subparsers.add_parser("serve", help="the web site: tables in the browser, and the HTTP bot endpoint")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    p.add_argument("--db", default=DEFAULT_PATH, help=f"SQLite file of the tables (default {DEFAULT_PATH})")
+    p.set_defaults(func=cmd_serve)
+    return p
+
+
+__all__ = ["Hub", "add_serve_parser", "cmd_serve", "create_app", "serve"]

@@ -1,0 +1,513 @@
+"""The web server: pages, the JSON API, the bot endpoint, and play over WebSockets."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import re
+import warnings
+from collections import defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from tablezoo.games import make
+from tablezoo.games.core import CHANCE
+from tablezoo.tables import server
+from tablezoo.tables.server import STATIC, add_serve_parser, create_app
+from tablezoo.training.bots import Seat
+from tablezoo.training.registry import make_bot
+
+with warnings.catch_warnings():  # starlette 1.x would rather have httpx2; httpx works the same
+    warnings.filterwarnings("ignore", message="Using `httpx`")
+    from starlette.testclient import TestClient
+
+ALICE, BOB, CAROL = "alice-token-0001", "bob-token-0002", "carol-token-0003"
+
+
+@contextlib.contextmanager
+def site(db: str | Path = ":memory:") -> Iterator[TestClient]:
+    with TestClient(create_app(str(db))) as http:
+        yield http
+
+
+def new_table(http: TestClient, game: str, **options: bool) -> str:
+    response = http.post("/api/tables", json={"game": game, "options": options})
+    assert response.status_code == 201, response.text
+    return response.json()["id"]
+
+
+class Room:
+    """Sockets at one table. Commands go one at a time; every message each socket gets is kept.
+
+    An accepted command sends exactly one message to every socket of the table (the
+    sender's with the reply); a refused one answers the sender alone. So after each
+    command the room reads one message from every socket and nothing is left waiting.
+    """
+
+    def __init__(self, http: TestClient, table_id: str) -> None:
+        self.http = http
+        self.table_id = table_id
+        self.stack = contextlib.ExitStack()
+        self.sockets: dict[str, Any] = {}
+        self.messages: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        self.views: dict[str, dict[str, Any]] = {}
+
+    def __enter__(self) -> Room:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stack.close()
+
+    def connect(self, client: str) -> dict[str, Any]:
+        socket = self.stack.enter_context(self.http.websocket_connect(f"/ws/{self.table_id}?client={client}"))
+        self.sockets[client] = socket
+        first = self._receive(client)
+        assert set(first) == {"view"}
+        return first["view"]
+
+    def _receive(self, client: str) -> dict[str, Any]:
+        message = self.sockets[client].receive_json()
+        self.messages[client].append(message)
+        if "view" in message:
+            self.views[client] = message["view"]
+        return message
+
+    def send(self, client: str, command: str) -> dict[str, Any]:
+        """The reply to ``command``; the other sockets' views are read too."""
+        self.sockets[client].send_json({"command": command})
+        message = self._receive(client)
+        reply = message["reply"]
+        if reply["ok"]:
+            assert message["view"]["version"] == self.views[client]["version"]
+            for other in self.sockets:
+                if other != client:
+                    got = self._receive(other)
+                    assert set(got) == {"view"}, got
+        else:
+            assert set(message) == {"reply"}
+        return reply
+
+    def ok(self, client: str, command: str) -> dict[str, Any]:
+        reply = self.send(client, command)
+        assert reply["ok"], reply
+        return reply
+
+    def mover(self) -> str | None:
+        """The client whose seat is to move (from any socket's latest view)."""
+        view = next(iter(self.views.values()))
+        if view["to_move"] is None:
+            return None
+        for client, v in self.views.items():
+            if v["you"] == view["to_move"]:
+                return client
+        return None
+
+
+# --------------------------------------------------------------------------- pages and the API
+
+
+def test_pages_and_static_files() -> None:
+    with site() as http:
+        lobby = http.get("/")
+        assert lobby.status_code == 200 and "text/html" in lobby.headers["content-type"]
+        assert "script-src 'self'" in lobby.headers["content-security-policy"]
+        table_id = new_table(http, "heckmeck")
+        page = http.get(f"/table/{table_id}")
+        assert page.status_code == 200 and 'data-page="table"' in page.text
+        assert http.get("/table/nosuchtable").status_code == 404
+        for name in ("app.js", "style.css", "lobby.html", "table.html"):
+            assert http.get(f"/static/{name}").status_code == 200
+
+
+def test_games_and_creating_tables() -> None:
+    with site() as http:
+        games = {g["name"]: g for g in http.get("/api/games").json()}
+        assert set(games) == {"heckmeck", "sechs_nimmt", "diamant", "court"}
+        assert games["diamant"]["min_seats"] == 3 and games["diamant"]["title"] == "Diamant"
+        assert [o["name"] for o in games["sechs_nimmt"]["options"]] == ["tactic", "profi", "logic"]
+        assert all(o["help"] for o in games["sechs_nimmt"]["options"])
+        assert "search" in games["sechs_nimmt"]["bots"] and "search" not in games["heckmeck"]["bots"]
+        assert 4 in games["diamant"]["agent_seats"]
+
+        created = http.post("/api/tables", json={"game": "sechs_nimmt", "options": {"profi": True}})
+        assert created.status_code == 201
+        table = created.json()
+        assert table["url"] == f"/table/{table['id']}" and table["phase"] == "waiting"
+        assert http.get(f"/api/tables/{table['id']}").json()["options"]["profi"] is True
+        (listed,) = http.get("/api/tables").json()
+        assert listed == {k: table[k] for k in listed}
+        assert listed["players"] == 0 and listed["title"] == "6 nimmt!"
+
+        for body, message in [
+            ({"game": "chess"}, "no game 'chess'; games are: heckmeck"),
+            ({}, "no game None"),
+            ({"game": "heckmeck", "options": {"fast": True}}, "Heckmeck has no option 'fast'; its options"),
+            ({"game": "heckmeck", "options": {"quick": "yes"}}, "options must be an object"),
+            ({"game": "heckmeck", "options": ["quick"]}, "options must be an object"),
+        ]:  # fmt: skip
+            response = http.post("/api/tables", json=body)
+            assert response.status_code == 400 and message in response.json()["error"], response.text
+        response = http.post("/api/tables", content=b"not json", headers={"content-type": "application/json"})
+        assert response.status_code == 400 and response.json() == {"error": "the body must be a JSON object"}
+        assert http.get("/api/tables/nosuch").status_code == 404
+        assert len(http.get("/api/tables").json()) == 1
+
+
+def test_sockets_need_a_client_token_and_a_table() -> None:
+    with site() as http:
+        table_id = new_table(http, "court")
+        with http.websocket_connect(f"/ws/{table_id}") as socket:
+            assert "client=TOKEN" in socket.receive_json()["error"]
+        with http.websocket_connect(f"/ws/{table_id}?client=a%20b") as socket:
+            assert "error" in socket.receive_json()
+        with http.websocket_connect(f"/ws/nosuch?client={ALICE}") as socket:
+            assert socket.receive_json() == {"error": "no such table"}
+        with http.websocket_connect(f"/ws/{table_id}?client={ALICE}") as socket:
+            assert socket.receive_json()["view"]["phase"] == "waiting"
+            for bad in ("not json", json.dumps(["/help"]), json.dumps({"command": 5}), "x" * 5000):
+                socket.send_text(bad)
+                reply = socket.receive_json()
+                assert set(reply) == {"reply"} and reply["reply"]["ok"] is False
+            socket.send_json({"command": "/status"})
+            message = socket.receive_json()
+            assert message["reply"]["ok"] and "To Court the King" in message["reply"]["text"]
+
+
+# --------------------------------------------------------------------------- who sees what
+
+
+def test_hidden_cards_never_reach_another_seat() -> None:
+    with site() as http:
+        table_id = new_table(http, "sechs_nimmt")
+        with Room(http, table_id) as room:
+            for client in (ALICE, BOB, CAROL):
+                room.connect(client)
+            room.ok(ALICE, "/join Alice")
+            room.ok(BOB, "/join Bob")
+            assert not room.send(CAROL, "/start")["ok"]  # a spectator may not start the players' table
+            room.ok(BOB, "/start")
+            hands = {c: set(room.views[c]["state"]["hand"]) for c in (ALICE, BOB)}
+            assert len(hands[ALICE]) == len(hands[BOB]) == 10 and not hands[ALICE] & hands[BOB]
+            assert room.views[CAROL]["state"]["hand"] is None and room.views[CAROL]["you"] is None
+
+            # Alice (seat 0) chooses a card face down: Bob and Carol hear only that she has chosen.
+            assert room.mover() == ALICE
+            card = min(hands[ALICE])
+            room.ok(ALICE, f"play {card}")
+            assert room.views[ALICE]["log"][-1] == f"you chose: play {card}"
+            for other in (BOB, CAROL):
+                log = room.views[other]["log"]
+                assert log[-1] == "Alice (seat 0) has chosen." and not any(f"play {card}" in x for x in log)
+                assert room.views[other]["state"]["choice"] is None
+                assert room.views[other]["state"]["trick"] == [None, None]
+            assert room.views[BOB]["state"]["has_chosen"] == [True, False]
+
+            # Nobody else can move for Bob, and Alice cannot move again.
+            assert "no seat" in room.send(CAROL, f"play {min(hands[BOB])}")["text"]
+            assert "not your turn" in room.send(ALICE, f"play {max(hands[ALICE])}")["text"]
+
+            # Play the round out; no message to a socket ever carries another seat's hand.
+            for _ in range(200):
+                mover = room.mover()
+                if mover is None:
+                    break
+                room.ok(mover, room.views[mover]["legal"][0])
+            for client, other in ((ALICE, BOB), (BOB, ALICE), (CAROL, None)):
+                for message in room.messages[client]:
+                    state = message.get("view", {}).get("state")
+                    if state is None:
+                        continue
+                    assert state["hands"] is None and state["seat"] == message["view"]["you"]
+                    if other is not None and state["phase"] == "choose" and state["round"] == 1:
+                        assert not set(state["hand"]) & hands[other]
+                    if client == CAROL:
+                        assert state["hand"] is None and message["view"]["legal"] == []
+
+
+def test_replays_show_a_seat_only_after_the_game() -> None:
+    with site() as http:
+        table_id = new_table(http, "sechs_nimmt")
+        with Room(http, table_id) as room:
+            room.connect(ALICE)
+            room.ok(ALICE, "/join Alice")
+            room.ok(ALICE, "/bot random")
+            room.ok(ALICE, "/start")
+            hand = room.views[ALICE]["state"]["hand"]
+            public = http.get(f"/api/tables/{table_id}/replay")
+            assert public.status_code == 200
+            frames = public.json()["frames"]
+            assert [set(f) for f in frames] == [{"step", "text", "render"}] * len(frames)
+            assert "hands" not in public.text and str(hand[1:4])[1:-1] not in public.text
+            refused = http.get(f"/api/tables/{table_id}/replay?seat=0")
+            assert refused.status_code == 403 and "only after the game" in refused.json()["error"]
+            assert http.get(f"/api/tables/{table_id}/replay?seat=x").status_code == 400
+            assert http.get(f"/api/tables/{table_id}/replay?seat=5").status_code == 400
+            while room.views[ALICE]["phase"] != "finished":
+                room.ok(ALICE, room.views[ALICE]["legal"][-1])
+            own = http.get(f"/api/tables/{table_id}/replay?seat=0").json()
+            assert own["seat"] == 0 and own["phase"] == "finished" and len(own["frames"]) > 20
+
+
+def test_a_name_with_html_stays_text() -> None:
+    names = ["<script>alert(1)</script>", "<img src=x onerror=f()>"]
+    shown = [n[:24] for n in names]  # names are at most 24 characters
+    with site() as http:
+        table_id = new_table(http, "heckmeck")
+        with Room(http, table_id) as room:
+            for client, name, seen in zip((ALICE, BOB), names, shown, strict=True):
+                room.connect(client)
+                seat = len(room.views[client]["seats"])
+                assert room.ok(client, f"/join {name}")["text"] == f"you sit at seat {seat} as {seen}"
+                assert room.views[client]["log"][-1] == f"{seen} joins at seat {seat}."
+            assert [s["name"] for s in room.views[ALICE]["seats"]] == shown
+        response = http.get("/api/tables")
+        assert response.headers["content-type"] == "application/json"
+        assert response.json()[0]["seats"] == shown
+        assert "<script>" in response.text  # plain JSON text: escaping is the page's job (textContent)
+
+
+def test_the_pages_put_data_in_with_text_content_only() -> None:
+    script = (STATIC / "app.js").read_text()
+    for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"):
+        assert sink not in script, sink
+    assert script.count("textContent") >= 5
+    for page in ("lobby.html", "table.html"):
+        html = (STATIC / page).read_text()
+        assert re.findall(r"<script[^>]*>", html) == ['<script src="/static/app.js" defer>']
+        assert "http://" not in html and "https://" not in html  # no CDN
+        for element in (
+            "render",
+            "log",
+            "phase",
+            "name",
+            "join",
+            "bot-select",
+            "add-bot",
+            "start",
+            "command",
+        ):
+            if page == "table.html":
+                assert f'id="{element}"' in html, element
+
+
+# --------------------------------------------------------------------------- restarts and many tables
+
+
+def test_a_restart_resumes_a_game_in_the_middle(tmp_path: Path) -> None:
+    db = tmp_path / "tables.sqlite3"
+    with site(db) as http:
+        table_id = new_table(http, "diamant")
+        waiting_id = new_table(http, "heckmeck")
+        with Room(http, waiting_id) as room:
+            room.connect(CAROL)
+            room.ok(CAROL, "/join Carol")
+        with Room(http, table_id) as room:
+            room.connect(ALICE)
+            room.connect(BOB)
+            room.ok(ALICE, "/join Alice")
+            room.ok(BOB, "/join Bob")
+            room.ok(ALICE, "/bot heuristic")
+            room.ok(BOB, "/start")
+            for _ in range(3):
+                room.ok(room.mover(), "go")
+            before = dict(room.views)
+            history = list(http.app.state.hub.tables[table_id].history)
+            assert before[ALICE]["phase"] == "playing"
+
+    with site(db) as http:  # a new server on the same file
+        hub = http.app.state.hub
+        assert set(hub.tables) == {table_id, waiting_id}
+        assert hub.tables[table_id].history == history
+        with Room(http, waiting_id) as room:
+            assert room.connect(CAROL)["you"] == 0
+        with Room(http, table_id) as room:
+            for client in (ALICE, BOB):
+                assert room.connect(client) == before[client]
+            moves = 0
+            while room.views[ALICE]["phase"] != "finished":
+                room.ok(room.mover(), "camp" if moves % 3 == 0 else "go")
+                moves += 1
+                assert moves < 500
+            assert room.views[ALICE]["log"][-1].startswith("Game over")
+            assert room.views[BOB]["log"][-1] == room.views[ALICE]["log"][-1]
+
+    with site(db) as http:  # finished tables are read back on demand
+        assert table_id not in http.app.state.hub.tables
+        listed = {t["id"]: t for t in http.get("/api/tables").json()}
+        assert listed[table_id]["phase"] == "finished"
+        assert listed[table_id]["seats"] == ["Alice", "Bob", "heuristic bot"]
+        assert http.get(f"/api/tables/{table_id}/replay?seat=1").status_code == 200
+        assert http.get(f"/table/{table_id}").status_code == 200
+
+
+BOT_LINEUPS = {
+    "heckmeck": [["random", "random"], ["agent", "heuristic"], ["heuristic", "random", "random"]],
+    "sechs_nimmt": [["random", "random"], ["heuristic", "random", "heuristic"], ["heuristic"] * 4],
+    "diamant": [["random"] * 3, ["agent"] * 4, ["heuristic", "random", "random", "heuristic", "random"]],
+    "court": [["random", "random"], ["heuristic", "heuristic", "random"], ["heuristic"] * 3],
+}
+
+
+def test_many_bot_tables_play_out_at_once(tmp_path: Path) -> None:
+    db = tmp_path / "tables.sqlite3"
+    with site(db) as http:
+        lineups = [(game, bots) for game, options in BOT_LINEUPS.items() for bots in options]
+        assert len(lineups) == 12
+        ids = [
+            new_table(http, game, **({"quick": True} if game == "heckmeck" else {})) for game, _ in lineups
+        ]
+        with contextlib.ExitStack() as stack:
+            sockets = []
+            for (_, bots), table_id, k in zip(lineups, ids, itertools.count(), strict=False):
+                socket = stack.enter_context(http.websocket_connect(f"/ws/{table_id}?client=watcher-{k:04d}"))
+                assert socket.receive_json()["view"]["phase"] == "waiting"
+                for bot in bots:
+                    socket.send_json({"command": f"/bot {bot}"})
+                    assert socket.receive_json()["reply"]["ok"]
+                sockets.append(socket)
+            for socket in sockets:  # every table starts before any answer is read
+                socket.send_json({"command": "/start"})
+            for socket in sockets:
+                message = socket.receive_json()
+                assert message["reply"] == {"ok": True, "text": "the game starts"}
+                assert message["view"]["phase"] == "finished"
+                assert message["view"]["log"][-1].startswith("Game over")
+        tables = http.get("/api/tables").json()
+        assert sorted(t["id"] for t in tables) == sorted(ids)
+        assert all(t["phase"] == "finished" for t in tables)
+        assert len(http.app.state.hub.store.finished()) == 12
+
+
+# --------------------------------------------------------------------------- the bot endpoint
+
+
+def decision(game_name: str, seats: int, seed: int = 0) -> tuple[Any, Any, int]:
+    """A game, a state at a decision, and the seat to decide."""
+    game = make(game_name, seats)
+    state = game.initial_state()
+    rng = np.random.default_rng(seed)
+    while (mover := game.to_move(state)) == CHANCE:
+        game.step_chance(state, rng)
+    return game, state, mover
+
+
+def test_bot_move_from_an_observation() -> None:
+    game, state, mover = decision("diamant", 4)
+    seat = Seat.of(game, state, mover)
+    body = {
+        "game": "diamant",
+        "num_players": 4,
+        "options": {},
+        "bot": "agent",
+        "observation": seat.observation.tolist(),
+        "mask": seat.mask.tolist(),
+    }
+    expected = make_bot("agent", game).act(seat)
+    with site() as http:
+        answer = http.post("/api/bot/move", json=body).json()
+        assert answer == {"action": expected, "command": game.command(expected)}
+
+        game6, state6, mover6 = decision("sechs_nimmt", 3)
+        seat6 = Seat.of(game6, state6, mover6)
+        mask = [bool(v) for v in seat6.mask]
+        for _ in range(5):
+            answer = http.post(
+                "/api/bot/move",
+                json={"game": "sechs_nimmt", "num_players": 3, "bot": "random",
+                      "observation": seat6.observation.tolist(), "mask": mask},
+            ).json()  # fmt: skip
+            assert answer["action"] in seat6.legal and answer["command"] == game6.command(answer["action"])
+
+
+def test_bot_move_from_an_observation_refuses_bad_requests() -> None:
+    game, state, mover = decision("diamant", 4)
+    seat = Seat.of(game, state, mover)
+    good = {"game": "diamant", "num_players": 4, "bot": "agent",
+            "observation": seat.observation.tolist(), "mask": seat.mask.tolist()}  # fmt: skip
+    size, n = game.observation_spec.size, game.num_actions
+    cases = [
+        ({"bot": "heuristic"}, "the heuristic bot plays from the game's state"),
+        ({"bot": "heuristic"}, "only these bots play: random, agent"),
+        ({"bot": "search"}, "no bot 'search' for Diamant"),
+        ({"bot": "/etc/passwd.npz"}, "no bot '/etc/passwd.npz'"),
+        ({"bot": None}, "no bot None"),
+        ({"game": "go"}, "no game 'go'"),
+        ({"num_players": 9}, "Diamant is for 3 to 8 players, not 9"),
+        ({"num_players": "4"}, "num_players must be a whole number from 3 to 8"),
+        ({"num_players": 3}, f"observation has {size} values; Diamant with 3 players has observations of"),
+        ({"num_players": 3, "observation": [0] * make("diamant", 3).observation_spec.size},
+         "no agent is shipped for Diamant with 3 seats"),
+        ({"options": {"quick": True}}, "Diamant has no option 'quick'"),
+        ({"observation": [0.0] * (size - 1)}, f"observation has {size - 1} values; Diamant with 4 players"),
+        ({"observation": [*good["observation"][:-1], "x"]}, f"observation must be a list of {size} finite"),
+        ({"observation": None}, "observation must be a list"),
+        ({"mask": [1] * (n + 1)}, f"mask has {n + 1} values; Diamant with 4 players has {n} actions"),
+        ({"mask": [0] * n}, "the mask allows no action"),
+        ({"mask": [2] * n}, "mask must be a list of 2 values, each 0 or 1"),
+    ]  # fmt: skip
+    with site() as http:
+        for change, message in cases:
+            response = http.post("/api/bot/move", json={**good, **change})
+            assert response.status_code == 400, (change, response.text)
+            assert message in response.json()["error"], (change, response.json())
+        response = http.post("/api/bot/move", json=[1, 2])
+        assert response.status_code == 400 and "JSON object" in response.json()["error"]
+
+
+def test_bot_move_for_a_seat_of_a_live_table() -> None:
+    with site() as http:
+        table_id = new_table(http, "sechs_nimmt")
+        url = "/api/bot/move"
+        with Room(http, table_id) as room:
+            room.connect(ALICE)
+            room.ok(ALICE, "/join Alice")
+            answer = http.post(url, json={"table": table_id, "seat": 0, "bot": "random", "client": ALICE})
+            assert answer.status_code == 409 and "not under way (waiting)" in answer.json()["error"]
+            room.ok(ALICE, "/bot heuristic")
+            room.ok(ALICE, "/start")
+            legal = room.views[ALICE]["legal"]
+            for bot in ("heuristic", "search", "random"):
+                answer = http.post(url, json={"table": table_id, "seat": 0, "bot": bot, "client": ALICE})
+                assert answer.status_code == 200, answer.text
+                assert answer.json()["command"] in legal
+            version = http.get(f"/api/tables/{table_id}").json()["version"]
+            assert version == room.views[ALICE]["version"]  # asking changes nothing
+
+            for body, status, message in [
+                ({"seat": 0, "bot": "random"}, 403, "seat 0 is a person's"),
+                ({"seat": 0, "bot": "random", "client": BOB}, 403, "only their client"),
+                ({"seat": 1, "bot": "random"}, 409, "it is not seat 1's turn: seat 0 is to move"),
+                ({"seat": 7, "bot": "random"}, 400, "no seat 7"),
+                ({"seat": "0", "bot": "random"}, 400, "seat must be a seat number"),
+                ({"seat": 0, "bot": "solver", "client": ALICE}, 400, "no bot 'solver' for 6 nimmt!"),
+                ({"seat": 0, "bot": "x.npz", "client": ALICE}, 400, "no bot 'x.npz'"),
+            ]:
+                answer = http.post(url, json={"table": table_id, **body})
+                assert answer.status_code == status and message in answer.json()["error"], (body, answer.text)
+            answer = http.post(url, json={"table": "nosuch", "seat": 0, "bot": "random"})
+            assert answer.status_code == 404
+            answer = http.post(url, json={"table": 5, "seat": 0, "bot": "random"})
+            assert answer.status_code == 400
+
+
+def test_serve_sub_command() -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="tablezoo")
+    add_serve_parser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["serve", "--port", "8123", "--db", "x.sqlite3"])
+    assert (args.host, args.port, args.db, args.func) == ("127.0.0.1", 8123, "x.sqlite3", server.cmd_serve)
+    defaults = parser.parse_args(["serve"])
+    assert (defaults.port, defaults.db) == (8000, "tablezoo.sqlite3")
+
+
+@pytest.mark.parametrize("path", ["/api/tables", "/api/games"])
+def test_api_answers_json(path: str) -> None:
+    with site() as http:
+        response = http.get(path)
+        assert response.status_code == 200 and isinstance(response.json(), list)
