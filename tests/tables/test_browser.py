@@ -1,4 +1,5 @@
-"""One game of Diamant played end to end in headless Chromium against the real server.
+"""Diamant played end to end in headless Chromium against the real server: one person with two
+bots, and two people in two browsers with a bot.
 
 Needs Debian's ``chromium`` and ``chromium-driver`` (``/usr/bin/chromium``,
 ``/usr/bin/chromedriver``); without them the test is skipped, unless
@@ -13,6 +14,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -61,13 +63,11 @@ def base_url(tmp_path: Path) -> Iterator[str]:
         thread.join(10)
 
 
-@pytest.fixture
-def driver(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
-    _need_browser()
+def _chromium(profile: Path) -> object:
+    """A headless Chromium with its own profile (its own localStorage: its own client token)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
-    monkeypatch.setenv("SE_OFFLINE", "true")  # Selenium Manager must never fetch a browser or driver
     options = webdriver.ChromeOptions()
     options.binary_location = str(CHROMIUM)
     for flag in (
@@ -81,15 +81,38 @@ def driver(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
         "--disable-sync",
         "--disable-quic",
         "--window-size=1200,900",
-        f"--user-data-dir={tmp_path / 'chromium-profile'}",
+        f"--user-data-dir={profile}",
     ):
         options.add_argument(flag)
     browser = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
     browser.set_page_load_timeout(20)
+    return browser
+
+
+@pytest.fixture
+def driver(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
+    _need_browser()
+    monkeypatch.setenv("SE_OFFLINE", "true")  # Selenium Manager must never fetch a browser or driver
+    browser = _chromium(tmp_path / "chromium-profile")
     try:
         yield browser
     finally:
-        browser.quit()
+        browser.quit()  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def two_drivers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[object, object]]:
+    _need_browser()
+    monkeypatch.setenv("SE_OFFLINE", "true")
+    first = _chromium(tmp_path / "profile-1")
+    try:
+        second = _chromium(tmp_path / "profile-2")
+        try:
+            yield first, second
+        finally:
+            second.quit()  # type: ignore[attr-defined]
+    finally:
+        first.quit()  # type: ignore[attr-defined]
 
 
 def test_a_game_of_diamant_in_the_browser(base_url: str, driver: object) -> None:
@@ -157,3 +180,65 @@ def test_a_game_of_diamant_in_the_browser(base_url: str, driver: object) -> None
     wait.until(lambda d: "Diamant (finished)" in text("reply"))
     driver.find_element(By.ID, "replay-load").click()
     wait.until(lambda d: text("replay-step").startswith("0/"))
+
+
+def test_two_browsers_and_a_bot_finish_a_game(base_url: str, two_drivers: tuple[object, object]) -> None:
+    # Ann and Bob, each in a browser of their own, and a heuristic bot play Diamant to the end.
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    ann, bob = two_drivers
+    waits = {id(d): WebDriverWait(d, 10, poll_frequency=0.05) for d in two_drivers}
+
+    def text(d: Any, element_id: str) -> str:
+        return d.find_element(By.ID, element_id).text
+
+    def seats(d: Any) -> list[str]:
+        return [li.text for li in d.find_elements(By.CSS_SELECTOR, "#seats li")]
+
+    ann.get(base_url + "/")
+    waits[id(ann)].until(lambda d: d.find_elements(By.CSS_SELECTOR, "#game-select option[value=diamant]"))
+    Select(ann.find_element(By.ID, "game-select")).select_by_value("diamant")
+    ann.find_element(By.ID, "create").click()
+    waits[id(ann)].until(lambda d: "/table/" in d.current_url)
+    bob.get(ann.current_url)
+    for d, name in ((ann, "Ann"), (bob, "Bob")):
+        waits[id(d)].until(lambda d: text(d, "phase") == "waiting")
+        d.find_element(By.ID, "name").send_keys(name)
+        d.find_element(By.ID, "join").click()
+        waits[id(d)].until(lambda d, name=name: any(s.startswith(name) and "(you)" in s for s in seats(d)))
+    Select(bob.find_element(By.ID, "bot-select")).select_by_value("heuristic")
+    bob.find_element(By.ID, "add-bot").click()
+    waits[id(ann)].until(lambda d: len(seats(d)) == 3)  # Ann's page hears of Bob's bot
+    ann.find_element(By.ID, "start").click()
+    for d in two_drivers:
+        waits[id(d)].until(lambda d: text(d, "phase") in ("playing", "finished"))
+
+    deadline = time.monotonic() + 60
+    clicks = {id(ann): 0, id(bob): 0}
+    while not all(text(d, "phase") == "finished" for d in two_drivers):
+        assert time.monotonic() < deadline, "the game did not finish in time"
+        moved = False
+        for d in two_drivers:
+            buttons = [b for b in d.find_elements(By.CSS_SELECTOR, "#moves button.move") if b.is_enabled()]
+            try:
+                commands = [b.get_attribute("data-command") for b in buttons]
+                if commands:
+                    pick = "go" if clicks[id(d)] % 2 == 0 and "go" in commands else commands[-1]
+                    buttons[commands.index(pick)].click()
+                    clicks[id(d)] += 1
+                    moved = True
+            except StaleElementReferenceException:
+                continue
+        if not moved:
+            time.sleep(0.05)
+    assert clicks[id(ann)] > 0 and clicks[id(bob)] > 0
+    for d, other in ((ann, "Bob"), (bob, "Ann")):
+        lines = [li.text for li in d.find_elements(By.CSS_SELECTOR, "#log li")]
+        assert lines[-1].startswith("Game over"), lines[-3:]
+        # the other person's secret choices reached this browser only as "has chosen"
+        assert not any(
+            line.startswith(f"{other} (seat") and line.endswith((": go", ": camp")) for line in lines
+        )
+        assert any(line.startswith(f"{other} (seat") and "has chosen" in line for line in lines)
