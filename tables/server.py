@@ -50,9 +50,9 @@ import numpy as np
 from tablezoo.games import GAMES, game_class, make
 from tablezoo.games.core import ConfigError, Game, TablezooError, action_mask
 from tablezoo.tables.store import DEFAULT_PATH, Store
-from tablezoo.tables.table import FINISHED, PLAYING, Reply, Table
+from tablezoo.tables.table import FINISHED, PLAYING, Reply, Table, bots_for
 from tablezoo.training.bots import Seat
-from tablezoo.training.registry import AGENTS_DIR, BOTS, ONLY_FOR, make_bot
+from tablezoo.training.registry import AGENTS_DIR, make_bot
 
 try:  # the web extra; without it only the command-line wiring below is usable
     from starlette.applications import Starlette
@@ -209,10 +209,7 @@ def summary(table: Table) -> dict[str, Any]:
 
 def game_bots(name: str) -> list[str]:
     """The bots a table of game ``name`` offers (``agent`` when one is shipped for some seat count)."""
-    names = [n for n in BOTS if ONLY_FOR.get(n, name) == name]
-    if agent_seats(name):
-        names.append("agent")
-    return names
+    return list(bots_for(name))
 
 
 def agent_seats(name: str) -> list[int]:
@@ -418,9 +415,6 @@ def create_app(db_path: str = DEFAULT_PATH) -> Starlette:
         async with hub.lock(table.table_id):
             frames = await asyncio.to_thread(table.replay, seat)
             phase = table.phase
-        # The frames' raw history entries would show hidden outcomes (deals) and face-down
-        # choices by their action ids: only the text and the render from `seat`'s side go out.
-        frames = [{"step": f["step"], "text": f["text"], "render": f["render"]} for f in frames]
         return json_response(
             {"table": table.table_id, "game": table.game_name, "phase": phase, "seat": seat, "frames": frames}
         )

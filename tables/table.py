@@ -374,7 +374,7 @@ class Table:
 
     def bot_names(self) -> list[str]:
         """The bots this table can seat (``agent`` where one is shipped for some seat count)."""
-        return list(_bot_names(self.game_name))
+        return list(bots_for(self.game_name))
 
     def status(self) -> str:
         info = self.info
@@ -525,7 +525,8 @@ TABLE_COMMANDS = ("/join", "/leave", "/option", "/bot", "/start", "/status", "/h
 
 
 @functools.cache
-def _bot_names(game_name: str) -> tuple[str, ...]:
+def bots_for(game_name: str) -> tuple[str, ...]:
+    """The bots a table of ``game_name`` can seat (``agent`` when one is shipped for some seat count)."""
     names = [n for n in BOTS if ONLY_FOR.get(n, game_name) == game_name]
     if any(AGENTS_DIR.glob(f"{game_name}-*p.npz")):
         names.append("agent")

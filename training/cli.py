@@ -123,6 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--teacher-decisions", type=int, default=None, help="teacher decisions to record")
     t.add_argument("--teacher-epochs", type=int, default=None, help="passes over the teacher's decisions")
     t.add_argument("--teacher-data", default=None, help="teacher.npz of an earlier run to imitate")
+    t.add_argument("--init-from", default=None, help="model.zip of an earlier run to start from")
     t.add_argument("--hyperparams", default=None, help="YAML of hyperparameters keyed by env id")
     t.add_argument("--out", default=None, help="parent folder of the run folder")
     t.add_argument("--no-progress-bar", dest="progress_bar", action="store_false", default=None)

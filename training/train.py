@@ -78,6 +78,8 @@ class TrainConfig:
     """Passes over the teacher's decisions."""
     teacher_data: str | None = None
     """A ``teacher.npz`` of an earlier run to imitate instead of recording anew."""
+    init_from: str | None = None
+    """``model.zip`` of an earlier run to start from (same game, seats and network sizes)."""
     hyperparams: str = str(HYPERPARAMS)
     """YAML file of MaskablePPO hyperparameters keyed by env id."""
     out: str = "runs"
@@ -179,6 +181,8 @@ def train(config: TrainConfig, command: list[str] | None = None) -> Path:
     }
     (run / "config.yaml").write_text(yaml.safe_dump(saved, sort_keys=False))
 
+    if config.init_from:
+        model.set_parameters(config.init_from, exact_match=True)
     if config.teacher or config.teacher_data:
         _imitate(config, model, make_env(0)(), float(params.get("gamma", 0.99)), run)
 
