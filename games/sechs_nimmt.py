@@ -45,9 +45,9 @@ Without ``logic`` the ``row`` actions are ids ``D .. D+3``; with it,
 
 Observation (seat-relative: the observer first, then the others clockwise)
 ------------------------------------------------------------------------------
-Built from :func:`observation_fields`; the size is ``4 D + 4 n + 21`` and,
+Built from :func:`observation_fields`; the size is ``7 D + 4 n + 21`` and,
 under ``logic``, ``n D`` more (the other hands and the draft table). Example:
-4 seats, no option (D = 104), size 453; 4 seats with ``logic`` (D = 44), 373.
+4 seats, no option (D = 104), size 765; 4 seats with ``logic`` (D = 44), 505.
 
 | field | size | range | meaning |
 |---|---|---|---|
@@ -66,10 +66,16 @@ under ``logic``, ``n D`` more (the other hands and the draft table). Example:
 | trick | D | 0..1 | in the row choice: card i+1 was revealed in this trick |
 | placing | 1 | 0..D | in the row choice: the card being placed |
 | cards_left | 1 | 0..10 | cards in the observer's hand (every hand holds as many, outside the draft) |
+| hand_fit | D | 0..6 | hand card i+1: cards in the row it would join (5: it takes it; 6: below every row) |
+| hand_heads | D | 0..27 | hand card i+1: heads of that row (below every row: the fewest heads of a row) |
+| hand_gap | D | 0..D | hand card i+1: its distance from that row's end (0: below every row) |
 | others_hands | (n-1) D | 0..1 | ``logic``: the other hands, clockwise (public; chosen cards included) |
 | pool | D | 0..1 | ``logic`` only: card i+1 is still on the table to draft |
 
-Fields that do not apply in the current phase are zero.
+Fields that do not apply in the current phase are zero. The three ``hand_*``
+fields say where each hand card would go if it were placed now (by the same
+rule as the engine, ``profi`` left ends included); they are what a player reads
+off the table at a glance, and they make the card choice much easier to learn.
 
 Rewards
 -------
@@ -95,7 +101,9 @@ Options
 
 Version history
 ---------------
-v0: first release.
+v0: first release. Before the first shipped agent, the observation gained the
+``hand_fit``, ``hand_heads`` and ``hand_gap`` fields (size ``4 D + 4 n + 21``
+became ``7 D + 4 n + 21``).
 """
 
 from __future__ import annotations
@@ -253,6 +261,9 @@ class SechsNimmt(Game[SechsNimmtState]):
         self._o_to_move, self._o_phase = off["to_move"], off["phase"]
         self._o_has_chosen, self._o_placing = off["has_chosen"], off["placing"]
         self._o_cards_left = off["cards_left"]
+        self._o_fit, self._o_fit_heads, self._o_gap = (
+            off[k] - 1 for k in ("hand_fit", "hand_heads", "hand_gap")
+        )
         self._o_others_hands = off.get("others_hands", 0) - 1
         self._o_pool = off.get("pool", 0) - 1
         self._order = [relative_seats(s, n) for s in range(n)]
@@ -571,6 +582,19 @@ class SechsNimmt(Game[SechsNimmtState]):
             buf[self._o_to_move + (state.turn - seat) % n] = 1
             buf[self._o_phase + 2] = 1
         buf[self._o_cards_left] = len(hand)
+        if rows:
+            fit, heads_at, gap = self._o_fit, self._o_fit_heads, self._o_gap
+            profi = self._profi
+            for c in hand:
+                t = target(rows, c, profi)
+                if t < 0:
+                    buf[fit + c] = ROW_MAX + 1
+                    buf[heads_at + c] = min(row_heads)
+                    continue
+                row = rows[t % ROWS]
+                buf[fit + c] = len(row)
+                buf[heads_at + c] = row_heads[t % ROWS]
+                buf[gap + c] = c - row[-1] if t < ROWS else row[0] - c
         if self._logic:
             hands, d = state.hands, self.deck
             base = self._o_others_hands
@@ -695,6 +719,21 @@ def observation_fields(num_seats: int, deck: int, logic: bool) -> tuple[Field, .
         Field("trick", d, 0, 1, "row choice: card i+1 was revealed in this trick"),
         Field("placing", 1, 0, d, "row choice: the card being placed"),
         Field("cards_left", 1, 0, HAND, "cards in the observer's hand"),
+        Field(
+            "hand_fit",
+            d,
+            0,
+            ROW_MAX + 1,
+            "hand card i+1: cards in the row it would join (6: below every row)",
+        ),
+        Field(
+            "hand_heads",
+            d,
+            0,
+            MAX_ROW_HEADS,
+            "hand card i+1: heads of that row (below every row: fewest heads)",
+        ),
+        Field("hand_gap", d, 0, d, "hand card i+1: its distance from that row's end (0: below every row)"),
     ]
     if logic:
         fields += [

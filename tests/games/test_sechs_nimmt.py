@@ -655,8 +655,8 @@ def test_the_row_choice_shows_the_revealed_cards_to_everyone() -> None:
 def test_observation_fields() -> None:
     game = SechsNimmt(4)
     spec = game.observation_spec
-    assert spec.size == 4 * 104 + 4 * 4 + 21 == 453
-    assert SechsNimmt(4, logic=True).observation_spec.size == 4 * 44 + 16 + 21 + 4 * 44
+    assert spec.size == 7 * 104 + 4 * 4 + 21 == 765
+    assert SechsNimmt(4, logic=True).observation_spec.size == 7 * 44 + 16 + 21 + 4 * 44
     state = prepared(
         game,
         hands=[[5, 60], [6, 61], [7, 62], [8, 63]],
@@ -685,6 +685,11 @@ def test_observation_fields() -> None:
     assert fields["phase"].tolist() == [1, 0, 0]
     assert not fields["trick"].any() and fields["placing"][0] == 0
     assert fields["cards_left"][0] == 2
+    # where each hand card would go now: 8 is below every row, 63 joins row 1 (55) 8 above its end
+    assert np.flatnonzero(fields["hand_fit"]).tolist() == [7, 62]
+    assert fields["hand_fit"][[7, 62]].tolist() == [6, 2]
+    assert fields["hand_heads"][[7, 62]].tolist() == [3, 10]  # 8: the fewest heads of a row
+    assert fields["hand_gap"][[7, 62]].tolist() == [0, 8]
     mine = spec.unpack(game.observe(state, 0))
     assert np.flatnonzero(mine["choice"]).tolist() == [59] and mine["has_chosen"].tolist() == [1, 0, 0, 0]
     assert np.flatnonzero(mine["hand"]).tolist() == [4, 59], "the chosen card stays in hand until the reveal"
