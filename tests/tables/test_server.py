@@ -511,3 +511,41 @@ def test_api_answers_json(path: str) -> None:
     with site() as http:
         response = http.get(path)
         assert response.status_code == 200 and isinstance(response.json(), list)
+
+
+@pytest.mark.parametrize("game", ["heckmeck", "sechs_nimmt", "diamant", "court"])
+def test_random_messages_on_live_sockets(game: str) -> None:
+    # Two players and a watcher send random text, random JSON and random words of every game,
+    # now and then a legal move. The server answers every message, a refused command leaves the
+    # table as it was, and each socket only ever gets its own client's view.
+    rng = np.random.default_rng(sum(map(ord, game)))
+    words = ["/join", "/leave", "/option", "/bot", "/start", "/status", "/help", "/nope", "play", "keep",
+             "roll", "take", "steal", "go", "camp", "row", "aside", "all", "worm", "quick", "random",
+             "heuristic", "<script>", "1", "4", "42", "-1", "{}", "\u00e9"]  # fmt: skip
+    with site() as http:
+        table_id = new_table(http, game)
+        hub = http.app.state.hub  # type: ignore[attr-defined]
+        table = hub.tables[table_id]
+        with Room(http, table_id) as room:
+            for client in (ALICE, BOB, CAROL):
+                room.connect(client)
+            room.ok(ALICE, "/join Alice")
+            room.ok(BOB, "/join Bob")
+            for _ in range(table.info.min_seats - 2):
+                room.ok(ALICE, "/bot random")
+            for i in range(150):
+                client = (ALICE, BOB, CAROL)[int(rng.integers(3))]
+                if i == 20:
+                    text = "/start"
+                elif rng.random() < 0.3 and room.views[client]["legal"]:
+                    legal = room.views[client]["legal"]
+                    text = legal[int(rng.integers(len(legal)))]
+                else:
+                    text = " ".join(rng.choice(words, size=int(rng.integers(1, 4))))
+                before = json.dumps(table.to_record(), sort_keys=True)
+                reply = room.send(client, text)
+                if not reply["ok"]:
+                    assert json.dumps(table.to_record(), sort_keys=True) == before, text
+                for who, view in room.views.items():
+                    assert view["you"] == table.seat_of(who)
+            assert table.phase in ("playing", "finished")
