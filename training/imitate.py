@@ -145,12 +145,16 @@ def clone(model: Any, data: Demonstrations, epochs: int, batch_size: int = 256, 
     return history
 
 
-def agreement(model: Any, data: Demonstrations) -> float:
+def agreement(model: Any, data: Demonstrations, batch_size: int = 8192) -> float:
     """Share of ``data``'s decisions where the policy's most likely move is the teacher's."""
     import torch
 
+    same = 0
     with torch.no_grad():
-        obs = torch.as_tensor(data.observations, device=model.policy.device)
-        distribution = model.policy.get_distribution(obs, action_masks=data.masks)
-        best = distribution.distribution.probs.argmax(dim=1).cpu().numpy()
-    return float(np.mean(best == data.actions))
+        for start in range(0, len(data), batch_size):
+            part = slice(start, start + batch_size)
+            obs = torch.as_tensor(data.observations[part], device=model.policy.device)
+            distribution = model.policy.get_distribution(obs, action_masks=data.masks[part])
+            best = distribution.distribution.probs.argmax(dim=1).cpu().numpy()
+            same += int(np.sum(best == data.actions[part]))
+    return same / max(1, len(data))

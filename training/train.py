@@ -7,6 +7,12 @@ named opponent bots or, with probability ``self_play``, a frozen earlier
 checkpoint of the learner from the pool (a snapshot is added every
 ``snapshot_every`` steps).
 
+With ``teacher``, PPO does not start from scratch: the named bot first plays
+the learner's seat for ``teacher_decisions`` decisions, and the policy and its
+value head are fitted to its moves and their returns (behaviour cloning, see
+:mod:`tablezoo.training.imitate`; ``imitation.json`` reports how closely the
+clone agrees with its teacher). ``init_from`` continues an earlier run instead.
+
 A run writes into its folder: ``config.yaml`` (every setting, the seed, the
 command and the package versions), TensorBoard logs, ``curve.csv`` and
 ``curve.png`` (the win rate against each evaluation opponent as training goes
