@@ -14,6 +14,7 @@ agent's expected worms on the opening turn next to the exact solver's.
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 from pathlib import Path
 
@@ -97,7 +98,22 @@ def main(argv: list[str] | None = None) -> None:
         f"--opponents {' '.join(config['opponents'])} --self-play {config['self_play']} "
         f"--reward {config['reward']} --seed {config['seed']}"
         + "".join(f" --option {o}" for o in config["options"])
+        + (
+            f" --teacher {config['teacher']} --teacher-decisions {config['teacher_decisions']}"
+            f" --teacher-epochs {config['teacher_epochs']}"
+            if config.get("teacher")
+            else ""
+        )
     )
+    imitation = ""
+    if config.get("teacher"):
+        report = json.loads((args.run / "imitation.json").read_text())
+        imitation = (
+            f"\n- Before PPO, behaviour cloning of the `{config['teacher']}` bot: "
+            f"{report['decisions']} of its decisions at the learner's seat ({report['episodes']} games), "
+            f"{config['teacher_epochs']} epochs; the clone then chose the teacher's move "
+            f"{report['agreement_with_teacher']:.1%} of the time."
+        )
     card = f"""# {game.info.title}, {n} seats: shipped agent
 
 Load it as a bot with the name `agent` (`tablezoo play {game_name} --players {n} --bot agent`),
@@ -110,7 +126,7 @@ or from this file with `NumpyPolicy.load`. It runs on numpy alone.
 - {config["timesteps"]} learner decisions at a seat drawn at random each episode; opponents drawn per
   episode from {", ".join(config["opponents"])}; self-play share {config["self_play"]}
   (frozen snapshots every {config["snapshot_every"]} steps); reward `{config["reward"]}`;
-  seed {config["seed"]}.
+  seed {config["seed"]}.{imitation}
 - Hyperparameters: `{yaml.safe_dump(config["resolved_hyperparams"], default_flow_style=True).strip()}`.
 - Reproduce: `{reproduce}`
 
