@@ -112,7 +112,8 @@ def test_hyperparams_are_keyed_by_env_id() -> None:
     heckmeck = load_hyperparams(TrainConfig().hyperparams, "heckmeck_v0")
     court = load_hyperparams(TrainConfig().hyperparams, "court_v0")
     assert heckmeck["gamma"] != court.get("gamma") or heckmeck["net_arch"] != court["net_arch"]
-    assert heckmeck["n_steps"] == court["n_steps"]  # from `default`
+    assert heckmeck["gae_lambda"] == court["gae_lambda"]  # from `default`
+    assert court["learning_rate"] < heckmeck["learning_rate"]  # court_v0's own (the fine-tuning entry)
 
 
 def test_ship_writes_the_policy_and_a_model_card(
