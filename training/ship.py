@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> None:
             args.seed,
         )
         low, high = s.interval()
-        verdict = "above" if low > 1 / n else "not clearly above"
+        verdict = "above" if low > 1 / n else "below" if high < 1 / n else "not clearly above or below"
         rows.append(
             f"| {against} | {s.games} | {s.win_rate:.3f} | [{low:.3f}, {high:.3f}] | {verdict} the fair "
             f"share {1 / n:.3f} | {s.mean_score:.2f} |"

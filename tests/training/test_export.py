@@ -43,7 +43,7 @@ def test_onnx_runtime_plays_the_same_moves(path: Path, exported: dict[str, tuple
     onnx_path, _ = exported[path.stem]
     game = _game_of(path)
     result = export.check_export(onnx_path, NumpyPolicy.load(path), game, n=300, seed=1)
-    assert result["positions"] == 300 and result["games"] > 1
+    assert result["positions"] == 300 and result["games"] >= 1  # a random Court game is thousands long
     assert result["same_actions"] == 300 and result["agreement"] == 1.0
     assert result["illegal_actions"] == 0 and result["masked_ok"]
     assert result["max_logit_diff"] < 1e-4
