@@ -12,12 +12,14 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
+T = TypeVar("T")
+MOVES = "#moves button.move"
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 NAME = "<b>Tester</b>"
@@ -115,6 +117,18 @@ def two_drivers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tup
         first.quit()  # type: ignore[attr-defined]
 
 
+def _fresh(read: Callable[[], T]) -> T:
+    """``read()`` again when the page redrew the elements it was reading (a new view came in)."""
+    from selenium.common.exceptions import StaleElementReferenceException
+
+    for _ in range(50):
+        try:
+            return read()
+        except StaleElementReferenceException:
+            time.sleep(0.02)
+    return read()
+
+
 def test_a_game_of_diamant_in_the_browser(base_url: str, driver: object) -> None:
     from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
@@ -122,13 +136,13 @@ def test_a_game_of_diamant_in_the_browser(base_url: str, driver: object) -> None
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
     assert isinstance(driver, WebDriver)
-    wait = WebDriverWait(driver, 10, poll_frequency=0.05)
+    wait = WebDriverWait(driver, 10, poll_frequency=0.05, ignored_exceptions=[StaleElementReferenceException])
 
     def text(element_id: str) -> str:
-        return driver.find_element(By.ID, element_id).text
+        return _fresh(lambda: driver.find_element(By.ID, element_id).text)
 
     def seats() -> list[str]:
-        return [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#seats li")]
+        return _fresh(lambda: [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#seats li")])
 
     # The lobby: create a table of Diamant; the page goes to it.
     driver.get(base_url + "/")
@@ -158,11 +172,11 @@ def test_a_game_of_diamant_in_the_browser(base_url: str, driver: object) -> None
     deadline = time.monotonic() + 40
     while text("phase") != "finished":
         assert time.monotonic() < deadline, "the game did not finish in time"
-        buttons = [b for b in driver.find_elements(By.CSS_SELECTOR, "#moves button.move") if b.is_enabled()]
-        if not buttons:
-            time.sleep(0.05)
-            continue
         try:
+            buttons = [b for b in driver.find_elements(By.CSS_SELECTOR, MOVES) if b.is_enabled()]
+            if not buttons:
+                time.sleep(0.05)
+                continue
             commands = [b.get_attribute("data-command") for b in buttons]
             pick = "go" if clicks % 3 == 0 and "go" in commands else commands[-1]
             buttons[commands.index(pick)].click()
@@ -170,7 +184,7 @@ def test_a_game_of_diamant_in_the_browser(base_url: str, driver: object) -> None
         except StaleElementReferenceException:  # the view was redrawn under us
             continue
     assert clicks > 0
-    lines = [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#log li")]
+    lines = _fresh(lambda: [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#log li")])
     assert lines[-1].startswith("Game over"), lines[-3:]
     assert not driver.find_elements(By.CSS_SELECTOR, "#moves button.move")
 
@@ -189,13 +203,16 @@ def test_two_browsers_and_a_bot_finish_a_game(base_url: str, two_drivers: tuple[
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
     ann, bob = two_drivers
-    waits = {id(d): WebDriverWait(d, 10, poll_frequency=0.05) for d in two_drivers}
+    waits = {
+        id(d): WebDriverWait(d, 10, poll_frequency=0.05, ignored_exceptions=[StaleElementReferenceException])
+        for d in two_drivers
+    }
 
     def text(d: Any, element_id: str) -> str:
-        return d.find_element(By.ID, element_id).text
+        return _fresh(lambda: d.find_element(By.ID, element_id).text)
 
     def seats(d: Any) -> list[str]:
-        return [li.text for li in d.find_elements(By.CSS_SELECTOR, "#seats li")]
+        return _fresh(lambda: [li.text for li in d.find_elements(By.CSS_SELECTOR, "#seats li")])
 
     ann.get(base_url + "/")
     waits[id(ann)].until(lambda d: d.find_elements(By.CSS_SELECTOR, "#game-select option[value=diamant]"))
@@ -221,8 +238,8 @@ def test_two_browsers_and_a_bot_finish_a_game(base_url: str, two_drivers: tuple[
         assert time.monotonic() < deadline, "the game did not finish in time"
         moved = False
         for d in two_drivers:
-            buttons = [b for b in d.find_elements(By.CSS_SELECTOR, "#moves button.move") if b.is_enabled()]
             try:
+                buttons = [b for b in d.find_elements(By.CSS_SELECTOR, MOVES) if b.is_enabled()]
                 commands = [b.get_attribute("data-command") for b in buttons]
                 if commands:
                     pick = "go" if clicks[id(d)] % 2 == 0 and "go" in commands else commands[-1]
@@ -235,7 +252,7 @@ def test_two_browsers_and_a_bot_finish_a_game(base_url: str, two_drivers: tuple[
             time.sleep(0.05)
     assert clicks[id(ann)] > 0 and clicks[id(bob)] > 0
     for d, other in ((ann, "Bob"), (bob, "Ann")):
-        lines = [li.text for li in d.find_elements(By.CSS_SELECTOR, "#log li")]
+        lines = _fresh(lambda d=d: [li.text for li in d.find_elements(By.CSS_SELECTOR, "#log li")])
         assert lines[-1].startswith("Game over"), lines[-3:]
         # the other person's secret choices reached this browser only as "has chosen"
         assert not any(
