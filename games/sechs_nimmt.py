@@ -584,17 +584,25 @@ class SechsNimmt(Game[SechsNimmtState]):
         buf[self._o_cards_left] = len(hand)
         if rows:
             fit, heads_at, gap = self._o_fit, self._o_fit_heads, self._o_gap
-            profi = self._profi
-            for c in hand:
-                t = target(rows, c, profi)
-                if t < 0:
-                    buf[fit + c] = ROW_MAX + 1
-                    buf[heads_at + c] = min(row_heads)
-                    continue
-                row = rows[t % ROWS]
-                buf[fit + c] = len(row)
-                buf[heads_at + c] = row_heads[t % ROWS]
-                buf[gap + c] = c - row[-1] if t < ROWS else row[0] - c
+            if self._profi:  # left ends too: the engine's own rule
+                for c in hand:
+                    t = target(rows, c, True)
+                    if t < 0:
+                        buf[fit + c], buf[heads_at + c] = ROW_MAX + 1, min(row_heads)
+                    else:
+                        i = t % ROWS
+                        buf[fit + c], buf[heads_at + c] = counts[i], row_heads[i]
+                        buf[gap + c] = c - lasts[i] if t < ROWS else firsts[i] - c
+            else:  # a card joins the row with the highest end below it (rows' ends all differ)
+                ends = sorted(zip(lasts, counts, row_heads, strict=True), reverse=True)
+                fewest = min(row_heads)
+                for c in hand:
+                    for end, count, heads in ends:
+                        if end < c:
+                            buf[fit + c], buf[heads_at + c], buf[gap + c] = count, heads, c - end
+                            break
+                    else:
+                        buf[fit + c], buf[heads_at + c] = ROW_MAX + 1, fewest
         if self._logic:
             hands, d = state.hands, self.deck
             base = self._o_others_hands

@@ -15,12 +15,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tablezoo.envs import sechs_nimmt_v0
-from tablezoo.games.core import CHANCE, CommandError, IllegalActionError, OutcomeError
+from tablezoo.games.core import CHANCE, TERMINAL, CommandError, IllegalActionError, OutcomeError
 from tablezoo.games.sechs_nimmt import (
     CHOOSE,
     DRAFT,
     HEADS,
     ROW,
+    ROW_MAX,
+    ROWS,
     SechsNimmt,
     SechsNimmtState,
     deck_size,
@@ -844,3 +846,29 @@ def test_env_api_and_seed(seats: int, options: dict[str, bool]) -> None:
         warnings.simplefilter("ignore")
         api_test(sechs_nimmt_v0.env(num_players=seats, **options), num_cycles=100)
         seed_test(lambda: sechs_nimmt_v0.env(num_players=seats, **options), num_cycles=100)
+
+
+@pytest.mark.parametrize("profi", [False, True])
+def test_hand_fields_say_where_each_card_would_go(profi: bool) -> None:
+    # Over random games, the hand_* fields agree with the placement rule the engine plays by.
+    game = SechsNimmt(3, profi=profi)
+    rng = np.random.default_rng(4)
+    state = game.initial_state()
+    checked = 0
+    while game.advance(state, rng) != TERMINAL and checked < 300:
+        seat = game.to_move(state)
+        fields = game.observation_spec.unpack(game.observe(state, seat))
+        heads = [sum(HEADS[c] for c in row) for row in state.rows]
+        for c in state.hands[seat]:
+            t = target(state.rows, c, profi)
+            if t < 0:
+                expect = (ROW_MAX + 1, min(heads), 0)
+            else:
+                row = state.rows[t % ROWS]
+                expect = (len(row), heads[t % ROWS], c - row[-1] if t < ROWS else row[0] - c)
+            got = (fields["hand_fit"][c - 1], fields["hand_heads"][c - 1], fields["hand_gap"][c - 1])
+            assert got == expect, (c, state.rows)
+            checked += 1
+        legal = game.legal_actions(state)
+        game.apply(state, legal[int(rng.integers(len(legal)))])
+    assert checked >= 300
