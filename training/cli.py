@@ -86,7 +86,10 @@ def cmd_play(
     """One person at ``--seat`` against bots, at a table in the terminal."""
     from tablezoo.tables.terminal import play
 
-    n = args.players or game_class(args.game).info.default_seats
+    info = game_class(args.game).info
+    n = args.players or info.default_seats
+    if not info.min_seats <= n <= info.max_seats:
+        raise TablezooError(f"{info.title} is for {info.min_seats} to {info.max_seats} players, not {n}")
     bots = list(args.bot) + ["random"] * (n - 1 - len(args.bot))
     if len(bots) != n - 1:
         raise TablezooError(f"{n} seats take {n - 1} bots, not {len(args.bot)}")
