@@ -29,7 +29,7 @@ test: $(STAMP) browser
 	$(BIN)/python -m pytest -q -n 2 tests
 
 # Debian's chromium and chromedriver for the browser test (tests/tables/test_browser.py);
-# installed when missing and apt-get can (as root). Without them that one test is skipped,
+# installed when missing and apt-get can (as root). Without them those tests are skipped,
 # unless TABLEZOO_REQUIRE_BROWSER=1 (as in CI) makes it fail.
 browser:
 	@if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then :; \
