@@ -50,9 +50,9 @@ import numpy as np
 from tablezoo.games import GAMES, game_class, make
 from tablezoo.games.core import ConfigError, Game, TablezooError, action_mask
 from tablezoo.tables.store import DEFAULT_PATH, Store
-from tablezoo.tables.table import FINISHED, PLAYING, Reply, Table, bots_for
+from tablezoo.tables.table import FINISHED, PLAYING, Reply, Table
 from tablezoo.training.bots import Seat
-from tablezoo.training.registry import AGENTS_DIR, make_bot
+from tablezoo.training.registry import agent_seats, game_bot_names, make_bot
 
 try:  # the web extra; without it only the command-line wiring below is usable
     from starlette.applications import Starlette
@@ -207,17 +207,6 @@ def summary(table: Table) -> dict[str, Any]:
     }
 
 
-def game_bots(name: str) -> list[str]:
-    """The bots a table of game ``name`` offers (``agent`` when one is shipped for some seat count)."""
-    return list(bots_for(name))
-
-
-def agent_seats(name: str) -> list[int]:
-    """The seat counts a trained agent of game ``name`` is shipped for."""
-    found = (re.fullmatch(rf"{re.escape(name)}-(\d+)p", p.stem) for p in AGENTS_DIR.glob(f"{name}-*p.npz"))
-    return sorted(int(m.group(1)) for m in found if m)
-
-
 def games_catalogue() -> list[dict[str, Any]]:
     catalogue = []
     for name in GAMES:
@@ -231,9 +220,9 @@ def games_catalogue() -> list[dict[str, Any]]:
                 "default_seats": info.default_seats,
                 "hidden_information": info.hidden_information,
                 "options": [{"name": o.name, "default": o.default, "help": o.help} for o in info.options],
-                "bots": game_bots(name),
+                "bots": game_bot_names(name),
                 "agent_seats": agent_seats(name),
-                "observation_bots": [b for b in OBSERVATION_BOTS if b in game_bots(name)],
+                "observation_bots": [b for b in OBSERVATION_BOTS if b in game_bot_names(name)],
             }
         )
     return catalogue
@@ -277,7 +266,7 @@ def move_from_observation(body: dict[str, Any]) -> dict[str, Any]:
         raise ApiError(400, str(err)) from None
     bot_name = body.get("bot")
     if bot_name not in OBSERVATION_BOTS:
-        offered = game_bots(name)
+        offered = game_bot_names(name)
         if isinstance(bot_name, str) and bot_name in offered:
             raise ApiError(
                 400,

@@ -32,9 +32,8 @@ history, exactly; :meth:`Table.replay` gives every position of a game.
 
 from __future__ import annotations
 
-import functools
 import secrets
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,7 +43,7 @@ import numpy as np
 from tablezoo.games import GAMES, game_class, make
 from tablezoo.games.core import CHANCE, TERMINAL, ConfigError, Game, TablezooError
 from tablezoo.training.bots import Bot, Seat
-from tablezoo.training.registry import AGENTS_DIR, BOTS, ONLY_FOR, make_bot
+from tablezoo.training.registry import game_bot_names, make_bot
 
 WAITING, PLAYING, FINISHED = "waiting", "playing", "finished"
 TAKEOVER_BOT = "heuristic"
@@ -113,6 +112,7 @@ class Table:
         self.listeners: list[Callable[[Table], None]] = []
         self.scripted: list[Any] = []
         """Chance outcomes to use, in order, before the table rolls its own (scripted tests, demos)."""
+        self._bot_names: list[str] | None = None
 
     # ------------------------------------------------------------ construction
 
@@ -194,7 +194,8 @@ class Table:
             self._say(f"{occupant.name} leaves the table.")
             return Reply(True, "you left the table")
         occupant.client, occupant.bot = None, TAKEOVER_BOT
-        self.bots[seat] = self._make_bot(TAKEOVER_BOT, seat)
+        assert self.game is not None
+        self.bots[seat] = make_bot(TAKEOVER_BOT, self.game)
         self._say(f"{occupant.name} leaves; a {TAKEOVER_BOT} bot plays seat {seat} on.")
         return Reply(True, "you left the table; a bot plays your seat on")
 
@@ -252,7 +253,7 @@ class Table:
                 f"{n} {'is' if n == 1 else 'are'} seated (/join or /bot NAME to add seats)"
             )
         game = make(self.game_name, n, **self.options)
-        bots = {s: self._make_bot(o.bot, s, game) for s, o in enumerate(self.seats) if o.bot}
+        bots = {s: make_bot(o.bot, game) for s, o in enumerate(self.seats) if o.bot}
         self.game, self.state, self.bots, self.phase = game, game.initial_state(), bots, PLAYING
         on = [k for k, v in self.options.items() if v]
         self._say(f"The game starts with {n} players" + (f", options: {', '.join(on)}." if on else "."))
@@ -342,11 +343,6 @@ class Table:
             bot.reset(self._seed_for(mover))
             self._move(mover, int(bot.act(Seat.of(self.game, self.state, mover))))
 
-    def _make_bot(self, name: str | None, seat: int, game: Game[Any] | None = None) -> Bot:
-        game = game or self.game
-        assert game is not None and name is not None
-        return make_bot(name, game)
-
     def _seed_for(self, seat: int) -> int:
         return int(np.random.SeedSequence([self.seed, seat, len(self.history)]).generate_state(1)[0])
 
@@ -374,7 +370,9 @@ class Table:
 
     def bot_names(self) -> list[str]:
         """The bots this table can seat (``agent`` where one is shipped for some seat count)."""
-        return list(bots_for(self.game_name))
+        if self._bot_names is None:  # read once: a view asks for them on every broadcast
+            self._bot_names = game_bot_names(self.game_name)
+        return list(self._bot_names)
 
     def status(self) -> str:
         info = self.info
@@ -472,26 +470,13 @@ class Table:
         if record["phase"] != WAITING:
             game = make(table.game_name, len(table.seats), **table.options)
             table.game, table.state = game, game.initial_state()
-            for state in table._replay_states(game, record["history"]):
-                table.state = state
+            for entry in record["history"]:
+                _apply_entry(game, table.state, entry)
             table.history = list(record["history"])
             table.phase = FINISHED if game.is_terminal(table.state) else PLAYING
-            table.bots = {s: table._make_bot(o.bot, s) for s, o in enumerate(table.seats) if o.bot}
+            table.bots = {s: make_bot(o.bot, game) for s, o in enumerate(table.seats) if o.bot}
         table.rng.bit_generator.state = record["rng"]
         return table
-
-    @staticmethod
-    def _replay_states(game: Game[Any], history: list[dict[str, Any]]) -> Iterator[Any]:
-        state = game.initial_state()
-        yield game.clone(state)
-        for entry in history:
-            if "chance" in entry:
-                game.apply_chance(state, entry["chance"])
-            else:
-                if game.to_move(state) != entry["seat"]:
-                    raise ConfigError(f"the history is broken: seat {entry['seat']} moves out of turn")
-                game.apply(state, entry["action"])
-            yield game.clone(state)
 
     def replay(self, seat: int | None = None) -> list[dict[str, Any]]:
         """The game move by move: ``{"step", "text", "render"}`` for each position, seen from ``seat``.
@@ -505,32 +490,31 @@ class Table:
         if self.game is None:
             return []
         game = self.game
-        frames = []
-        states = self._replay_states(game, self.history)
-        frames.append({"step": 0, "text": "start", "render": game.render(next(states), seat)})
-        previous = game.initial_state()
-        for step, (entry, state) in enumerate(zip(self.history, states, strict=True), start=1):
+        state = game.initial_state()
+        frames = [{"step": 0, "text": "start", "render": game.render(state, seat)}]
+        for step, entry in enumerate(self.history, start=1):
             if "chance" in entry:
-                text = game.describe_outcome(previous, entry["chance"])
+                text = game.describe_outcome(state, entry["chance"])
             else:
                 who = self.seats[entry["seat"]].label(entry["seat"])
-                hidden = game.secret_decision(previous) and seat != entry["seat"]
+                hidden = game.secret_decision(state) and seat != entry["seat"]
                 text = f"{who} has chosen" if hidden else f"{who}: {game.command(entry['action'])}"
+            _apply_entry(game, state, entry)
             frames.append({"step": step, "text": text, "render": game.render(state, seat)})
-            previous = state
         return frames
 
 
 TABLE_COMMANDS = ("/join", "/leave", "/option", "/bot", "/start", "/status", "/help")
 
 
-@functools.cache
-def bots_for(game_name: str) -> tuple[str, ...]:
-    """The bots a table of ``game_name`` can seat (``agent`` when one is shipped for some seat count)."""
-    names = [n for n in BOTS if ONLY_FOR.get(n, game_name) == game_name]
-    if any(AGENTS_DIR.glob(f"{game_name}-*p.npz")):
-        names.append("agent")
-    return tuple(names)
+def _apply_entry(game: Game[Any], state: Any, entry: dict[str, Any]) -> None:
+    """Apply one history entry (a chance outcome or a seat's move), checked as a fresh one would be."""
+    if "chance" in entry:
+        game.apply_chance(state, entry["chance"])
+        return
+    if game.to_move(state) != entry["seat"]:
+        raise ConfigError(f"the history is broken: seat {entry['seat']} moves out of turn")
+    game.apply(state, entry["action"])
 
 
 def _names(options: dict[str, bool], on: bool = False) -> str:

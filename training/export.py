@@ -37,7 +37,7 @@ import numpy as np
 from tablezoo.games import GAMES, make
 from tablezoo.games.core import TERMINAL, ConfigError, Game, TablezooError
 from tablezoo.training.policy import NumpyPolicy
-from tablezoo.training.registry import AGENTS_DIR, agent_path
+from tablezoo.training.registry import AGENTS_DIR, check_policy_fits, shipped_agent
 
 OPSET = 17
 """ONNX opset of the exported graphs (onnxruntime >= 1.14 and onnxruntime-web run it)."""
@@ -75,35 +75,6 @@ def _version() -> str:
         return "unknown"
 
 
-def shipped_agents() -> list[str]:
-    """The shipped agents by file stem (``heckmeck-2p``), sorted."""
-    return sorted(p.stem for p in AGENTS_DIR.glob("*.npz"))
-
-
-def shipped_policy(game: Game[Any]) -> Path:
-    """The shipped agent's file for this game and seat count; a ConfigError lists the others."""
-    path = agent_path(game)
-    if not path.exists():
-        raise ConfigError(
-            f"no agent is shipped for {game.info.title} with {game.num_seats} seats; "
-            f"shipped agents: {', '.join(shipped_agents()) or 'none'} (or pass --policy PATH)"
-        )
-    return path
-
-
-def _check_fits(policy: NumpyPolicy, game: Game[Any], what: str) -> None:
-    size, actions = game.observation_spec.size, game.num_actions
-    if policy.observation_size != size or policy.num_actions != actions:
-        raise ConfigError(
-            f"{what} was trained for observations of {policy.observation_size} and "
-            f"{policy.num_actions} actions; {game!r} has {size} and {actions}"
-        )
-    if policy.scale.shape != (size,):
-        raise ConfigError(f"{what} has an observation scale of shape {policy.scale.shape}, not ({size},)")
-    if policy.activation not in _ONNX_OPS:
-        raise ConfigError(f"{what}: no ONNX operator for the activation {policy.activation!r}")
-
-
 # --------------------------------------------------------------------------- the graph
 
 
@@ -114,7 +85,7 @@ def build_model(policy: NumpyPolicy, game: Game[Any], mask_dtype: str = "float32
 
     if mask_dtype not in ("float32", "bool"):
         raise ConfigError(f"the mask is float32 or bool, not {mask_dtype!r}")
-    _check_fits(policy, game, "the policy")
+    check_policy_fits(policy, game, "the policy")
     obs_size, num_actions = policy.observation_size, policy.num_actions
     mask_type = TensorProto.FLOAT if mask_dtype == "float32" else TensorProto.BOOL
 
@@ -291,7 +262,7 @@ def export_policy(
         if shipped and card.exists():
             source["model_card"] = f"tablezoo/training/agents/{card.name}"
         policy = NumpyPolicy.load(path)
-    _check_fits(policy, game, what)
+    check_policy_fits(policy, game, what)
     onnx = _onnx()
     out = Path(out_path)
     if out.suffix != ".onnx":
@@ -382,7 +353,10 @@ def cmd_export(args: argparse.Namespace) -> None:
     _onnx()
     _onnxruntime()
     if args.policy is None:
-        path = shipped_policy(game)
+        try:
+            path = shipped_agent(game)
+        except ConfigError as err:
+            raise ConfigError(f"{err} (or pass --policy PATH)") from None
         name = export_name(game)
         what = f"the shipped agent {path.stem}"
     else:

@@ -54,19 +54,48 @@ def _search(game: Game[Any]) -> Bot:
 
 
 def agent_path(game: Game[Any]) -> Path:
-    """Where the shipped agent of this game and seat count lies."""
+    """Where the shipped agent of this game and seat count lies (it may not exist)."""
     return AGENTS_DIR / f"{game.info.name}-{game.num_seats}p.npz"
+
+
+def shipped_agents() -> list[str]:
+    """The shipped agents by file stem (``heckmeck-2p``), sorted."""
+    return sorted(p.stem for p in AGENTS_DIR.glob("*.npz"))
+
+
+def agent_seats(game_name: str) -> list[int]:
+    """The seat counts an agent of ``game_name`` is shipped for."""
+    prefix = f"{game_name}-"
+    counts = (stem[len(prefix) : -1] for stem in shipped_agents() if stem.startswith(prefix))
+    return sorted(int(c) for c in counts if c.isdigit())
+
+
+def shipped_agent(game: Game[Any]) -> Path:
+    """The shipped agent's file for this game and seat count; a ConfigError lists the shipped ones."""
+    path = agent_path(game)
+    if not path.exists():
+        raise ConfigError(
+            f"no agent is shipped for {game.info.title} with {game.num_seats} seats; "
+            f"shipped agents: {', '.join(shipped_agents()) or 'none'}"
+        )
+    return path
+
+
+def check_policy_fits(policy: Any, game: Game[Any], what: str) -> None:
+    """Raise a ConfigError unless ``policy`` (a NumpyPolicy) reads ``game``'s observations and actions."""
+    size, actions = game.observation_spec.size, game.num_actions
+    if policy.observation_size != size or policy.num_actions != actions:
+        raise ConfigError(
+            f"{what} was trained for observations of {policy.observation_size} and "
+            f"{policy.num_actions} actions; {game!r} has {size} and {actions}"
+        )
 
 
 def _policy_bot(path: Path, game: Game[Any], name: str) -> Bot:
     from tablezoo.training.policy import NumpyPolicy, PolicyBot
 
     policy = NumpyPolicy.load(path)
-    if policy.observation_size != game.observation_spec.size or policy.num_actions != game.num_actions:
-        raise ConfigError(
-            f"{path.name} was trained for observations of {policy.observation_size} and "
-            f"{policy.num_actions} actions; {game!r} has {game.observation_spec.size} and {game.num_actions}"
-        )
+    check_policy_fits(policy, game, path.name)
     return PolicyBot(policy, name)
 
 
@@ -79,12 +108,16 @@ BOTS: dict[str, Callable[[Game[Any]], Bot]] = {
 ONLY_FOR = {"solver": "heckmeck", "search": "sechs_nimmt"}
 
 
+def game_bot_names(game_name: str) -> list[str]:
+    """The bots ``game_name`` offers at some seat count (``agent`` where one is shipped): a table's list."""
+    names = [n for n in BOTS if ONLY_FOR.get(n, game_name) == game_name]
+    return [*names, "agent"] if agent_seats(game_name) else names
+
+
 def bot_names(game: Game[Any]) -> list[str]:
     """The bot names this game (and seat count) offers."""
     names = [n for n in BOTS if ONLY_FOR.get(n, game.info.name) == game.info.name]
-    if agent_path(game).exists():
-        names.append("agent")
-    return names
+    return [*names, "agent"] if agent_path(game).exists() else names
 
 
 def make_bot(name: str, game: Game[Any]) -> Bot:
@@ -95,13 +128,7 @@ def make_bot(name: str, game: Game[Any]) -> Bot:
             raise ConfigError(f"no policy file {name}")
         return _policy_bot(path, game, path.stem)
     if name == "agent":
-        path = agent_path(game)
-        if not path.exists():
-            raise ConfigError(
-                f"no agent is shipped for {game.info.title} with {game.num_seats} seats; "
-                f"bots: {', '.join(bot_names(game))}"
-            )
-        return _policy_bot(path, game, "agent")
+        return _policy_bot(shipped_agent(game), game, "agent")
     if name not in BOTS or ONLY_FOR.get(name, game.info.name) != game.info.name:
         raise ConfigError(f"no bot {name!r} for {game.info.title}; bots: {', '.join(bot_names(game))}")
     bot = BOTS[name](game)

@@ -18,7 +18,7 @@ from tablezoo.games import GAMES, game_class, make
 from tablezoo.games.core import ConfigError
 from tablezoo.training import export
 from tablezoo.training.policy import NumpyPolicy
-from tablezoo.training.registry import AGENTS_DIR
+from tablezoo.training.registry import AGENTS_DIR, shipped_agent
 
 AGENTS = sorted(AGENTS_DIR.glob("*.npz"))
 
@@ -157,7 +157,7 @@ def test_missing_agent_is_a_config_error(capsys: pytest.CaptureFixture[str]) -> 
         if f"{name}-{n}p" not in shipped
     )
     with pytest.raises(ConfigError, match=r"no agent is shipped for .* seats; shipped agents: ") as err:
-        export.shipped_policy(make(name, seats))
+        shipped_agent(make(name, seats))
     for stem in shipped:
         assert stem in str(err.value)
     parser = argparse.ArgumentParser()
