@@ -8,10 +8,17 @@
 | ``search`` | 6 nimmt! only: determinised Monte Carlo search over the hidden hands |
 | ``agent`` | the trained agent shipped for this game and seat count |
 | ``path/to/policy.npz`` | a trained policy file (``tablezoo train`` writes one) |
+
+A bot's settings follow its name after a colon, comma-separated:
+``heuristic:samples=96`` is To Court the King's greedy bot with 96 rollouts per
+stopping decision, ``search:samples=32,candidates=6`` a deeper 6 nimmt!
+search. The settings are the bot class's keyword arguments; a wrong name or
+value is refused with the list of what the bot takes.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -22,35 +29,35 @@ from tablezoo.training.bots import Bot, RandomBot
 AGENTS_DIR = Path(__file__).resolve().parent / "agents"
 
 
-def _heuristic(game: Game[Any]) -> Bot:
+def _heuristic(game: Game[Any]) -> type[Bot]:
     name = game.info.name
     if name == "heckmeck":
         from tablezoo.training.heuristics import HeckmeckGreedyBot
 
-        return HeckmeckGreedyBot()
+        return HeckmeckGreedyBot
     if name == "diamant":
         from tablezoo.training.heuristics import DiamantThresholdBot
 
-        return DiamantThresholdBot()
+        return DiamantThresholdBot
     if name == "sechs_nimmt":
         from tablezoo.training.sechs_nimmt_bots import SechsNimmtHeuristicBot
 
-        return SechsNimmtHeuristicBot()
+        return SechsNimmtHeuristicBot
     from tablezoo.training.court_bots import CourtGreedyBot
 
-    return CourtGreedyBot()
+    return CourtGreedyBot
 
 
-def _solver(game: Game[Any]) -> Bot:
+def _solver(game: Game[Any]) -> type[Bot]:
     from tablezoo.training.heckmeck_solver import HeckmeckSolverBot
 
-    return HeckmeckSolverBot()
+    return HeckmeckSolverBot
 
 
-def _search(game: Game[Any]) -> Bot:
+def _search(game: Game[Any]) -> type[Bot]:
     from tablezoo.training.sechs_nimmt_bots import SechsNimmtSearchBot
 
-    return SechsNimmtSearchBot()
+    return SechsNimmtSearchBot
 
 
 def agent_path(game: Game[Any]) -> Path:
@@ -99,8 +106,8 @@ def _policy_bot(path: Path, game: Game[Any], name: str) -> Bot:
     return PolicyBot(policy, name)
 
 
-BOTS: dict[str, Callable[[Game[Any]], Bot]] = {
-    "random": lambda game: RandomBot(),
+BOTS: dict[str, Callable[[Game[Any]], type[Bot]]] = {
+    "random": lambda game: RandomBot,
     "heuristic": _heuristic,
     "solver": _solver,
     "search": _search,
@@ -129,8 +136,38 @@ def make_bot(name: str, game: Game[Any]) -> Bot:
         return _policy_bot(path, game, path.stem)
     if name == "agent":
         return _policy_bot(shipped_agent(game), game, "agent")
-    if name not in BOTS or ONLY_FOR.get(name, game.info.name) != game.info.name:
-        raise ConfigError(f"no bot {name!r} for {game.info.title}; bots: {', '.join(bot_names(game))}")
-    bot = BOTS[name](game)
+    base, _, settings = name.partition(":")
+    if base not in BOTS or ONLY_FOR.get(base, game.info.name) != game.info.name:
+        raise ConfigError(f"no bot {base!r} for {game.info.title}; bots: {', '.join(bot_names(game))}")
+    cls = BOTS[base](game)
+    bot = cls(**_settings(cls, base, settings)) if settings else cls()
     bot.name = name
     return bot
+
+
+def _settings(cls: type[Bot], base: str, text: str) -> dict[str, Any]:
+    """``key=value,...`` as keyword arguments of ``cls``, each converted to its default's type."""
+    takes = {
+        p.name: p.default
+        for p in inspect.signature(cls).parameters.values()
+        if p.name != "seed" and isinstance(p.default, (bool, int, float))
+    }
+    allowed = ", ".join(f"{k}={v}" for k, v in takes.items()) or "no settings"
+    settings: dict[str, Any] = {}
+    for item in text.split(","):
+        key, eq, value = (part.strip() for part in item.partition("="))
+        if not eq or key not in takes:
+            raise ConfigError(f"bot {base!r} takes {allowed}; not {item!r}")
+        kind = type(takes[key])
+        try:
+            if kind is bool:
+                if value.lower() not in ("true", "false", "1", "0"):
+                    raise ValueError(value)
+                settings[key] = value.lower() in ("true", "1")
+            else:
+                settings[key] = kind(value)
+        except ValueError:
+            what = {bool: "true or false", int: "a whole number", float: "a number"}[kind]
+            message = f"bot {base!r}: {key} is {what} (default {takes[key]}), not {value!r}"
+            raise ConfigError(message) from None
+    return settings
