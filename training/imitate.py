@@ -110,17 +110,29 @@ def collect(
     )
 
 
-def clone(model: Any, data: Demonstrations, epochs: int, batch_size: int = 256, seed: int = 0) -> list[float]:
+def clone(
+    model: Any,
+    data: Demonstrations,
+    epochs: int,
+    batch_size: int = 256,
+    seed: int = 0,
+    learning_rate: float = 1e-3,
+) -> list[float]:
     """Fit ``model``'s policy (an sb3-contrib MaskablePPO) to ``data``; the mean loss of each epoch.
 
     The loss is the masked cross-entropy of the teacher's moves plus half the
-    squared error of the value head against the recorded returns.
+    squared error of the value head against the recorded returns. The fit runs
+    at its own ``learning_rate`` (supervised learning takes larger steps than
+    PPO's fine-tuning); the optimizer's own rate is restored afterwards.
     """
     import torch
 
     policy = model.policy
     policy.set_training_mode(True)
     optimizer = policy.optimizer
+    rates = [group["lr"] for group in optimizer.param_groups]
+    for group in optimizer.param_groups:
+        group["lr"] = learning_rate
     rng = np.random.default_rng(seed)
     n = len(data)
     obs = torch.as_tensor(data.observations, device=policy.device)
@@ -141,6 +153,8 @@ def clone(model: Any, data: Demonstrations, epochs: int, batch_size: int = 256, 
             optimizer.step()
             total += float(loss.detach()) * len(idx)
         history.append(total / n)
+    for group, rate in zip(optimizer.param_groups, rates, strict=True):
+        group["lr"] = rate
     policy.set_training_mode(False)
     return history
 
