@@ -261,6 +261,10 @@ class Game(ABC, Generic[S]):
     action_names: tuple[str, ...]
     """The command word of each action id."""
     observation_spec: ObservationSpec
+    action_fields: tuple[str, ...] = ()
+    """Observation fields whose entry ``i`` describes action ``i`` (all of one size
+    ``K``, for actions ``0 .. K-1``): a policy may score those actions with one
+    network shared across them (:mod:`tablezoo.training.policy`). Empty: none."""
 
     def __init__(self, num_seats: int | None = None, **options: bool) -> None:
         info = self.info
@@ -293,6 +297,9 @@ class Game(ABC, Generic[S]):
         self._command_index = {name: a for a, name in enumerate(self.action_names)}
         self._command_aliases: dict[str, int] = {}
         self._add_aliases()
+        sizes = {self.observation_spec[name].size for name in self.action_fields}
+        if len(sizes) > 1 or any(k > self.num_actions for k in sizes):
+            raise ValueError(f"{info.name}: action fields must share one size, at most the action count")
 
     # ------------------------------------------------------------ to implement
 

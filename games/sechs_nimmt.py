@@ -45,9 +45,9 @@ Without ``logic`` the ``row`` actions are ids ``D .. D+3``; with it,
 
 Observation (seat-relative: the observer first, then the others clockwise)
 ------------------------------------------------------------------------------
-Built from :func:`observation_fields`; the size is ``7 D + 4 n + 21`` and,
+Built from :func:`observation_fields`; the size is ``8 D + 4 n + 21`` and,
 under ``logic``, ``n D`` more (the other hands and the draft table). Example:
-4 seats, no option (D = 104), size 765; 4 seats with ``logic`` (D = 44), 505.
+4 seats, no option (D = 104), size 869; 4 seats with ``logic`` (D = 44), 565.
 
 | field | size | range | meaning |
 |---|---|---|---|
@@ -69,13 +69,16 @@ under ``logic``, ``n D`` more (the other hands and the draft table). Example:
 | hand_fit | D | 0..6 | hand card i+1: cards in the row it would join (5: it takes it; 6: below every row) |
 | hand_heads | D | 0..27 | hand card i+1: heads of that row (below every row: the fewest heads of a row) |
 | hand_gap | D | 0..D | hand card i+1: its distance from that row's end (0: below every row) |
+| hand_open | D | 0..D | hand card i+1: cards between that row's end and it, neither in the hand nor seen |
 | others_hands | (n-1) D | 0..1 | ``logic``: the other hands, clockwise (public; chosen cards included) |
 | pool | D | 0..1 | ``logic`` only: card i+1 is still on the table to draft |
 
-Fields that do not apply in the current phase are zero. The three ``hand_*``
+Fields that do not apply in the current phase are zero. The four ``hand_*``
 fields say where each hand card would go if it were placed now (by the same
-rule as the engine, ``profi`` left ends included); they are what a player reads
-off the table at a glance, and they make the card choice much easier to learn.
+rule as the engine, ``profi`` left ends included) and how many unseen cards
+could get there first; they are what a player reads off the table at a glance,
+and they make the card choice much easier to learn. Entry ``i`` of each of them
+describes action ``i`` (``play i+1``): they are the game's ``action_fields``.
 
 Rewards
 -------
@@ -104,6 +107,9 @@ Version history
 v0: first release. Before the first shipped agent, the observation gained the
 ``hand_fit``, ``hand_heads`` and ``hand_gap`` fields (size ``4 D + 4 n + 21``
 became ``7 D + 4 n + 21``).
+v0, later: ``hand_open`` (size ``8 D + 4 n + 21``), and :attr:`~SechsNimmt.action_fields`
+so that a policy can score every card with one shared network; the shipped
+agents were retrained on it.
 """
 
 from __future__ import annotations
@@ -252,6 +258,7 @@ class SechsNimmt(Game[SechsNimmtState]):
         self.action_names = tuple(names)
         self._row_actions = list(range(self.row_action, self.row_action + ROWS))
         self.observation_spec = ObservationSpec(observation_fields(n, d, self._logic))
+        self.action_fields = ("hand_fit", "hand_heads", "hand_gap", "hand_open")  # of ``play`` 1..D
         off = self.observation_spec.offsets
         # offsets of the one-hot card fields are shifted by one: card c is at base + c
         self._o_hand, self._o_choice, self._o_seen, self._o_trick = (
@@ -261,8 +268,8 @@ class SechsNimmt(Game[SechsNimmtState]):
         self._o_to_move, self._o_phase = off["to_move"], off["phase"]
         self._o_has_chosen, self._o_placing = off["has_chosen"], off["placing"]
         self._o_cards_left = off["cards_left"]
-        self._o_fit, self._o_fit_heads, self._o_gap = (
-            off[k] - 1 for k in ("hand_fit", "hand_heads", "hand_gap")
+        self._o_fit, self._o_fit_heads, self._o_gap, self._o_open = (
+            off[k] - 1 for k in ("hand_fit", "hand_heads", "hand_gap", "hand_open")
         )
         self._o_others_hands = off.get("others_hands", 0) - 1
         self._o_pool = off.get("pool", 0) - 1
@@ -583,16 +590,22 @@ class SechsNimmt(Game[SechsNimmtState]):
             buf[self._o_phase + 2] = 1
         buf[self._o_cards_left] = len(hand)
         if rows:
-            fit, heads_at, gap = self._o_fit, self._o_fit_heads, self._o_gap
+            fit, heads_at, gap, open_ = self._o_fit, self._o_fit_heads, self._o_gap, self._o_open
+            seen_at, hand_at = self._o_seen, self._o_hand
             if self._profi:  # left ends too: the engine's own rule
                 for c in hand:
                     t = target(rows, c, True)
                     if t < 0:
                         buf[fit + c], buf[heads_at + c] = ROW_MAX + 1, min(row_heads)
-                    else:
-                        i = t % ROWS
-                        buf[fit + c], buf[heads_at + c] = counts[i], row_heads[i]
-                        buf[gap + c] = c - lasts[i] if t < ROWS else firsts[i] - c
+                        continue
+                    i = t % ROWS
+                    buf[fit + c], buf[heads_at + c] = counts[i], row_heads[i]
+                    lo, hi = (lasts[i], c) if t < ROWS else (c, firsts[i])
+                    buf[gap + c] = hi - lo
+                    # the cards between that this seat has not seen (hand and seen are disjoint)
+                    known = buf.count(1, seen_at + lo + 1, seen_at + hi)
+                    known += buf.count(1, hand_at + lo + 1, hand_at + hi)
+                    buf[open_ + c] = hi - lo - 1 - known
             else:  # a card joins the row with the highest end below it (rows' ends all differ)
                 ends = sorted(zip(lasts, counts, row_heads, strict=True), reverse=True)
                 fewest = min(row_heads)
@@ -600,6 +613,9 @@ class SechsNimmt(Game[SechsNimmtState]):
                     for end, count, heads in ends:
                         if end < c:
                             buf[fit + c], buf[heads_at + c], buf[gap + c] = count, heads, c - end
+                            known = buf.count(1, seen_at + end + 1, seen_at + c)
+                            known += buf.count(1, hand_at + end + 1, hand_at + c)
+                            buf[open_ + c] = c - end - 1 - known
                             break
                     else:
                         buf[fit + c], buf[heads_at + c] = ROW_MAX + 1, fewest
@@ -742,6 +758,13 @@ def observation_fields(num_seats: int, deck: int, logic: bool) -> tuple[Field, .
             "hand card i+1: heads of that row (below every row: fewest heads)",
         ),
         Field("hand_gap", d, 0, d, "hand card i+1: its distance from that row's end (0: below every row)"),
+        Field(
+            "hand_open",
+            d,
+            0,
+            d,
+            "hand card i+1: cards between that row's end and it that the observer has not seen",
+        ),
     ]
     if logic:
         fields += [

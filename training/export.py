@@ -92,7 +92,7 @@ def build_model(policy: NumpyPolicy, game: Game[Any], mask_dtype: str = "float32
     inits = [numpy_helper.from_array(policy.scale.astype(np.float32), "scale")]
     nodes = [helper.make_node("Div", ["observation", "scale"], ["x0"], name="scale_observation")]
     x = "x0"
-    last = len(policy.weights) - 1
+    last = len(policy.weights) - 1 if policy.head is None else len(policy.weights)
     for i, (w, b) in enumerate(zip(policy.weights, policy.biases, strict=True)):
         inits += [numpy_helper.from_array(w, f"w{i}"), numpy_helper.from_array(b, f"b{i}")]
         out = "raw_logits" if i == last else f"z{i + 1}"
@@ -101,6 +101,10 @@ def build_model(policy: NumpyPolicy, game: Game[Any], mask_dtype: str = "float32
         if i != last:
             x = f"h{i + 1}"
             nodes.append(helper.make_node(_ONNX_OPS[policy.activation], [out], [x], name=f"act{i}"))
+    if policy.head is not None:
+        head_inits, head_nodes = _head_graph(policy, "x0", x, "raw_logits")
+        inits += head_inits
+        nodes += head_nodes
     inits.append(numpy_helper.from_array(np.array(MASKED_LOGIT, np.float32), "masked_logit"))
     if mask_dtype == "float32":
         nodes.append(helper.make_node("Cast", ["mask"], ["legal"], name="mask_to_bool", to=TensorProto.BOOL))
@@ -147,6 +151,51 @@ def build_model(policy: NumpyPolicy, game: Game[Any], mask_dtype: str = "float32
     return model
 
 
+def _head_graph(policy: NumpyPolicy, observation: str, context: str, out: str) -> tuple[list[Any], list[Any]]:
+    """Initializers and nodes of an :class:`~tablezoo.training.policy.ActionHead`: ``out`` from the
+    scaled ``observation`` and the hidden layers' ``context`` (both ``[batch, ...]``)."""
+    from onnx import helper, numpy_helper
+
+    head = policy.head
+    assert head is not None
+    fields, size = len(head.offsets), head.size
+    # card @ [f_1..f_F, position] + bias = fields part + (position * its column + bias), the latter a constant
+    constant = head.position * head.card[:, -1] + head.bias  # (K, H)
+    arrays = {
+        "head_index": head.index,
+        "head_shape": np.array([-1, fields, size], np.int64),
+        "head_card": np.ascontiguousarray(head.card[:, :-1].T),  # (F, H)
+        "head_constant": constant.astype(np.float32),
+        "head_context": np.ascontiguousarray(head.context.T),  # (G, H)
+        "head_axis": np.array([1], np.int64),
+        "head_out": head.out.reshape(-1, 1),  # (H, 1)
+        "head_scores_shape": np.array([-1, size], np.int64),
+        "head_out_bias": head.out_bias,
+        "head_rest": head.rest,
+        "head_rest_bias": head.rest_bias,
+    }
+    inits = [numpy_helper.from_array(np.asarray(v), k) for k, v in arrays.items()]
+    act = _ONNX_OPS[policy.activation]
+    node = helper.make_node
+    nodes = [
+        node("Gather", [observation, "head_index"], ["head_flat"], name="head_gather", axis=1),
+        node("Reshape", ["head_flat", "head_shape"], ["head_by_field"], name="head_by_field"),
+        node("Transpose", ["head_by_field"], ["head_by_action"], name="head_by_action", perm=[0, 2, 1]),
+        node("MatMul", ["head_by_action", "head_card"], ["head_cards"], name="head_cards"),
+        node("Add", ["head_cards", "head_constant"], ["head_placed"], name="head_placed"),
+        node("MatMul", [context, "head_context"], ["head_ctx"], name="head_ctx"),
+        node("Unsqueeze", ["head_ctx", "head_axis"], ["head_ctx1"], name="head_ctx1"),
+        node("Add", ["head_placed", "head_ctx1"], ["head_z"], name="head_z"),
+        node(act, ["head_z"], ["head_h"], name="head_act"),
+        node("MatMul", ["head_h", "head_out"], ["head_s"], name="head_score"),
+        node("Reshape", ["head_s", "head_scores_shape"], ["head_s2"], name="head_scores"),
+        node("Add", ["head_s2", "head_out_bias"], ["head_shared"], name="head_shared"),
+        node("Gemm", [context, "head_rest", "head_rest_bias"], ["head_others"], name="head_rest", transB=1),
+        node("Concat", ["head_shared", "head_others"], [out], name="head_logits", axis=1),
+    ]
+    return inits, nodes
+
+
 # --------------------------------------------------------------------------- the description
 
 
@@ -165,7 +214,19 @@ def describe_export(
         if mask_dtype == "float32"
         else "true for a legal action"
     )
-    layers = [policy.observation_size, *(w.shape[0] for w in policy.weights)]
+    layers: list[Any] = [policy.observation_size, *(w.shape[0] for w in policy.weights)]
+    if policy.head is not None:  # the last layer is the shared action head
+        head = policy.head
+        layers.append(
+            {
+                "action_head": {
+                    "fields": list(game.action_fields),
+                    "actions": head.size,
+                    "hidden": len(head.bias),
+                    "others": len(head.rest_bias),
+                }
+            }
+        )
     return {
         "format": FORMAT,
         "model": onnx_name,

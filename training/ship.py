@@ -17,6 +17,7 @@ import argparse
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import yaml
@@ -27,6 +28,7 @@ from tablezoo.training.bots import Bot, Seat
 from tablezoo.training.evaluate import one_against_all
 from tablezoo.training.policy import NumpyPolicy, PolicyBot
 from tablezoo.training.registry import AGENTS_DIR, make_bot
+from tablezoo.training.train import HYPERPARAMS
 
 
 def opening_turn_worms(bot: Bot, num_seats: int, turns: int, seed: int) -> tuple[float, float]:
@@ -40,6 +42,68 @@ def opening_turn_worms(bot: Bot, num_seats: int, turns: int, seed: int) -> tuple
             game.apply(state, bot.act(Seat.of(game, state, 0)))
         gains.append(game.scores(state)[0])
     return float(np.mean(gains)), float(np.std(gains, ddof=1) / np.sqrt(turns))
+
+
+def _flow(data: dict[str, Any]) -> str:
+    return yaml.safe_dump(data, default_flow_style=True, width=1 << 16).strip()
+
+
+def train_command(config: dict[str, Any], init_from: str | None = None) -> str:
+    """The ``tablezoo train`` command of a run's saved config (``init_from``: as the card names it)."""
+    command = (
+        f"tablezoo train {config['env']} --players {config['num_players']} --timesteps {config['timesteps']} "
+        f"--opponents {' '.join(config['opponents'])} --self-play {config['self_play']} "
+        f"--reward {config['reward']} --seed {config['seed']}"
+        + "".join(f" --option {o}" for o in config["options"])
+    )
+    if config.get("teacher"):
+        command += (
+            f" --teacher {config['teacher']} --teacher-decisions {config['teacher_decisions']}"
+            f" --teacher-epochs {config['teacher_epochs']}"
+        )
+    hyperparams = Path(config.get("hyperparams") or HYPERPARAMS)
+    if hyperparams.resolve() != HYPERPARAMS.resolve():
+        command += f" --hyperparams {_packaged(hyperparams)}"
+    if init_from:
+        command += f" --init-from {init_from}"
+    return command
+
+
+def _packaged(path: Path) -> str:
+    """A file inside the package as its path from the project root; any other as given."""
+    try:
+        return str(path.resolve().relative_to(HYPERPARAMS.parent.parent))
+    except ValueError:
+        return str(path)
+
+
+def training_stages(run: Path) -> list[tuple[dict[str, Any], str, str]]:
+    """The runs that made ``run``, first to last (following ``init_from``): each one's config,
+    command (a later stage continues ``<the run before>/model.zip``) and imitation note."""
+    chain = []
+    while True:
+        config = yaml.safe_load((run / "config.yaml").read_text())
+        chain.append((run, config))
+        if not config.get("init_from"):
+            break
+        run = Path(config["init_from"]).parent
+        if not (run / "config.yaml").exists():
+            raise SystemExit(f"{run} (which this run continued) has no config.yaml: the card could not say")
+    chain.reverse()
+    stages = []
+    for k, (folder, config) in enumerate(chain):
+        previous = f"<run {k}>/model.zip" if k else None
+        note = ""
+        if config.get("teacher"):
+            report = json.loads((folder / "imitation.json").read_text())
+            note = (
+                f"before PPO, behaviour cloning of the `{config['teacher']}` bot: "
+                f"{report['decisions']} of its decisions at the learner's seat ({report['episodes']} games), "
+                f"{config['teacher_epochs']} epochs; the clone then chose the teacher's move "
+                f"{report['agreement_with_teacher']:.1%} of the time"
+            )
+        stages.append((config, train_command(config, previous), note))
+    return stages
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -93,27 +157,36 @@ def main(argv: list[str] | None = None) -> None:
 
     shutil.copyfile(args.run / "policy.npz", AGENTS_DIR / f"{stem}.npz")
     options = ", ".join(config["options"]) or "none"
-    reproduce = (
-        f"tablezoo train {config['env']} --players {n} --timesteps {config['timesteps']} "
-        f"--opponents {' '.join(config['opponents'])} --self-play {config['self_play']} "
-        f"--reward {config['reward']} --seed {config['seed']}"
-        + "".join(f" --option {o}" for o in config["options"])
-        + (
-            f" --teacher {config['teacher']} --teacher-decisions {config['teacher_decisions']}"
-            f" --teacher-epochs {config['teacher_epochs']}"
-            if config.get("teacher")
-            else ""
+    stages = training_stages(args.run)
+    reproduce = f"`{stages[0][1]}`" if len(stages) == 1 else "the stages' commands above, in order."
+    history = imitation = ""
+    if len(stages) > 1:
+        history = (
+            "\n- Trained in stages, each continuing the one before (`--init-from <run k>/model.zip`, "
+            "the folder stage k wrote):"
+        ) + "".join(
+            f"\n  {k}. `{command}`: {note + ', then ' if note else ''}{cfg['timesteps']} PPO decisions"
+            + (
+                f" with the hyperparameters `{_flow(cfg['resolved_hyperparams'])}`"
+                if cfg["resolved_hyperparams"] != config["resolved_hyperparams"]
+                else ""
+            )
+            + "."
+            for k, (cfg, command, note) in enumerate(stages, 1)
         )
-    )
-    imitation = ""
-    if config.get("teacher"):
-        report = json.loads((args.run / "imitation.json").read_text())
-        imitation = (
-            f"\n- Before PPO, behaviour cloning of the `{config['teacher']}` bot: "
-            f"{report['decisions']} of its decisions at the learner's seat ({report['episodes']} games), "
-            f"{config['teacher_epochs']} epochs; the clone then chose the teacher's move "
-            f"{report['agreement_with_teacher']:.1%} of the time."
+    elif stages[0][2]:
+        imitation = f"\n- {stages[0][2][0].upper()}{stages[0][2][1:]}."
+    if policy.head is None:
+        actor = f"MLP actor {[w.shape[0] for w in policy.weights[:-1]]} ({policy.activation})"
+    else:
+        actor = (
+            f"actor: hidden layers {[w.shape[0] for w in policy.weights]} ({policy.activation}), the last "
+            f"one a context for an action head that scores each of the actions `{game.action_names[0]}` .. "
+            f"`{game.action_names[policy.head.size - 1]}` with "
+            f"one shared network (hidden {len(policy.head.bias)}) from its entries of "
+            f"{', '.join(f'`{f}`' for f in game.action_fields)}"
         )
+    last_stage = "In the last stage, " if len(stages) > 1 else ""
     card = f"""# {game.info.title}, {n} seats: shipped agent
 
 Load it as a bot with the name `agent` (`tablezoo play {game_name} --players {n} --bot agent`),
@@ -121,14 +194,15 @@ or from this file with `NumpyPolicy.load`. It runs on numpy alone.
 
 ## How it was trained
 
-- MaskablePPO (sb3-contrib), MLP actor {[w.shape[0] for w in policy.weights[:-1]]} ({policy.activation}),
+- MaskablePPO (sb3-contrib), {actor};
   observations scaled to 0..1 by each field's bound; options: {options}.
-- {config["timesteps"]} learner decisions at a seat drawn at random each episode; opponents drawn per
-  episode from {", ".join(config["opponents"])}; self-play share {config["self_play"]}
+- {last_stage}{config["timesteps"]} learner decisions at a seat drawn at random each episode;
+  opponents drawn per episode from {", ".join(config["opponents"])}; self-play share {config["self_play"]}
   (frozen snapshots every {config["snapshot_every"]} steps); reward `{config["reward"]}`;
-  seed {config["seed"]}.{imitation}
-- Hyperparameters: `{yaml.safe_dump(config["resolved_hyperparams"], default_flow_style=True).strip()}`.
-- Reproduce: `{reproduce}`
+  seed {config["seed"]}.{imitation}{history}
+- Hyperparameters{" (every stage, unless it says otherwise)" if len(stages) > 1 else ""}:
+  `{_flow(config["resolved_hyperparams"])}`.
+- Reproduce: {reproduce}
 
 ## How strong it is
 

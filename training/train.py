@@ -144,7 +144,15 @@ def train(config: TrainConfig, command: list[str] | None = None) -> Path:
     params = load_hyperparams(config.hyperparams, config.env)
     n_envs = int(params.pop("n_envs", 4))
     net_arch = params.pop("net_arch", [128, 128])
+    action_head = params.pop("action_head", None)
     game = make_game(config)
+    policy: Any = "MlpPolicy"
+    policy_kwargs: dict[str, Any] = {"net_arch": net_arch}
+    if action_head:
+        from tablezoo.training.sb3_policy import ActionFieldPolicy, action_head_kwargs
+
+        policy = ActionFieldPolicy
+        policy_kwargs.update(action_head_kwargs(game, action_head))
     module = importlib.import_module(f"tablezoo.envs.{config.env}")
     stamp = time.strftime("%Y%m%d-%H%M%S")
     run = Path(config.out) / f"{config.env}-{game.num_seats}p-{stamp}-s{config.seed}"
@@ -170,18 +178,21 @@ def train(config: TrainConfig, command: list[str] | None = None) -> Path:
     venv = VecMonitor(DummyVecEnv([make_env(i) for i in range(n_envs)]))  # episode stats in the logs
     torch.set_num_threads(1)  # small networks: threads cost more than they bring on 2 cores
     model = MaskablePPO(
-        "MlpPolicy",
+        policy,
         venv,
         seed=config.seed,
         verbose=0,
         tensorboard_log=str(run / "tensorboard"),
-        policy_kwargs={"net_arch": net_arch},
+        policy_kwargs=policy_kwargs,
         **params,
     )
+    resolved = {**params, "n_envs": n_envs, "net_arch": net_arch}
+    if action_head:
+        resolved["action_head"] = action_head
     saved = {
         **asdict(config),
         "num_players": game.num_seats,
-        "resolved_hyperparams": {**params, "n_envs": n_envs, "net_arch": net_arch},
+        "resolved_hyperparams": resolved,
         "command": command or sys.argv,
         "versions": _versions(),
     }

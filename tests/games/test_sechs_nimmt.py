@@ -657,8 +657,8 @@ def test_the_row_choice_shows_the_revealed_cards_to_everyone() -> None:
 def test_observation_fields() -> None:
     game = SechsNimmt(4)
     spec = game.observation_spec
-    assert spec.size == 7 * 104 + 4 * 4 + 21 == 765
-    assert SechsNimmt(4, logic=True).observation_spec.size == 7 * 44 + 16 + 21 + 4 * 44
+    assert spec.size == 8 * 104 + 4 * 4 + 21 == 869
+    assert SechsNimmt(4, logic=True).observation_spec.size == 8 * 44 + 16 + 21 + 4 * 44 == 565
     state = prepared(
         game,
         hands=[[5, 60], [6, 61], [7, 62], [8, 63]],
@@ -692,6 +692,7 @@ def test_observation_fields() -> None:
     assert fields["hand_fit"][[7, 62]].tolist() == [6, 2]
     assert fields["hand_heads"][[7, 62]].tolist() == [3, 10]  # 8: the fewest heads of a row
     assert fields["hand_gap"][[7, 62]].tolist() == [0, 8]
+    assert fields["hand_open"][[7, 62]].tolist() == [0, 7]  # 56..62: none seen, none in the hand
     mine = spec.unpack(game.observe(state, 0))
     assert np.flatnonzero(mine["choice"]).tolist() == [59] and mine["has_chosen"].tolist() == [1, 0, 0, 0]
     assert np.flatnonzero(mine["hand"]).tolist() == [4, 59], "the chosen card stays in hand until the reveal"
@@ -868,6 +869,15 @@ def test_hand_fields_say_where_each_card_would_go(profi: bool) -> None:
                 expect = (len(row), heads[t % ROWS], c - row[-1] if t < ROWS else row[0] - c)
             got = (fields["hand_fit"][c - 1], fields["hand_heads"][c - 1], fields["hand_gap"][c - 1])
             assert got == expect, (c, state.rows)
+            # hand_open: the cards between the row's end and the card, neither held nor seen
+            if t < 0:
+                between: range = range(0)
+            elif t < ROWS:
+                between = range(state.rows[t][-1] + 1, c)
+            else:
+                between = range(c + 1, state.rows[t - ROWS][0])
+            unseen = [b for b in between if not fields["hand"][b - 1] and not fields["seen"][b - 1]]
+            assert fields["hand_open"][c - 1] == len(unseen), (c, state.rows)
             checked += 1
         legal = game.legal_actions(state)
         game.apply(state, legal[int(rng.integers(len(legal)))])

@@ -148,6 +148,35 @@ def test_a_relu_policy_and_single_observations(tmp_path: Path) -> None:
         assert int(action[0]) == policy.act(o, m)
 
 
+@pytest.mark.parametrize("activation", ["tanh", "relu"])
+def test_a_policy_with_an_action_head(tmp_path: Path, activation: str) -> None:
+    from tablezoo.training.policy import ActionHead
+
+    game = make("sechs_nimmt", 3, profi=True)
+    spec = game.observation_spec
+    rng = np.random.default_rng(1)
+    fields, size = len(game.action_fields), spec[game.action_fields[0]].size
+    head = ActionHead(
+        offsets=[spec.offsets[name] for name in game.action_fields],
+        size=size,
+        card=rng.normal(size=(12, fields + 1)),
+        context=rng.normal(size=(12, 8)),
+        bias=rng.normal(size=12),
+        out=rng.normal(size=12),
+        out_bias=rng.normal(size=1),
+        rest=rng.normal(size=(game.num_actions - size, 8)),
+        rest_bias=rng.normal(size=game.num_actions - size),
+    )
+    weights = [rng.normal(size=(16, spec.size)) * 0.1, rng.normal(size=(8, 16))]
+    biases = [rng.normal(size=16), rng.normal(size=8)]
+    policy = NumpyPolicy(weights, biases, spec.scale(), activation, head=head)
+    onnx_path, json_path = export.export_policy(policy, game, tmp_path / "head")
+    report = export.check_export(onnx_path, policy, game, n=200)
+    assert report["ok"], report
+    layers = json.loads(json_path.read_text())["source"]["layers"]
+    assert layers[:3] == [spec.size, 16, 8] and layers[3]["action_head"]["fields"] == list(game.action_fields)
+
+
 def test_missing_agent_is_a_config_error(capsys: pytest.CaptureFixture[str]) -> None:
     shipped = {p.stem for p in AGENTS}
     name, seats = next(

@@ -64,3 +64,24 @@ def test_a_run_that_imitates_first_plays_like_its_teacher(tmp_path: Path) -> Non
     config.teacher, config.teacher_data, config.teacher_epochs = None, str(run / "teacher.npz"), 1
     rerun = train(config, command=["test"])
     assert json.loads((rerun / "imitation.json").read_text())["decisions"] == report["decisions"]
+
+
+def test_cloning_runs_at_its_own_rate_and_gives_ppo_back_its_own() -> None:
+    from sb3_contrib import MaskablePPO
+
+    from tablezoo.training.imitate import clone, collect
+
+    env = SingleAgentEnv(heckmeck_v0.raw_env(num_players=2), learner="random", scale_observations=True)
+    demos = collect(env, HeckmeckGreedyBot(), decisions=200, gamma=1.0, seed=4)
+    model = MaskablePPO("MlpPolicy", env, learning_rate=1e-5, n_steps=64, batch_size=64, seed=0)
+    seen: list[float] = []
+    step = model.policy.optimizer.step
+
+    def spy() -> None:
+        seen.append(model.policy.optimizer.param_groups[0]["lr"])
+        step()
+
+    model.policy.optimizer.step = spy  # type: ignore[method-assign]
+    clone(model, demos, epochs=1, learning_rate=2e-3)
+    assert seen and set(seen) == {2e-3}
+    assert model.policy.optimizer.param_groups[0]["lr"] == 1e-5

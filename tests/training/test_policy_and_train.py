@@ -16,7 +16,10 @@ from tablezoo.training.train import TrainConfig, load_hyperparams, train
 
 pytest.importorskip("sb3_contrib", reason="needs the train extra")
 
-TINY = {"default": {"n_envs": 2, "n_steps": 64, "batch_size": 64, "n_epochs": 2, "net_arch": [16, 16]}}
+TINY = {
+    "default": {"n_envs": 2, "n_steps": 64, "batch_size": 64, "n_epochs": 2, "net_arch": [16, 16]},
+    "sechs_nimmt_v0": {"net_arch": [16, 8], "action_head": 8},
+}
 
 
 @pytest.fixture(scope="module")
@@ -41,6 +44,29 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return train(config, command=["test"])
 
 
+@pytest.fixture(scope="module")
+def head_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """6 nimmt!, whose hyperparameters give it an action head; cloned from the heuristic first."""
+    folder = tmp_path_factory.mktemp("head_runs")
+    hyper = folder / "tiny.yml"
+    hyper.write_text(yaml.safe_dump(TINY))
+    config = TrainConfig(
+        env="sechs_nimmt_v0",
+        num_players=2,
+        timesteps=128,
+        opponents=["heuristic"],
+        eval_every=0,
+        teacher="heuristic",
+        teacher_decisions=200,
+        teacher_epochs=2,
+        hyperparams=str(hyper),
+        out=str(folder),
+        progress_bar=False,
+        seed=6,
+    )
+    return train(config, command=["test"])
+
+
 def test_a_run_saves_everything(run: Path) -> None:
     for name in ("config.yaml", "curve.csv", "curve.png", "model.zip", "policy.npz"):
         assert (run / name).exists(), name
@@ -52,12 +78,19 @@ def test_a_run_saves_everything(run: Path) -> None:
     assert any((run / "tensorboard").iterdir())
 
 
-def test_the_numpy_policy_plays_as_the_sb3_model(run: Path) -> None:
+@pytest.mark.parametrize(
+    ("which", "game_name", "seats"), [("run", "diamant", 3), ("head_run", "sechs_nimmt", 2)]
+)
+def test_the_numpy_policy_plays_as_the_sb3_model(
+    which: str, game_name: str, seats: int, request: pytest.FixtureRequest
+) -> None:
     from sb3_contrib import MaskablePPO
 
+    run = request.getfixturevalue(which)
     model = MaskablePPO.load(run / "model.zip")
     policy = NumpyPolicy.load(run / "policy.npz")
-    game = make("diamant", 3)
+    assert (policy.head is not None) == (game_name == "sechs_nimmt")
+    game = make(game_name, seats)
     rng = np.random.default_rng(0)
     checked = 0
     state = game.initial_state()
@@ -108,6 +141,46 @@ def test_save_and_load_round_trip(tmp_path: Path) -> None:
     assert again.act(obs, np.array([0, 1])) == 1
 
 
+def test_an_action_head_shares_one_network_across_the_cards() -> None:
+    # Two cards with the same hand_* entries differ only by their position input.
+    from tablezoo.training.policy import ActionHead
+
+    rng = np.random.default_rng(2)
+    game = make("sechs_nimmt", 2)
+    spec = game.observation_spec
+    head = ActionHead(
+        offsets=[spec.offsets[name] for name in game.action_fields],
+        size=game.deck,
+        card=np.concatenate([rng.normal(size=(5, 4)), np.zeros((5, 1))], axis=1),  # blind to the position
+        context=rng.normal(size=(5, 3)),
+        bias=rng.normal(size=5),
+        out=rng.normal(size=5),
+        out_bias=[0.5],
+        rest=rng.normal(size=(4, 3)),
+        rest_bias=rng.normal(size=4),
+    )
+    policy = NumpyPolicy([rng.normal(size=(3, spec.size))], [np.zeros(3)], spec.scale(), head=head)
+    assert policy.num_actions == game.num_actions and policy.observation_size == spec.size
+    obs = np.zeros(spec.size, np.float32)
+    for card in (10, 70):  # each: 3rd card of a row of 4 heads, 5 above its end, 2 unseen cards between
+        for name, value in zip(game.action_fields, (2, 4, 5, 2), strict=True):
+            obs[spec.offsets[name] + card - 1] = value
+    logits = policy.logits(obs)
+    assert logits.shape == (game.num_actions,) and logits[9] == pytest.approx(logits[69])
+    assert logits[0] != pytest.approx(logits[9])  # a card with empty fields scores otherwise
+
+
+def test_an_action_head_needs_action_fields(tmp_path: Path) -> None:
+    hyper = tmp_path / "head.yml"
+    hyper.write_text(yaml.safe_dump({"default": {**TINY["default"], "action_head": 8}}))
+    config = TrainConfig(
+        env="diamant_v0", num_players=3, timesteps=64, hyperparams=str(hyper), out=str(tmp_path)
+    )
+    with pytest.raises(ConfigError, match="Diamant has no action fields"):
+        train(config, command=["test"])
+    assert not any(tmp_path.glob("diamant_v0-*")), "no run folder for a run that cannot start"
+
+
 def test_hyperparams_are_keyed_by_env_id() -> None:
     heckmeck = load_hyperparams(TrainConfig().hyperparams, "heckmeck_v0")
     court = load_hyperparams(TrainConfig().hyperparams, "court_v0")
@@ -130,3 +203,35 @@ def test_ship_writes_the_policy_and_a_model_card(
     game = make("diamant", 3)
     assert "agent" in registry.bot_names(game)
     assert isinstance(make_bot("agent", game), PolicyBot)
+
+
+def test_a_card_gives_every_stage_of_a_continued_run(
+    head_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tablezoo.training import registry, ship
+
+    first = yaml.safe_load((head_run / "config.yaml").read_text())
+    config = TrainConfig(
+        env="sechs_nimmt_v0",
+        num_players=2,
+        timesteps=64,
+        opponents=["heuristic"],
+        eval_every=0,
+        reward="score",
+        init_from=str(head_run / "model.zip"),
+        hyperparams=first["hyperparams"],
+        out=str(tmp_path / "runs"),
+        progress_bar=False,
+        seed=9,
+    )
+    second = train(config, command=["test"])
+    monkeypatch.setattr(ship, "AGENTS_DIR", tmp_path)
+    monkeypatch.setattr(registry, "AGENTS_DIR", tmp_path)
+    ship.main([str(second), "--games", "4"])
+    card = (tmp_path / "sechs_nimmt-2p.md").read_text()
+    assert "Trained in stages" in card and "Reproduce: the stages' commands above, in order." in card
+    assert "1. `tablezoo train sechs_nimmt_v0 --players 2 --timesteps 128" in card
+    assert "--teacher heuristic --teacher-decisions 200 --teacher-epochs 2" in card
+    assert "2. `tablezoo train sechs_nimmt_v0 --players 2 --timesteps 64" in card
+    assert "--reward score --seed 9" in card and "--init-from <run 1>/model.zip" in card
+    assert "action head that scores each of the actions `play 1` .. `play 104`" in card
