@@ -158,3 +158,23 @@ def test_docstring_documents_every_observation_field(name: str) -> None:
         assert f"| {field.name} |" in (module.__doc__ or ""), field.name
     for word in game.action_names:
         assert word.split(" ")[0] in (module.__doc__ or ""), word
+
+
+@pytest.mark.parametrize(("name", "seats", "options"), CONFIGS, ids=IDS)
+def test_action_fields_describe_the_first_actions(name: str, seats: int, options: dict[str, bool]) -> None:
+    # Entry i of every action field describes action i: one size, no more than the actions.
+    game = make(name, seats, **options)
+    sizes = {game.observation_spec[field].size for field in game.action_fields}
+    assert len(sizes) <= 1 and all(k <= game.num_actions for k in sizes)
+
+
+def test_action_fields_of_different_sizes_are_refused() -> None:
+    from tablezoo.games.sechs_nimmt import SechsNimmt
+
+    class Mismatched(SechsNimmt):
+        def _configure(self) -> None:
+            super()._configure()
+            self.action_fields = ("hand_fit", "row_last")  # 104 and 4 entries
+
+    with pytest.raises(ValueError, match="action fields must share one size"):
+        Mismatched(3)
