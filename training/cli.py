@@ -38,7 +38,9 @@ def cmd_train(args: argparse.Namespace) -> None:
     from tablezoo.training.train import TrainConfig, train
 
     known = {f.name for f in fields(TrainConfig)}
-    config = TrainConfig(**{k: v for k, v in vars(args).items() if k in known and v is not None})
+    settings = {k: v for k, v in vars(args).items() if k in known and v is not None}
+    settings["hp"] = parse_hp(args.hp)
+    config = TrainConfig(**settings)
     run = train(config, command=["tablezoo", *sys.argv[1:]])
     rows = list(csv.DictReader((run / "curve.csv").open()))
     last = rows[-1]["step"]
@@ -48,6 +50,27 @@ def cmd_train(args: argparse.Namespace) -> None:
         ci = f"[{float(row['low']):.3f}, {float(row['high']):.3f}]"
         print(f"{row['against']:<12}{float(row['win_rate']):>10.3f}{ci:>18}")
     print(f"run saved in {run}: policy.npz, model.zip, config.yaml, curve.csv, curve.png (learning curve)")
+
+
+def parse_hp(items: Sequence[str]) -> dict[str, Any]:
+    """``--hp KEY=VALUE`` overrides as a dict; each value is read as JSON, else as YAML
+    (``0.999``, ``1e-5``, ``[256, 64]``, ``null``, ``true``, ``linear``)."""
+    import yaml
+
+    hp = {}
+    for item in items:
+        key, eq, text = item.partition("=")
+        key = key.strip()
+        if not eq or not key:
+            raise TablezooError(f"--hp takes KEY=VALUE (e.g. --hp gamma=0.999), not {item!r}")
+        try:
+            hp[key] = json.loads(text)
+        except ValueError:
+            try:
+                hp[key] = yaml.safe_load(text)
+            except yaml.YAMLError as err:
+                raise TablezooError(f"--hp {key}: {text!r} is not a value ({err})") from None
+    return hp
 
 
 def cmd_evaluate(args: argparse.Namespace) -> None:
@@ -128,6 +151,13 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--teacher-data", default=None, help="teacher.npz of an earlier run to imitate")
     t.add_argument("--init-from", default=None, help="model.zip of an earlier run to start from")
     t.add_argument("--hyperparams", default=None, help="YAML of hyperparameters keyed by env id")
+    t.add_argument(
+        "--hp",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override one hyperparameter of the YAML entry (repeatable), e.g. --hp gamma=0.999",
+    )
     t.add_argument("--out", default=None, help="parent folder of the run folder")
     t.add_argument("--no-progress-bar", dest="progress_bar", action="store_false", default=None)
     t.set_defaults(func=cmd_train)

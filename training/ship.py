@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import shutil
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ from tablezoo.training.bots import Bot, Seat
 from tablezoo.training.evaluate import one_against_all
 from tablezoo.training.policy import NumpyPolicy, PolicyBot
 from tablezoo.training.registry import AGENTS_DIR, make_bot
-from tablezoo.training.train import HYPERPARAMS
+from tablezoo.training.train import HYPERPARAMS, resolve_hyperparams
 
 
 def opening_turn_worms(bot: Bot, num_seats: int, turns: int, seed: int) -> tuple[float, float]:
@@ -61,20 +62,14 @@ def train_command(config: dict[str, Any], init_from: str | None = None) -> str:
             f" --teacher {config['teacher']} --teacher-decisions {config['teacher_decisions']}"
             f" --teacher-epochs {config['teacher_epochs']}"
         )
-    hyperparams = Path(config.get("hyperparams") or HYPERPARAMS)
-    if hyperparams.resolve() != HYPERPARAMS.resolve():
-        command += f" --hyperparams {_packaged(hyperparams)}"
+    packaged = resolve_hyperparams(HYPERPARAMS, config["env"])
+    used = config["resolved_hyperparams"]
+    for key in sorted(packaged.keys() | used.keys()):  # what differs from the packaged entry, as overrides
+        if packaged.get(key) != used.get(key):
+            command += " --hp " + shlex.quote(f"{key}={json.dumps(used.get(key))}")
     if init_from:
         command += f" --init-from {init_from}"
     return command
-
-
-def _packaged(path: Path) -> str:
-    """A file inside the package as its path from the project root; any other as given."""
-    try:
-        return str(path.resolve().relative_to(HYPERPARAMS.parent.parent))
-    except ValueError:
-        return str(path)
 
 
 def training_stages(run: Path) -> list[tuple[dict[str, Any], str, str]]:

@@ -88,6 +88,8 @@ class TrainConfig:
     """``model.zip`` of an earlier run to start from (same game, seats and network sizes)."""
     hyperparams: str = str(HYPERPARAMS)
     """YAML file of MaskablePPO hyperparameters keyed by env id."""
+    hp: dict[str, Any] = field(default_factory=dict)
+    """Hyperparameters that override the YAML entry (``--hp gamma=0.999``; ``None`` drops a key)."""
     out: str = "runs"
     """Parent folder of the run folder."""
     progress_bar: bool = True
@@ -105,6 +107,48 @@ def load_hyperparams(path: str | Path, env: str) -> dict[str, Any]:
     if "default" not in table and env not in table:
         raise ConfigError(f"{path} has no 'default' and no {env!r} entry")
     return {**(table.get("default") or {}), **(table.get(env) or {})}
+
+
+EXTRA_HYPERPARAMS = {"n_envs": 4, "net_arch": [128, 128], "action_head": None}
+"""Keys of ours beside MaskablePPO's own, with their values when no entry gives them."""
+
+
+def resolve_hyperparams(path: str | Path, env: str, hp: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Every hyperparameter of a run: the YAML entry, then the ``hp`` overrides (``None`` drops a key),
+    with ``n_envs`` and ``net_arch`` filled in (``action_head`` only when there is one).
+
+    Raises :class:`ConfigError` naming a key that neither MaskablePPO nor we take.
+    """
+    params = {**load_hyperparams(path, env), **(hp or {})}
+    params = {**{k: v for k, v in EXTRA_HYPERPARAMS.items() if v is not None}, **params}
+    params = {k: v for k, v in params.items() if v is not None}
+    allowed = set(EXTRA_HYPERPARAMS) | _ppo_keys()
+    unknown = sorted(set(params) - allowed)
+    if unknown:
+        raise ConfigError(
+            f"unknown hyperparameter {', '.join(map(repr, unknown))}; allowed: {', '.join(sorted(allowed))}"
+        )
+    return params
+
+
+def _ppo_keys() -> set[str]:
+    """The keyword arguments of MaskablePPO a hyperparameter entry may set."""
+    import inspect
+
+    from sb3_contrib import MaskablePPO
+
+    fixed = {
+        "self",
+        "policy",
+        "env",
+        "seed",
+        "verbose",
+        "tensorboard_log",
+        "policy_kwargs",
+        "device",
+        "_init_setup_model",
+    }
+    return set(inspect.signature(MaskablePPO.__init__).parameters) - fixed
 
 
 class EpisodeOpponent:
@@ -141,9 +185,10 @@ def train(config: TrainConfig, command: list[str] | None = None) -> Path:
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
-    params = load_hyperparams(config.hyperparams, config.env)
-    n_envs = int(params.pop("n_envs", 4))
-    net_arch = params.pop("net_arch", [128, 128])
+    resolved = resolve_hyperparams(config.hyperparams, config.env, config.hp)
+    params = dict(resolved)
+    n_envs = int(params.pop("n_envs"))
+    net_arch = params.pop("net_arch")
     action_head = params.pop("action_head", None)
     game = make_game(config)
     policy: Any = "MlpPolicy"
@@ -186,9 +231,6 @@ def train(config: TrainConfig, command: list[str] | None = None) -> Path:
         policy_kwargs=policy_kwargs,
         **params,
     )
-    resolved = {**params, "n_envs": n_envs, "net_arch": net_arch}
-    if action_head:
-        resolved["action_head"] = action_head
     saved = {
         **asdict(config),
         "num_players": game.num_seats,

@@ -49,3 +49,22 @@ def test_play_a_whole_game_typing_commands() -> None:
 def test_bots_lists_what_a_game_offers(capsys: pytest.CaptureFixture[str]) -> None:
     cli.main(["bots", "heckmeck"])
     assert capsys.readouterr().out.strip().startswith("random, heuristic, solver")
+
+
+def test_hp_overrides_read_json_then_yaml() -> None:
+    hp = cli.parse_hp(["gamma=0.999", "learning_rate=1e-5", "net_arch=[256, 64]", "action_head=null",
+                       "normalize_advantage=true", " ent_coef = 0.01"])  # fmt: skip
+    assert hp == {
+        "gamma": 0.999,
+        "learning_rate": 1e-5,  # YAML alone would read "1e-5" as text
+        "net_arch": [256, 64],
+        "action_head": None,
+        "normalize_advantage": True,
+        "ent_coef": 0.01,
+    }
+
+
+@pytest.mark.parametrize("item", ["gamma", "=0.9", "net_arch=[256, 64"])
+def test_malformed_hp_overrides_are_refused(item: str) -> None:
+    with pytest.raises(SystemExit, match=r"--hp"):
+        cli.main(["train", "heckmeck_v0", "--hp", item, "--out", "/nonexistent"])

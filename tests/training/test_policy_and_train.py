@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import shlex
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +14,7 @@ from tablezoo.games import make
 from tablezoo.games.core import ConfigError
 from tablezoo.training.policy import NumpyPolicy, PolicyBot
 from tablezoo.training.registry import make_bot
-from tablezoo.training.train import TrainConfig, load_hyperparams, train
+from tablezoo.training.train import HYPERPARAMS, TrainConfig, load_hyperparams, resolve_hyperparams, train
 
 pytest.importorskip("sb3_contrib", reason="needs the train extra")
 
@@ -181,6 +183,18 @@ def test_an_action_head_needs_action_fields(tmp_path: Path) -> None:
     assert not any(tmp_path.glob("diamant_v0-*")), "no run folder for a run that cannot start"
 
 
+def test_hp_overrides_the_entry_and_unknown_keys_are_refused() -> None:
+    packaged = resolve_hyperparams(HYPERPARAMS, "sechs_nimmt_v0")
+    assert packaged["action_head"] == 64 and packaged["n_envs"] == 4
+    changed = resolve_hyperparams(HYPERPARAMS, "sechs_nimmt_v0", {"gamma": 0.999, "action_head": None})
+    assert changed["gamma"] == 0.999 and "action_head" not in changed  # None drops a key
+    assert {k: v for k, v in changed.items() if k != "gamma"} == {
+        k: v for k, v in packaged.items() if k not in ("gamma", "action_head")
+    }
+    with pytest.raises(ConfigError, match=r"unknown hyperparameter 'gama'; allowed: .*gamma"):
+        resolve_hyperparams(HYPERPARAMS, "court_v0", {"gama": 0.9})
+
+
 def test_hyperparams_are_keyed_by_env_id() -> None:
     heckmeck = load_hyperparams(TrainConfig().hyperparams, "heckmeck_v0")
     court = load_hyperparams(TrainConfig().hyperparams, "court_v0")
@@ -220,6 +234,7 @@ def test_a_card_gives_every_stage_of_a_continued_run(
         reward="score",
         init_from=str(head_run / "model.zip"),
         hyperparams=first["hyperparams"],
+        hp={"gamma": 0.999, "ent_coef": 1e-5},
         out=str(tmp_path / "runs"),
         progress_bar=False,
         seed=9,
@@ -235,3 +250,13 @@ def test_a_card_gives_every_stage_of_a_continued_run(
     assert "2. `tablezoo train sechs_nimmt_v0 --players 2 --timesteps 64" in card
     assert "--reward score --seed 9" in card and "--init-from <run 1>/model.zip" in card
     assert "action head that scores each of the actions `play 1` .. `play 104`" in card
+    # each stage's command, as the card gives it, resolves to the hyperparameters that stage used
+    from tablezoo.training.cli import build_parser, parse_hp
+
+    commands = re.findall(r"^  \d\. `(tablezoo train [^`]*)`", card, flags=re.MULTILINE)
+    assert len(commands) == 2 and "--hp gamma=0.999" in commands[1] and "--hp ent_coef=1e-05" in commands[1]
+    for command, run in zip(commands, (head_run, second), strict=True):
+        args = build_parser().parse_args(shlex.split(command.replace("<run 1>", "RUN"))[1:])
+        assert args.hyperparams is None  # the packaged file, with overrides
+        used = yaml.safe_load((run / "config.yaml").read_text())["resolved_hyperparams"]
+        assert resolve_hyperparams(HYPERPARAMS, "sechs_nimmt_v0", parse_hp(args.hp)) == used
