@@ -114,14 +114,13 @@ EXTRA_HYPERPARAMS = {"n_envs": 4, "net_arch": [128, 128], "action_head": None}
 
 
 def resolve_hyperparams(path: str | Path, env: str, hp: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Every hyperparameter of a run: the YAML entry, then the ``hp`` overrides (``None`` drops a key),
-    with ``n_envs`` and ``net_arch`` filled in (``action_head`` only when there is one).
+    """Every hyperparameter of a run: the YAML entry, then the ``hp`` overrides (``None`` drops a key,
+    back to its default), with ``n_envs`` and ``net_arch`` filled in (``action_head`` only when set).
 
     Raises :class:`ConfigError` naming a key that neither MaskablePPO nor we take.
     """
-    params = {**load_hyperparams(path, env), **(hp or {})}
+    params = {k: v for k, v in {**load_hyperparams(path, env), **(hp or {})}.items() if v is not None}
     params = {**{k: v for k, v in EXTRA_HYPERPARAMS.items() if v is not None}, **params}
-    params = {k: v for k, v in params.items() if v is not None}
     allowed = set(EXTRA_HYPERPARAMS) | _ppo_keys()
     unknown = sorted(set(params) - allowed)
     if unknown:

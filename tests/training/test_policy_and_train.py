@@ -188,6 +188,7 @@ def test_hp_overrides_the_entry_and_unknown_keys_are_refused() -> None:
     assert packaged["action_head"] == 64 and packaged["n_envs"] == 4
     changed = resolve_hyperparams(HYPERPARAMS, "sechs_nimmt_v0", {"gamma": 0.999, "action_head": None})
     assert changed["gamma"] == 0.999 and "action_head" not in changed  # None drops a key
+    assert resolve_hyperparams(HYPERPARAMS, "court_v0", {"n_envs": None})["n_envs"] == 4  # ... to its default
     assert {k: v for k, v in changed.items() if k != "gamma"} == {
         k: v for k, v in packaged.items() if k not in ("gamma", "action_head")
     }
