@@ -7,7 +7,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import yaml
 
 from tablezoo.envs import heckmeck_v0
 from tablezoo.training.heuristics import HeckmeckGreedyBot
@@ -36,9 +35,6 @@ def test_collect_records_the_teachers_moves_and_the_returns() -> None:
 
 
 def test_a_run_that_imitates_first_plays_like_its_teacher(tmp_path: Path) -> None:
-    hyper = tmp_path / "tiny.yml"
-    hyper.write_text(yaml.safe_dump({"default": {"n_envs": 2, "n_steps": 64, "batch_size": 64,
-                                                 "n_epochs": 2, "net_arch": [64, 64]}}))  # fmt: skip
     config = TrainConfig(
         env="diamant_v0",
         num_players=3,
@@ -49,7 +45,7 @@ def test_a_run_that_imitates_first_plays_like_its_teacher(tmp_path: Path) -> Non
         teacher_epochs=40,
         eval_every=0,
         eval_games=4,
-        hyperparams=str(hyper),
+        hp={"n_envs": 2, "n_steps": 64, "batch_size": 64, "n_epochs": 2, "net_arch": [64, 64]},
         out=str(tmp_path),
         progress_bar=False,
         seed=1,

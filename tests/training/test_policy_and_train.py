@@ -18,17 +18,13 @@ from tablezoo.training.train import HYPERPARAMS, TrainConfig, load_hyperparams, 
 
 pytest.importorskip("sb3_contrib", reason="needs the train extra")
 
-TINY = {
-    "default": {"n_envs": 2, "n_steps": 64, "batch_size": 64, "n_epochs": 2, "net_arch": [16, 16]},
-    "sechs_nimmt_v0": {"net_arch": [16, 8], "action_head": 8},
-}
+TINY = {"n_envs": 2, "n_steps": 64, "batch_size": 64, "n_epochs": 2, "net_arch": [16, 16]}
+"""Overrides of the packaged hyperparameters (``--hp``) that make a run a smoke run."""
 
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("runs")
-    hyper = folder / "tiny.yml"
-    hyper.write_text(yaml.safe_dump(TINY))
     config = TrainConfig(
         env="diamant_v0",
         num_players=3,
@@ -38,7 +34,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
         snapshot_every=128,
         eval_every=128,
         eval_games=6,
-        hyperparams=str(hyper),
+        hp=TINY,
         out=str(folder),
         progress_bar=False,
         seed=5,
@@ -50,8 +46,6 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def head_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """6 nimmt!, whose hyperparameters give it an action head; cloned from the heuristic first."""
     folder = tmp_path_factory.mktemp("head_runs")
-    hyper = folder / "tiny.yml"
-    hyper.write_text(yaml.safe_dump(TINY))
     config = TrainConfig(
         env="sechs_nimmt_v0",
         num_players=2,
@@ -61,7 +55,7 @@ def head_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
         teacher="heuristic",
         teacher_decisions=200,
         teacher_epochs=2,
-        hyperparams=str(hyper),
+        hp={**TINY, "net_arch": [16, 8], "action_head": 8},
         out=str(folder),
         progress_bar=False,
         seed=6,
@@ -173,10 +167,8 @@ def test_an_action_head_shares_one_network_across_the_cards() -> None:
 
 
 def test_an_action_head_needs_action_fields(tmp_path: Path) -> None:
-    hyper = tmp_path / "head.yml"
-    hyper.write_text(yaml.safe_dump({"default": {**TINY["default"], "action_head": 8}}))
     config = TrainConfig(
-        env="diamant_v0", num_players=3, timesteps=64, hyperparams=str(hyper), out=str(tmp_path)
+        env="diamant_v0", num_players=3, timesteps=64, hp={**TINY, "action_head": 8}, out=str(tmp_path)
     )
     with pytest.raises(ConfigError, match="Diamant has no action fields"):
         train(config, command=["test"])
@@ -234,8 +226,7 @@ def test_a_card_gives_every_stage_of_a_continued_run(
         eval_every=0,
         reward="score",
         init_from=str(head_run / "model.zip"),
-        hyperparams=first["hyperparams"],
-        hp={"gamma": 0.999, "ent_coef": 1e-5},
+        hp={**first["hp"], "gamma": 0.999, "ent_coef": 1e-5},
         out=str(tmp_path / "runs"),
         progress_bar=False,
         seed=9,
