@@ -3,6 +3,11 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+LINKED := $(VENV)/.linked
+PACKAGES := games bots envs wrappers tables training
+EXTRAS := dev,train,web,export
+# mypy reads the installed package, as a user's type checker does
+TYPED := $(foreach p,$(PACKAGES),-p tablezoo.$(p))
 
 .PHONY: run demo test browser lint bench clean
 
@@ -11,22 +16,30 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
 	# torch first, and exactly this version: the CPU build (any other request fetches a CUDA build)
 	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e '.[dev,train,web,export]'
+	$(BIN)/pip install --quiet -e '.[$(EXTRAS)]' --config-settings editable_mode=strict
 	touch $(STAMP)
+
+# The strict editable install links each file of the package into build/: static type checkers
+# follow it, and no second copy of a module is ever importable from the repository root. A file
+# added or removed (a folder's time changes) links anew.
+$(LINKED): $(STAMP) $(shell find $(PACKAGES) -type d -not -name __pycache__)
+	$(BIN)/pip install --quiet --no-deps -e . --config-settings editable_mode=strict
+	touch $(LINKED)
 
 # Train a short Heckmeck agent (a few minutes on 2 cores), evaluate it against the bots,
 # print the table and save the learning curve (runs/<run>/curve.png).
-run: $(STAMP)
+run: $(LINKED)
 	$(BIN)/tablezoo train heckmeck_v0 --players 2 --timesteps 120000 --opponents heuristic random \
 		--reward score --eval-every 40000 --eval-games 200 --out runs --seed 0
 
 # One seeded Heckmeck game between random players, printed as the ansi render shows it.
-demo: $(STAMP)
+demo: $(LINKED)
 	$(BIN)/python -m tablezoo.envs.demo heckmeck_v0 --players 3 --seed 7
 
-test: $(STAMP) browser
-	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -q -n 2 tests
+# pytest (not `python -m pytest`) keeps the repository root off sys.path: tests import the
+# installed package only (import mode importlib, set in pyproject.toml).
+test: lint browser
+	$(BIN)/pytest -q -n 2 tests
 
 # Debian's chromium and chromedriver for the browser test (tests/tables/test_browser.py);
 # installed when missing and apt-get can (as root). Without them those tests are skipped,
@@ -37,11 +50,14 @@ browser:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
 	else echo "no chromium: the browser test will be skipped (apt-get install chromium chromium-driver)"; fi
 
-lint: $(STAMP)
+# ruff, the import contract of pyproject.toml (imports point one way), and mypy on the package.
+lint: $(LINKED)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
+	$(BIN)/mypy $(TYPED)
 
-bench: $(STAMP)
+bench: $(LINKED)
 	$(BIN)/python benchmarks/throughput.py
 
 clean:

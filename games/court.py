@@ -1,7 +1,7 @@
 """To Court the King (Um Krone und Kragen): the rules as a tablezoo engine game.
 
-Rules summary (``shared/rules/court.md`` is the authority)
-------------------------------------------------------------------
+Rules (this docstring is the spec; every rule below is tested)
+--------------------------------------------------------------
 Players court the characters of a royal court with dice. On his turn a player
 rolls 3 dice plus the extra dice his cards give (Farmer +1, each Charlatan +1,
 General +2). After each roll he sets aside active dice (set-aside dice are

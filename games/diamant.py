@@ -1,7 +1,7 @@
 """Diamant (Incan Gold without artifacts): the rules as a tablezoo engine game.
 
-Rules summary (``shared/rules/diamant.md`` is the authority)
-------------------------------------------------------------------
+Rules (this docstring is the spec; every rule below is tested)
+--------------------------------------------------------------
 3-8 players explore five caves with one deck of 30 cards: 15 treasures
 (1, 2, 3, 4, 5, 5, 7, 7, 9, 11, 11, 13, 14, 15, 17 gems; 124 in all) and
 15 hazards, three each of five types (snake, spider, fire, rockfall, mummy).

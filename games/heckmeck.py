@@ -1,7 +1,7 @@
 """Heckmeck am Bratwurmeck (Pickomino): the rules as a tablezoo engine game.
 
-Rules summary (``shared/rules/heckmeck.md`` is the authority)
-------------------------------------------------------------------
+Rules (this docstring is the spec; every rule below is tested)
+--------------------------------------------------------------
 16 tiles 21..36 lie face-up on the grill (worms: 21-24 one, 25-28 two,
 29-32 three, 33-36 four). On his turn a player rolls the dice he has left
 (8 at first; faces 1-5 and W, which counts 5), keeps **all** dice of one face

@@ -1,7 +1,7 @@
 """6 nimmt! (Take 5): the rules as a tablezoo engine game.
 
-Rules summary (``shared/rules/sechs-nimmt.md`` is the authority)
---------------------------------------------------------------------
+Rules (this docstring is the spec; every rule below is tested)
+--------------------------------------------------------------
 Cards 1..104; bull heads per card: 55 has 7, the other multiples of 11 have 5,
 multiples of 10 have 3, the other cards ending in 5 have 2, every other card 1
 (171 heads in all). Each round the deck is shuffled, every player gets 10
@@ -459,7 +459,7 @@ class SechsNimmt(Game[SechsNimmtState]):
                 raise OutcomeError(f"card {card!r} is not in the deck in use: cards are 1..{d}")
             if card in seen:
                 raise OutcomeError(f"card {card} is dealt twice; every card of 1..{d} is dealt at most once")
-            seen.add(card)
+            seen.add(int(card))
         # plain ints, hands ascending, rows in the order given (row 1..4)
         return {"hands": [sorted(int(c) for c in h) for h in hands], "rows": [int(c) for c in rows]}
 
@@ -705,8 +705,8 @@ class SechsNimmt(Game[SechsNimmtState]):
             label = f"seat {s}{mine}"
             lines.append(f"{marker}{star}{label:<12} {state.round_heads[s]:>3} / {state.totals[s]:>3}{note}")
         if seat is not None and state.hands[seat]:
-            mine = state.hands[seat]
-            text = " ".join(f"[{c}]" if c == state.chosen[seat] else str(c) for c in mine)
+            hand = state.hands[seat]
+            text = " ".join(f"[{c}]" if c == state.chosen[seat] else str(c) for c in hand)
             lines.append(f"your hand: {text}")
         if phase == ROW or (phase == CHOOSE and any(state.trick)):
             label = "revealed" if phase == ROW else "last trick"

@@ -47,12 +47,12 @@ from typing import Any
 
 import numpy as np
 
+from tablezoo.bots.core import Seat
+from tablezoo.bots.registry import agent_seats, game_bot_names, make_bot
 from tablezoo.games import GAMES, game_class, make
 from tablezoo.games.core import ConfigError, Game, TablezooError, action_mask
 from tablezoo.tables.store import DEFAULT_PATH, Store
 from tablezoo.tables.table import FINISHED, PLAYING, Reply, Table
-from tablezoo.training.bots import Seat
-from tablezoo.training.registry import agent_seats, game_bot_names, make_bot
 
 try:  # the web extra; without it only the command-line wiring below is usable
     from starlette.applications import Starlette
@@ -231,12 +231,11 @@ def games_catalogue() -> list[dict[str, Any]]:
 # --------------------------------------------------------------------------- the bot endpoint
 
 
-class ObservationSeat:
-    """A seat known only by the observation and mask another front end sends (see ``bots.Seat``)."""
+class ObservationSeat(Seat):
+    """A seat known only by the observation and mask another front end sends: no state, no seat number."""
 
     def __init__(self, game: Game[Any], observation: list[float], legal: list[int]) -> None:
-        self.game = game
-        self.seat = None
+        super().__init__(game, None, -1)
         self.observation = np.asarray(observation, np.float32)
         self.legal = legal
         self.mask = action_mask(legal, game.num_actions)

@@ -40,10 +40,10 @@ from typing import Any
 
 import numpy as np
 
+from tablezoo.bots.core import Bot, Seat
+from tablezoo.bots.registry import game_bot_names, make_bot
 from tablezoo.games import GAMES, game_class, make
 from tablezoo.games.core import CHANCE, TERMINAL, ConfigError, Game, TablezooError
-from tablezoo.training.bots import Bot, Seat
-from tablezoo.training.registry import game_bot_names, make_bot
 
 WAITING, PLAYING, FINISHED = "waiting", "playing", "finished"
 TAKEOVER_BOT = "heuristic"
@@ -394,7 +394,6 @@ class Table:
         """
         seat = self.seat_of(client)
         game = self.game
-        playing = game is not None
         mover = self.to_move()
         return {
             "table": self.table_id,
@@ -412,8 +411,8 @@ class Table:
             "you": seat,
             "to_move": mover,
             "legal": self.legal_commands() if mover is not None and mover == seat else [],
-            "render": game.render(self.state, seat) if playing else "",
-            "state": game.view(self.state, seat) if playing else None,
+            "render": game.render(self.state, seat) if game is not None else "",
+            "state": game.view(self.state, seat) if game is not None else None,
             "log": [line.text for line in self.visible_log(seat, log_from)],
             "log_end": self.log[-1].number + 1 if self.log else 0,
         }

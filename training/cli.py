@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import importlib.metadata
 import json
 import os
 import sys
@@ -22,12 +23,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import fields
 from typing import Any
 
+from tablezoo.bots.registry import bot_names, make_bot
 from tablezoo.games import GAMES, game_class, make
 from tablezoo.games.core import TablezooError
 from tablezoo.tables.server import add_serve_parser
 from tablezoo.training.evaluate import format_table, tournament
 from tablezoo.training.export import add_export_parser
-from tablezoo.training.registry import bot_names, make_bot
 
 
 def _game(args: argparse.Namespace) -> Any:
@@ -125,6 +126,8 @@ def cmd_bots(args: argparse.Namespace) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tablezoo", description=__doc__.splitlines()[0])
+    version = importlib.metadata.version("tablezoo")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     def game_args(p: argparse.ArgumentParser) -> None:

@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from tablezoo.bots.core import Bot, Seat
 from tablezoo.games.core import TERMINAL, Game
-from tablezoo.training.bots import Bot, Seat
 
 MAX_DECISIONS = 20_000
 

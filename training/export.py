@@ -34,10 +34,10 @@ from typing import Any
 
 import numpy as np
 
+from tablezoo.bots.policy import NumpyPolicy
+from tablezoo.bots.registry import AGENTS_DIR, check_policy_fits, shipped_agent
 from tablezoo.games import GAMES, make
 from tablezoo.games.core import TERMINAL, ConfigError, Game, TablezooError
-from tablezoo.training.policy import NumpyPolicy
-from tablezoo.training.registry import AGENTS_DIR, check_policy_fits, shipped_agent
 
 OPSET = 17
 """ONNX opset of the exported graphs (onnxruntime >= 1.14 and onnxruntime-web run it)."""
@@ -152,7 +152,7 @@ def build_model(policy: NumpyPolicy, game: Game[Any], mask_dtype: str = "float32
 
 
 def _head_graph(policy: NumpyPolicy, observation: str, context: str, out: str) -> tuple[list[Any], list[Any]]:
-    """Initializers and nodes of an :class:`~tablezoo.training.policy.ActionHead`: ``out`` from the
+    """Initializers and nodes of an :class:`~tablezoo.bots.policy.ActionHead`: ``out`` from the
     scaled ``observation`` and the hidden layers' ``context`` (both ``[batch, ...]``)."""
     from onnx import helper, numpy_helper
 
@@ -315,13 +315,13 @@ def export_policy(
         what = path.name
         shipped = path.resolve().parent == AGENTS_DIR
         source = {
-            "policy": f"tablezoo/training/agents/{path.name}" if shipped else path.name,
+            "policy": f"tablezoo/bots/agents/{path.name}" if shipped else path.name,
             "shipped": shipped,
             "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
         }
         card = path.with_suffix(".md")
         if shipped and card.exists():
-            source["model_card"] = f"tablezoo/training/agents/{card.name}"
+            source["model_card"] = f"tablezoo/bots/agents/{card.name}"
         policy = NumpyPolicy.load(path)
     check_policy_fits(policy, game, what)
     onnx = _onnx()
@@ -348,7 +348,8 @@ def random_positions(
     Each decision is kept with probability ``keep``, so that the positions come from several games.
     """
     rng = np.random.default_rng(seed)
-    observations, masks = [], []
+    observations: list[np.ndarray] = []
+    masks: list[np.ndarray] = []
     games = 0
     while len(observations) < n:
         state = game.initial_state()

@@ -11,7 +11,7 @@ so that PPO starts with an actor that plays like the teacher and a critic that
 already knows roughly what the positions are worth.
 
 The teacher sees only what its seat may see (it acts through
-:class:`~tablezoo.training.bots.Seat` like every bot); the recorded
+:class:`~tablezoo.bots.core.Seat` like every bot); the recorded
 observations are the learner's own, scaled as in training.
 """
 
@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from tablezoo.training.bots import Bot
+from tablezoo.bots.core import Bot
 from tablezoo.wrappers.single_agent import SingleAgentEnv
 
 

@@ -3,7 +3,7 @@
 :class:`ActionFieldPolicy` is ``MlpPolicy`` with its last actor layer replaced
 by :class:`ActionFieldHead`: the first ``K`` actions, those that a game's
 :attr:`~tablezoo.games.core.Game.action_fields` describe, are scored by one
-small network shared across them (see :class:`tablezoo.training.policy.ActionHead`,
+small network shared across them (see :class:`tablezoo.bots.policy.ActionHead`,
 its numpy twin, for the formula). The critic is the usual MLP.
 
 ``tablezoo train`` uses it when the hyperparameters of an env id give
@@ -17,10 +17,11 @@ its numpy twin, for the formula). The critic is the usual MLP.
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
+from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import MlpExtractor
 from torch import nn
@@ -43,6 +44,8 @@ def action_head_kwargs(game: Game[Any], hidden: int) -> dict[str, Any]:
 class ActionFieldExtractor(MlpExtractor):
     """The usual actor and critic MLPs; the actor's latent also carries the action fields' entries."""
 
+    index: torch.Tensor
+
     def __init__(
         self, feature_dim: int, net_arch: Any, activation_fn: type[nn.Module], device: Any, index: np.ndarray
     ) -> None:
@@ -60,6 +63,8 @@ class ActionFieldExtractor(MlpExtractor):
 
 class ActionFieldHead(nn.Module):
     """Logits from ``[context, action fields (field-major)]``: K shared scores, the rest linear."""
+
+    position: torch.Tensor
 
     def __init__(
         self,
@@ -112,19 +117,22 @@ class ActionFieldPolicy(MaskableActorCriticPolicy):
 
     def _build(self, lr_schedule: Any) -> None:
         super()._build(lr_schedule)  # builds a linear action_net and the optimizer; both are replaced
+        extractor = cast(ActionFieldExtractor, self.mlp_extractor)
         self.action_net = ActionFieldHead(
-            self.mlp_extractor.context_dim,
+            extractor.context_dim,
             self.action_offsets,
             self.action_size,
             self.action_hidden,
-            int(self.action_space.n),
+            int(cast(spaces.Discrete, self.action_space).n),
             self.activation_fn,
         ).to(self.device)
         if self.ortho_init:  # as MlpPolicy: small final layers, so the first policy is near uniform
             head = self.action_net
             for module, gain in ((head, np.sqrt(2)), (head.out, 0.01), (head.rest, 0.01)):
                 module.apply(partial(self.init_weights, gain=gain))
-        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+        self.optimizer = self.optimizer_class(  # type: ignore[call-arg]  # every torch optimizer takes lr
+            self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
+        )
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
         data = super()._get_constructor_parameters()

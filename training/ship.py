@@ -2,7 +2,7 @@
 
     python -m tablezoo.training.ship runs/<run> --games 400
 
-Copies the run's ``policy.npz`` to ``training/agents/<game>-<n>p.npz`` and
+Copies the run's ``policy.npz`` to ``bots/agents/<game>-<n>p.npz`` and
 writes ``<game>-<n>p.md`` beside it: how the agent was trained (from the run's
 ``config.yaml``), and how strong it is, measured here with
 :func:`tablezoo.training.evaluate.tournament` against the random and the
@@ -23,12 +23,12 @@ from typing import Any
 import numpy as np
 import yaml
 
+from tablezoo.bots.core import Bot, Seat
+from tablezoo.bots.policy import NumpyPolicy, PolicyBot
+from tablezoo.bots.registry import AGENTS_DIR, make_bot
 from tablezoo.games import make
 from tablezoo.games.core import TERMINAL
-from tablezoo.training.bots import Bot, Seat
 from tablezoo.training.evaluate import one_against_all
-from tablezoo.training.policy import NumpyPolicy, PolicyBot
-from tablezoo.training.registry import AGENTS_DIR, make_bot
 from tablezoo.training.train import HYPERPARAMS, resolve_hyperparams
 
 
@@ -134,7 +134,7 @@ def main(argv: list[str] | None = None) -> None:
         print(rows[-1])
     extra = ""
     if game_name == "heckmeck":
-        from tablezoo.training.heckmeck_solver import HeckmeckSolverBot, TurnSolver
+        from tablezoo.bots.heckmeck import HeckmeckSolverBot, TurnSolver
 
         turns = 4000
         agent_mean, agent_se = opening_turn_worms(PolicyBot(policy), n, turns, args.seed)

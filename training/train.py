@@ -38,11 +38,11 @@ from typing import Any
 import numpy as np
 import yaml
 
+from tablezoo.bots.core import Bot, Seat
+from tablezoo.bots.policy import NumpyPolicy, PolicyBot
+from tablezoo.bots.registry import make_bot
 from tablezoo.games.core import ConfigError, Game
-from tablezoo.training.bots import Bot, Seat
 from tablezoo.training.evaluate import one_against_all
-from tablezoo.training.policy import NumpyPolicy, PolicyBot
-from tablezoo.training.registry import make_bot
 from tablezoo.wrappers.single_agent import SingleAgentEnv
 
 HYPERPARAMS = Path(__file__).resolve().parent / "hyperparams.yml"

@@ -1,4 +1,4 @@
-"""Diamant: every rule of ``shared/rules/diamant.md``, its hidden information, and
+"""Diamant: every rule of the spec in ``tablezoo.games.diamant``, its hidden information, and
 properties over many random games. The site's worked examples are scenarios in
 ``tests/scenarios/diamant``."""
 

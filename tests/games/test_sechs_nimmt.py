@@ -1,4 +1,4 @@
-"""6 nimmt!: every rule of shared/rules/sechs-nimmt.md, each option alone and combined,
+"""6 nimmt!: every rule of the spec in tablezoo.games.sechs_nimmt, each option alone and combined,
 hidden information, errors, and properties over many random games."""
 
 from __future__ import annotations

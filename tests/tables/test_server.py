@@ -15,12 +15,12 @@ from typing import Any
 import numpy as np
 import pytest
 
+from tablezoo.bots.core import Seat
+from tablezoo.bots.registry import make_bot
 from tablezoo.games import make
 from tablezoo.games.core import CHANCE
 from tablezoo.tables import server
 from tablezoo.tables.server import STATIC, add_serve_parser, create_app
-from tablezoo.training.bots import Seat
-from tablezoo.training.registry import make_bot
 
 with warnings.catch_warnings():  # starlette 1.x would rather have httpx2; httpx works the same
     warnings.filterwarnings("ignore", message="Using `httpx`")

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from tablezoo.bots.core import RandomBot
+from tablezoo.bots.diamant import DiamantThresholdBot
+from tablezoo.bots.heckmeck import HeckmeckGreedyBot
 from tablezoo.games import make
-from tablezoo.training.bots import RandomBot
 from tablezoo.training.evaluate import format_table, tournament
-from tablezoo.training.heuristics import DiamantThresholdBot, HeckmeckGreedyBot
 
 
 def test_tournaments_are_repeatable_and_rotate_seats() -> None:

@@ -14,11 +14,11 @@ import onnx
 import onnxruntime as ort
 import pytest
 
+from tablezoo.bots.policy import NumpyPolicy
+from tablezoo.bots.registry import AGENTS_DIR, shipped_agent
 from tablezoo.games import GAMES, game_class, make
 from tablezoo.games.core import ConfigError
 from tablezoo.training import export
-from tablezoo.training.policy import NumpyPolicy
-from tablezoo.training.registry import AGENTS_DIR, shipped_agent
 
 AGENTS = sorted(AGENTS_DIR.glob("*.npz"))
 
@@ -150,7 +150,7 @@ def test_a_relu_policy_and_single_observations(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("activation", ["tanh", "relu"])
 def test_a_policy_with_an_action_head(tmp_path: Path, activation: str) -> None:
-    from tablezoo.training.policy import ActionHead
+    from tablezoo.bots.policy import ActionHead
 
     game = make("sechs_nimmt", 3, profi=True)
     spec = game.observation_spec

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tablezoo.bots.heckmeck import HeckmeckGreedyBot
 from tablezoo.envs import heckmeck_v0
-from tablezoo.training.heuristics import HeckmeckGreedyBot
 from tablezoo.training.train import TrainConfig, train
 from tablezoo.wrappers.single_agent import SingleAgentEnv
 

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 import yaml
 
+from tablezoo.bots.policy import NumpyPolicy, PolicyBot
+from tablezoo.bots.registry import make_bot
 from tablezoo.games import make
 from tablezoo.games.core import ConfigError
-from tablezoo.training.policy import NumpyPolicy, PolicyBot
-from tablezoo.training.registry import make_bot
 from tablezoo.training.train import HYPERPARAMS, TrainConfig, load_hyperparams, resolve_hyperparams, train
 
 pytest.importorskip("sb3_contrib", reason="needs the train extra")
@@ -139,7 +139,7 @@ def test_save_and_load_round_trip(tmp_path: Path) -> None:
 
 def test_an_action_head_shares_one_network_across_the_cards() -> None:
     # Two cards with the same hand_* entries differ only by their position input.
-    from tablezoo.training.policy import ActionHead
+    from tablezoo.bots.policy import ActionHead
 
     rng = np.random.default_rng(2)
     game = make("sechs_nimmt", 2)
@@ -199,7 +199,8 @@ def test_hyperparams_are_keyed_by_env_id() -> None:
 def test_ship_writes_the_policy_and_a_model_card(
     run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from tablezoo.training import registry, ship
+    from tablezoo.bots import registry
+    from tablezoo.training import ship
 
     monkeypatch.setattr(ship, "AGENTS_DIR", tmp_path)
     monkeypatch.setattr(registry, "AGENTS_DIR", tmp_path)
@@ -215,7 +216,8 @@ def test_ship_writes_the_policy_and_a_model_card(
 def test_a_card_gives_every_stage_of_a_continued_run(
     head_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tablezoo.training import registry, ship
+    from tablezoo.bots import registry
+    from tablezoo.training import ship
 
     first = yaml.safe_load((head_run / "config.yaml").read_text())
     config = TrainConfig(

@@ -10,7 +10,7 @@ which everything the seat cannot see has been drawn anew
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -59,6 +59,7 @@ class Seat:
         return self.game.view(self._state, self.seat)
 
 
+@runtime_checkable
 class Bot(Protocol):
     """Anything that picks a legal action for a seat."""
 

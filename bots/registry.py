@@ -2,13 +2,15 @@
 
 | name | bot |
 |---|---|
-| ``random`` | uniform among the legal moves |
-| ``heuristic`` | the game's rule-of-thumb baseline |
-| ``solver`` | Heckmeck only: exact expectimax over the turn's dice |
-| ``search`` | 6 nimmt! only: determinised Monte Carlo search over the hidden hands |
+| ``random`` | uniform among the legal moves (every game) |
+| ``heuristic`` | the game's rule-of-thumb baseline (every game) |
+| ``solver`` | Heckmeck: exact expectimax over the turn's dice |
+| ``search`` | 6 nimmt!: determinised Monte Carlo search over the hidden hands |
 | ``agent`` | the trained agent shipped for this game and seat count |
 | ``path/to/policy.npz`` | a trained policy file (``tablezoo train`` writes one) |
 
+Each game's bot module (``tablezoo.bots.<game>``) declares its own bots in a
+``BOTS`` dict, name -> class; :data:`GAME_BOTS` collects them by game name.
 A bot's settings follow its name after a colon, comma-separated:
 ``heuristic:samples=96`` is To Court the King's greedy bot with 96 rollouts per
 stopping decision, ``search:samples=32,candidates=6`` a deeper 6 nimmt!
@@ -19,45 +21,38 @@ value is refused with the list of what the bot takes.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from tablezoo.bots import court, diamant, heckmeck, sechs_nimmt
+from tablezoo.bots.core import Bot, RandomBot
+from tablezoo.bots.policy import NumpyPolicy, PolicyBot
+from tablezoo.games import GAMES
 from tablezoo.games.core import ConfigError, Game
-from tablezoo.training.bots import Bot, RandomBot
 
 AGENTS_DIR = Path(__file__).resolve().parent / "agents"
+"""The shipped agents: ``<game>-<seats>p.npz`` with a model card ``<game>-<seats>p.md``."""
+
+COMMON_BOTS: dict[str, type[Bot]] = {"random": RandomBot}
+"""Bots that play every game."""
+
+GAME_BOTS: dict[str, Mapping[str, type[Bot]]] = {
+    "heckmeck": heckmeck.BOTS,
+    "sechs_nimmt": sechs_nimmt.BOTS,
+    "diamant": diamant.BOTS,
+    "court": court.BOTS,
+}
+"""Each game's own bots (its bot module's ``BOTS``), by game name."""
 
 
-def _heuristic(game: Game[Any]) -> type[Bot]:
-    name = game.info.name
-    if name == "heckmeck":
-        from tablezoo.training.heuristics import HeckmeckGreedyBot
-
-        return HeckmeckGreedyBot
-    if name == "diamant":
-        from tablezoo.training.heuristics import DiamantThresholdBot
-
-        return DiamantThresholdBot
-    if name == "sechs_nimmt":
-        from tablezoo.training.sechs_nimmt_bots import SechsNimmtHeuristicBot
-
-        return SechsNimmtHeuristicBot
-    from tablezoo.training.court_bots import CourtGreedyBot
-
-    return CourtGreedyBot
-
-
-def _solver(game: Game[Any]) -> type[Bot]:
-    from tablezoo.training.heckmeck_solver import HeckmeckSolverBot
-
-    return HeckmeckSolverBot
-
-
-def _search(game: Game[Any]) -> type[Bot]:
-    from tablezoo.training.sechs_nimmt_bots import SechsNimmtSearchBot
-
-    return SechsNimmtSearchBot
+def game_bots(game_name: str) -> dict[str, type[Bot]]:
+    """The bot classes of ``game_name`` by name, the common ones first (``agent`` is not a class)."""
+    if game_name not in GAMES:
+        raise ConfigError(f"no game {game_name!r}; games are: {', '.join(GAMES)}")
+    if game_name not in GAME_BOTS:
+        raise ConfigError(f"no bots are registered for {game_name!r}: add its BOTS to GAME_BOTS")
+    return {**COMMON_BOTS, **GAME_BOTS[game_name]}
 
 
 def agent_path(game: Game[Any]) -> Path:
@@ -88,8 +83,8 @@ def shipped_agent(game: Game[Any]) -> Path:
     return path
 
 
-def check_policy_fits(policy: Any, game: Game[Any], what: str) -> None:
-    """Raise a ConfigError unless ``policy`` (a NumpyPolicy) reads ``game``'s observations and actions."""
+def check_policy_fits(policy: NumpyPolicy, game: Game[Any], what: str) -> None:
+    """Raise a ConfigError unless ``policy`` reads ``game``'s observations and actions."""
     size, actions = game.observation_spec.size, game.num_actions
     if policy.observation_size != size or policy.num_actions != actions:
         raise ConfigError(
@@ -99,31 +94,20 @@ def check_policy_fits(policy: Any, game: Game[Any], what: str) -> None:
 
 
 def _policy_bot(path: Path, game: Game[Any], name: str) -> Bot:
-    from tablezoo.training.policy import NumpyPolicy, PolicyBot
-
     policy = NumpyPolicy.load(path)
     check_policy_fits(policy, game, path.name)
     return PolicyBot(policy, name)
 
 
-BOTS: dict[str, Callable[[Game[Any]], type[Bot]]] = {
-    "random": lambda game: RandomBot,
-    "heuristic": _heuristic,
-    "solver": _solver,
-    "search": _search,
-}
-ONLY_FOR = {"solver": "heckmeck", "search": "sechs_nimmt"}
-
-
 def game_bot_names(game_name: str) -> list[str]:
     """The bots ``game_name`` offers at some seat count (``agent`` where one is shipped): a table's list."""
-    names = [n for n in BOTS if ONLY_FOR.get(n, game_name) == game_name]
+    names = list(game_bots(game_name))
     return [*names, "agent"] if agent_seats(game_name) else names
 
 
 def bot_names(game: Game[Any]) -> list[str]:
     """The bot names this game (and seat count) offers."""
-    names = [n for n in BOTS if ONLY_FOR.get(n, game.info.name) == game.info.name]
+    names = list(game_bots(game.info.name))
     return [*names, "agent"] if agent_path(game).exists() else names
 
 
@@ -137,9 +121,10 @@ def make_bot(name: str, game: Game[Any]) -> Bot:
     if name == "agent":
         return _policy_bot(shipped_agent(game), game, "agent")
     base, _, settings = name.partition(":")
-    if base not in BOTS or ONLY_FOR.get(base, game.info.name) != game.info.name:
+    classes = game_bots(game.info.name)
+    if base not in classes:
         raise ConfigError(f"no bot {base!r} for {game.info.title}; bots: {', '.join(bot_names(game))}")
-    cls = BOTS[base](game)
+    cls = classes[base]
     bot = cls(**_settings(cls, base, settings)) if settings else cls()
     bot.name = name
     return bot

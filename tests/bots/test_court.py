@@ -8,6 +8,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from tablezoo.bots.core import RandomBot, Seat
+from tablezoo.bots.court import CourtGreedyBot, expected_matches
 from tablezoo.games import make
 from tablezoo.games.core import CHANCE, TERMINAL
 from tablezoo.games.court import (
@@ -26,8 +28,6 @@ from tablezoo.games.court import (
     held_bits,
     parse_dice,
 )
-from tablezoo.training.bots import RandomBot, Seat
-from tablezoo.training.court_bots import CourtGreedyBot, expected_matches
 from tablezoo.training.evaluate import tournament
 
 

@@ -1,6 +1,11 @@
-"""An exact single-turn solver for Heckmeck: expectimax over the turn's dice.
+"""Heckmeck am Bratwurmeck's bots: a greedy rule of thumb and an exact single-turn solver.
 
-Given the grill and the stacks, the solver plays the turn that maximises the
+| name | bot |
+|---|---|
+| ``heuristic`` | :class:`HeckmeckGreedyBot`: worms first, then the best face; stops on a good claim |
+| ``solver`` | :class:`HeckmeckSolverBot`: exact expectimax over the turn's dice |
+
+The solver: given the grill and the stacks, the solver plays the turn that maximises the
 expected change of the mover's worms: a claimed tile's worms (taken from the
 grill or stolen), or minus the worms of the top tile lost in a bust. It looks
 at this turn only (what later turns bring, such as a tile being stolen back,
@@ -17,6 +22,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from tablezoo.bots.core import Bot, Seat
 from tablezoo.games.dice import roll_distribution
 from tablezoo.games.heckmeck import (
     FACE_VALUE,
@@ -29,7 +35,6 @@ from tablezoo.games.heckmeck import (
     HeckmeckState,
     worms,
 )
-from tablezoo.training.bots import Seat
 
 ALL_FACES = (1 << 6) - 1
 
@@ -147,3 +152,38 @@ class HeckmeckSolverBot:
         if victim >= 0 and (tile == 0 or worms(state.total) >= worms(tile)):
             return STEAL
         return TAKE
+
+
+class HeckmeckGreedyBot:
+    """Keeps worms first, then the face worth most; stops on a claim once the sum or the dice say so.
+
+    Args:
+        stop_at: stop as soon as a claim is possible and the sum is at least this.
+        min_dice: stop whenever a claim is possible and fewer dice than this are left.
+    """
+
+    name = "heuristic"
+
+    def __init__(self, stop_at: int = 27, min_dice: int = 3) -> None:
+        self.stop_at = stop_at
+        self.min_dice = min_dice
+
+    def reset(self, seed: int | None = None) -> None:
+        pass
+
+    def act(self, seat: Seat) -> int:
+        state = seat.public_state()
+        legal = seat.legal
+        if state.phase == KEEPING:
+            if WORM in legal and not state.kept[WORM]:
+                return WORM
+            # the face whose dice add the most to the sum; ties go to the higher face
+            return max(legal, key=lambda f: (state.roll[f] * FACE_VALUE[f], f))
+        claims = [a for a in legal if a in (TAKE, STEAL)]
+        if claims and (ROLL not in legal or state.total >= self.stop_at or state.left < self.min_dice):
+            return max(claims)  # a steal when there is one: it also costs the victim
+        return ROLL if ROLL in legal else claims[0]
+
+
+BOTS: dict[str, type[Bot]] = {"heuristic": HeckmeckGreedyBot, "solver": HeckmeckSolverBot}
+"""This game's bots by name; ``random`` and ``agent`` serve every game (:mod:`tablezoo.bots.registry`)."""

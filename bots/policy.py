@@ -24,15 +24,16 @@ is :mod:`tablezoo.training.sb3_policy`.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from tablezoo.training.bots import Seat
+from tablezoo.bots.core import Seat
 
-ACTIVATIONS = {
+ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "tanh": np.tanh,
     "relu": lambda x: np.maximum(x, 0.0),
 }
@@ -137,7 +138,7 @@ class NumpyPolicy:
     # ------------------------------------------------------------ files
 
     def save(self, path: str | Path) -> None:
-        arrays = {"scale": self.scale}
+        arrays: dict[str, np.ndarray] = {"scale": self.scale}
         for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
             arrays[f"w{i}"] = w
             arrays[f"b{i}"] = b
@@ -145,7 +146,8 @@ class NumpyPolicy:
         if self.head is not None:
             meta["head_size"] = self.head.size
             arrays.update({f"head_{name}": getattr(self.head, name) for name in ActionHead.ARRAYS})
-        np.savez_compressed(path, meta=np.array(json.dumps(meta)), **arrays)
+        arrays["meta"] = np.array(json.dumps(meta))
+        np.savez_compressed(path, **arrays)  # type: ignore[arg-type]  # numpy's stub types **kwds as bool
 
     @classmethod
     def load(cls, path: str | Path) -> NumpyPolicy:

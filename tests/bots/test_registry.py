@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from tablezoo.bots.registry import make_bot
 from tablezoo.games import make
 from tablezoo.games.core import ConfigError
-from tablezoo.training.registry import make_bot
 
 
 def test_settings_follow_the_name() -> None:

@@ -71,10 +71,11 @@ import functools
 import math
 from collections.abc import Callable
 from itertools import accumulate
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
+from tablezoo.bots.core import Bot, Seat
 from tablezoo.games.sechs_nimmt import (
     CHOOSE,
     DRAFT,
@@ -86,7 +87,6 @@ from tablezoo.games.sechs_nimmt import (
     SechsNimmtState,
     target,
 )
-from tablezoo.training.bots import Seat
 
 AVG_HEADS = 171 / 104  # mean heads of a card
 TOO_LOW_EXTRA = 0.5  # a card below every row takes a row for sure: a little worse than an even risk
@@ -242,7 +242,7 @@ class SechsNimmtHeuristicBot:
         pass
 
     def act(self, seat: Seat) -> int:
-        game = seat.game
+        game = cast(SechsNimmt, seat.game)
         view = seat.view()
         phase = view["phase"]
         if phase == ROW:
@@ -254,7 +254,7 @@ class SechsNimmtHeuristicBot:
 
     def costs(self, seat: Seat, view: dict[str, Any] | None = None) -> dict[int, float]:
         """The expected cost in heads of each ``play`` action (the card choice only)."""
-        game = seat.game
+        game = cast(SechsNimmt, seat.game)
         view = view or seat.view()
         hand, deck, n, me = view["hand"], view["deck"], view["num_seats"], seat.seat
         if view["hands"] is not None:  # logic: the hands are public
@@ -371,7 +371,7 @@ class SechsNimmtSearchBot:
 
     def act(self, seat: Seat) -> int:
         legal = seat.legal
-        game = seat.game
+        game = cast(SechsNimmt, seat.game)
         view = seat.view()
         phase = view["phase"]
         if phase == DRAFT or len(legal) == 1:
@@ -392,7 +392,7 @@ class SechsNimmtSearchBot:
     def evaluate(self, seat: Seat, actions: list[int]) -> dict[int, float]:
         """Mean score (heads taken to the end of the round, less ``relative`` times the
         others' mean) of each action over ``samples`` determinisations."""
-        game = seat.game
+        game = cast(SechsNimmt, seat.game)
         me, n = seat.seat, game.num_seats
         w = self.relative / (n - 1)
         totals = dict.fromkeys(actions, 0.0)
@@ -410,3 +410,7 @@ class SechsNimmtSearchBot:
                 theirs = sum(after) - sum(before) - mine
                 totals[action] += mine - w * theirs
         return {a: t / self.samples for a, t in totals.items()}
+
+
+BOTS: dict[str, type[Bot]] = {"heuristic": SechsNimmtHeuristicBot, "search": SechsNimmtSearchBot}
+"""This game's bots by name; ``random`` and ``agent`` serve every game (:mod:`tablezoo.bots.registry`)."""

@@ -9,12 +9,12 @@ from typing import Any
 import numpy as np
 import pytest
 
+from tablezoo.bots.core import RandomBot, Seat
+from tablezoo.bots.sechs_nimmt import SechsNimmtHeuristicBot, SechsNimmtSearchBot
 from tablezoo.games import make
 from tablezoo.games.core import TERMINAL
 from tablezoo.games.sechs_nimmt import CHOOSE, DRAFT, ROW
-from tablezoo.training.bots import RandomBot, Seat
 from tablezoo.training.evaluate import play_game, tournament
-from tablezoo.training.sechs_nimmt_bots import SechsNimmtHeuristicBot, SechsNimmtSearchBot
 
 CONFIGS = [
     (2, {}),

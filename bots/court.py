@@ -69,10 +69,11 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
+from tablezoo.bots.core import Bot, Seat
 from tablezoo.games.core import CHANCE
 from tablezoo.games.court import (
     ALCHEMIST,
@@ -116,7 +117,6 @@ from tablezoo.games.court import (
     kinds_met,
     philosopher_sources,
 )
-from tablezoo.training.bots import Seat
 
 CARD_VALUE = {
     FOOL: 1.0,
@@ -239,7 +239,7 @@ class CourtGreedyBot:
         key = (state.round, state.pos)
         if phase == PLAY and not (self._plan and self._plan_key == key):
             # a new decision (a stopping plan, all asides, is kept to its end)
-            self._plan = self._play(state, None if state.final else seat.game)
+            self._plan = self._play(state, None if state.final else cast(Court, seat.game))
             self._plan_key = key
         if self._plan and self._plan_key == key and self._plan[0] in legal:
             return self._plan.pop(0)
@@ -455,3 +455,7 @@ class CourtGreedyBot:
 
 
 __all__ = ["CARD_VALUE", "CourtGreedyBot", "expected_matches"]
+
+
+BOTS: dict[str, type[Bot]] = {"heuristic": CourtGreedyBot}
+"""This game's bots by name; ``random`` and ``agent`` serve every game (:mod:`tablezoo.bots.registry`)."""

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tablezoo.bots.core import RandomBot, Seat
+from tablezoo.bots.heckmeck import HeckmeckSolverBot, TurnSolver
 from tablezoo.games import make
 from tablezoo.games.core import TERMINAL
 from tablezoo.games.heckmeck import HeckmeckState
-from tablezoo.training.bots import RandomBot, Seat
-from tablezoo.training.heckmeck_solver import HeckmeckSolverBot, TurnSolver
 
 GRILL = list(range(21, 37))
 

@@ -1,0 +1,23 @@
+"""tablezoo.bots: every player that is not a person, numpy only.
+
+* :mod:`tablezoo.bots.core`: the :class:`~tablezoo.bots.core.Bot` interface, the
+  :class:`~tablezoo.bots.core.Seat` a bot acts through, and the random bot;
+* one module per game (``heckmeck``, ``sechs_nimmt``, ``diamant``, ``court``)
+  with that game's bots, declared by name in its ``BOTS``;
+* :mod:`tablezoo.bots.policy`: trained policies run on numpy alone
+  (``policy.npz``), and the bot that plays them;
+* :mod:`tablezoo.bots.registry`: bots by name for every game
+  (:func:`~tablezoo.bots.registry.make_bot`), and the agents shipped in
+  ``agents/``.
+
+>>> from tablezoo.bots import make_bot
+>>> from tablezoo.games import make
+>>> bot = make_bot("heuristic", make("diamant", 4))
+"""
+
+from __future__ import annotations
+
+from tablezoo.bots.core import Bot, RandomBot, Seat
+from tablezoo.bots.registry import bot_names, game_bots, make_bot
+
+__all__ = ["Bot", "RandomBot", "Seat", "bot_names", "game_bots", "make_bot"]
