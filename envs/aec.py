@@ -19,11 +19,16 @@ Rewards:
 ``max_cycles`` (default ``None``: no limit) truncates an episode after that
 many decisions: every agent is then truncated, the rules are never changed.
 
-``raw_env`` raises :class:`~tablezoo.games.core.IllegalActionError` (naming the
-legal moves) on an illegal action and leaves the game as it was. ``env()``
-wraps it in :class:`CheckedEnv`, one lean layer with the guarantees of
-PettingZoo's three standard wrappers: order enforcement, action bounds, and an
-illegal move ending the game with ``illegal_reward`` for the mover.
+Two ways to meet an illegal action, as PettingZoo's classic environments:
+
+* ``raw_env`` (a :class:`TablezooEnv`) raises
+  :class:`~tablezoo.games.core.IllegalActionError` naming the legal moves and
+  leaves the game as it was;
+* ``env()`` wraps it in :class:`CheckedEnv`, one lean layer with the
+  guarantees of PettingZoo's three standard wrappers: order enforcement,
+  action bounds, and an illegal move ending the game
+  (:meth:`TablezooEnv.forfeit`) with ``illegal_reward`` for the mover. It uses
+  only the env's public API.
 """
 
 from __future__ import annotations
@@ -38,20 +43,33 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import BaseWrapper
 from pettingzoo.utils.env_logger import EnvLogger
 
-from tablezoo.games.core import TERMINAL, ConfigError, Game, action_mask
+from tablezoo.games.core import TERMINAL, ConfigError, Game, IllegalActionError, action_mask
 
 REWARD_MODES = ("zero_sum", "score")
 
 
 class TablezooEnv(AECEnv):
-    """AEC environment over a tablezoo game; subclasses set :attr:`game_class`."""
+    """AEC environment over a tablezoo game; subclasses set :attr:`game_class`.
+
+    A subclass's docstring is generated from its game's metadata
+    (:func:`keyword_doc`): the keyword arguments it takes, with their defaults.
+    """
 
     game_class: ClassVar[type[Game[Any]]]
-    metadata: ClassVar[dict[str, Any]] = {
+    metadata: dict[str, Any] = {  # noqa: RUF012 - PettingZoo reads it from the class and the instance
         "render_modes": ["ansi", "human"],
         "is_parallelizable": False,
         "render_fps": 1,
     }
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "game_class" in cls.__dict__ and cls.__doc__ is None:
+            title = cls.game_class.info.title
+            cls.__doc__ = (
+                f"The {title} AEC environment; an illegal move raises IllegalActionError.\n\n"
+                + keyword_doc(cls.game_class)
+            )
 
     def __init__(
         self,
@@ -81,7 +99,8 @@ class TablezooEnv(AECEnv):
         self.render_mode = render_mode
         n = self.game.num_seats
         self.possible_agents = [f"player_{s}" for s in range(n)]
-        self._seat = {agent: s for s, agent in enumerate(self.possible_agents)}
+        self.seat_of: dict[str, int] = {agent: s for s, agent in enumerate(self.possible_agents)}
+        """The seat of each agent."""
         spec = self.game.observation_spec
         obs_space = spaces.Dict(
             {
@@ -95,6 +114,7 @@ class TablezooEnv(AECEnv):
         self._rng = np.random.default_rng()
         self.game_state: Any = None
         self._scores: list[float] = []
+        self._legal: list[int] | None = None
 
     # ------------------------------------------------------------ spaces
 
@@ -117,7 +137,7 @@ class TablezooEnv(AECEnv):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {agent: {} for agent in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self._scores = game.scores(self.game_state) if self.reward_mode == "score" else []
         self._rewarded = False
         self._legal = None
@@ -129,12 +149,27 @@ class TablezooEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        self._play(action, check=True)
+        # the check reads the legal actions the env holds already (the mask was built from them)
+        self.game.apply(self.game_state, action, legal=self.legal_actions())  # type: ignore[arg-type]
+        self._after_move()
 
-    def _play(self, action: Any, check: bool) -> None:
-        """Apply one action of the agent to move, then resolve chance; update rewards."""
+    def forfeit(self, agent: str, penalty: float) -> None:
+        """End the game because ``agent`` broke the rules: it is paid ``penalty``, the others 0.
+
+        Every agent is terminated and ``agent``'s info says ``illegal_move``; the
+        game state is left as it was. :class:`CheckedEnv` calls it on an illegal move.
+        """
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self.rewards[agent] = float(penalty)
+        self._cumulative_rewards[agent] = 0.0
+        self._accumulate_rewards()
+        self._rewarded = True
+        self.terminations = dict.fromkeys(self.agents, True)
+        self.infos[agent] = {**self.infos[agent], "illegal_move": True}
+
+    def _after_move(self) -> None:
+        """After the mover's action: resolve chance, pay rewards, pick the next agent."""
         game, state = self.game, self.game_state
-        game.apply(state, action, check=check)
         mover = game.advance(state, self._rng)
         self._legal = None
         self.num_moves += 1
@@ -189,7 +224,7 @@ class TablezooEnv(AECEnv):
             mask = action_mask(self.legal_actions(), self.game.num_actions)
         else:
             mask = np.zeros(self.game.num_actions, np.int8)
-        return {"observation": self.game.observe(self.game_state, self._seat[agent]), "action_mask": mask}
+        return {"observation": self.game.observe(self.game_state, self.seat_of[agent]), "action_mask": mask}
 
     def render(self) -> str | None:
         if self.render_mode is None:
@@ -259,26 +294,19 @@ class CheckedEnv(BaseWrapper):
         self._has_updated = True
         agent = raw.agent_selection
         if raw.terminations[agent] or raw.truncations[agent]:
-            raw._was_dead_step(action)
+            raw.step(action)  # a done agent's step: None is its only action
             return
+        n = raw.game.num_actions
         # `type(...) is int` keeps bools (and floats equal to an action) out
-        if type(action) is int or isinstance(action, np.integer):
-            if action in raw.legal_actions():
-                raw._play(action, check=False)
-                return
-            n = raw.game.num_actions
+        if type(action) is not int and not isinstance(action, np.integer):
+            raise AssertionError(f"action {action!r} of {agent} is not in Discrete({n})")
+        try:
+            raw.step(action)
+        except IllegalActionError:  # raised before anything changed
             if not 0 <= action < n:
-                raise AssertionError(f"action {action!r} of {agent} is not in Discrete({n})")
-        else:
-            raise AssertionError(f"action {action!r} of {agent} is not in Discrete({raw.game.num_actions})")
-        EnvLogger.warn_on_illegal_move()
-        raw.rewards = dict.fromkeys(raw.agents, 0.0)
-        raw.rewards[agent] = self._illegal_reward
-        raw._cumulative_rewards[agent] = 0.0
-        raw._accumulate_rewards()
-        raw._rewarded = True
-        raw.terminations = dict.fromkeys(raw.agents, True)
-        raw.infos[agent] = {**raw.infos[agent], "illegal_move": True}
+                raise AssertionError(f"action {action!r} of {agent} is not in Discrete({n})") from None
+            EnvLogger.warn_on_illegal_move()
+            raw.forfeit(agent, self._illegal_reward)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         if not self._has_reset:
@@ -314,14 +342,44 @@ class CheckedEnv(BaseWrapper):
         return str(self._raw)
 
 
+ENV_KEYWORDS: dict[str, str] = {
+    "reward": '``"zero_sum"`` (winners share +1 at the end) or ``"score"`` (game points as they are scored)',
+    "render_mode": '``"ansi"`` (``render()`` returns the table as text), ``"human"`` (prints it) or ``None``',
+    "max_cycles": "truncate the episode after this many decisions (``None``: never)",
+}
+"""What each keyword argument that every environment takes does (the game's own come from its info)."""
+
+
+def keyword_doc(game_class: type[Game[Any]], extra: dict[str, tuple[Any, str]] | None = None) -> str:
+    """The keyword arguments of a game's environments, with their defaults, as a docstring section.
+
+    Generated from the game's declared metadata (seats, options) and
+    :data:`ENV_KEYWORDS`, so the documented signature cannot drift from the code.
+    """
+    info = game_class.info
+    rows: list[tuple[str, Any, str]] = [
+        ("num_players", info.default_seats, f"the seat count, {info.min_seats} to {info.max_seats}"),
+        *((o.name, o.default, o.help) for o in info.options),
+        ("reward", "zero_sum", ENV_KEYWORDS["reward"]),
+        ("render_mode", None, ENV_KEYWORDS["render_mode"]),
+        ("max_cycles", None, ENV_KEYWORDS["max_cycles"]),
+        *((name, default, text) for name, (default, text) in (extra or {}).items()),
+    ]
+    lines = ["Keyword arguments (default):", ""]
+    lines += [f"* ``{name}={default!r}``: {text}" for name, default, text in rows]
+    return "\n".join(lines)
+
+
 def make_env(raw_class: type[TablezooEnv]) -> Any:
     """The ``env()`` factory of a game module: ``raw_class`` inside :class:`CheckedEnv`."""
 
     def env(*, illegal_reward: float = -1.0, **kwargs: Any) -> CheckedEnv:
         return CheckedEnv(raw_class(**kwargs), illegal_reward=illegal_reward)
 
+    penalty = {"illegal_reward": (-1.0, "the reward of an agent whose illegal move ends the game")}
     env.__doc__ = (
         f"The {raw_class.game_class.info.title} AEC environment with order, bounds and "
-        f"illegal-move checks; keyword arguments as for ``raw_env``."
+        f"illegal-move checks (an illegal move ends the game).\n\n"
+        + keyword_doc(raw_class.game_class, penalty)
     )
     return env

@@ -1,11 +1,12 @@
 """To Court the King as a PettingZoo AEC environment.
 
-``env(num_players=3, reward="zero_sum", render_mode=None, max_cycles=None,
-illegal_reward=-1)`` and ``raw_env(...)`` (without the checks of ``env()``).
-Random play runs thousands of decisions (the King needs seven of a kind);
-``max_cycles`` truncates an episode after that many decisions without changing
-the rules. The rules, actions, observation and rewards are documented in
-:mod:`tablezoo.games.court`; the adapter in :mod:`tablezoo.envs.aec`.
+``env(**kwargs)`` (order, bounds and illegal-move checks: an illegal move ends
+the game) and ``raw_env(**kwargs)`` (an illegal move raises); ``help(env)``
+lists their keyword arguments with the defaults. Random play runs thousands of
+decisions (the King needs seven of a kind); ``max_cycles`` truncates an
+episode after that many decisions without changing the rules. The rules,
+actions, observation and rewards are documented in :mod:`tablezoo.games.court`;
+the adapter in :mod:`tablezoo.envs.aec`.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Diamant as a PettingZoo AEC environment.
 
-``env(num_players=4, reward="zero_sum", render_mode=None, illegal_reward=-1)``
-and ``raw_env(...)`` (without the checks of ``env()``). The rules, actions,
+``env(**kwargs)`` (order, bounds and illegal-move checks: an illegal move ends
+the game) and ``raw_env(**kwargs)`` (an illegal move raises); ``help(env)``
+lists their keyword arguments with the defaults. The rules, actions,
 observation and hidden information are documented in
 :mod:`tablezoo.games.diamant`; the adapter in :mod:`tablezoo.envs.aec`.
 """

@@ -1,9 +1,10 @@
 """Heckmeck am Bratwurmeck as a PettingZoo AEC environment.
 
-``env(num_players=2, quick=False, reward="zero_sum", render_mode=None,
-illegal_reward=-1)`` and ``raw_env(...)`` (without the checks of ``env()``).
-The rules, actions, observation and options are documented in
-:mod:`tablezoo.games.heckmeck`; the adapter in :mod:`tablezoo.envs.aec`.
+``env(**kwargs)`` (order, bounds and illegal-move checks: an illegal move ends
+the game) and ``raw_env(**kwargs)`` (an illegal move raises); ``help(env)``
+lists their keyword arguments with the defaults. The rules, actions,
+observation and options are documented in :mod:`tablezoo.games.heckmeck`; the
+adapter in :mod:`tablezoo.envs.aec`.
 """
 
 from __future__ import annotations

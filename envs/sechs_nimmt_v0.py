@@ -1,10 +1,11 @@
 """6 nimmt! as a PettingZoo AEC environment.
 
-``env(num_players=4, tactic=False, profi=False, logic=False, reward="zero_sum",
-render_mode=None, illegal_reward=-1)`` and ``raw_env(...)`` (without the checks
-of ``env()``). ``reward="score"`` pays minus the heads of every row a seat takes,
-as it takes it. The rules, actions, observation and options are documented in
-:mod:`tablezoo.games.sechs_nimmt`; the adapter in :mod:`tablezoo.envs.aec`.
+``env(**kwargs)`` (order, bounds and illegal-move checks: an illegal move ends
+the game) and ``raw_env(**kwargs)`` (an illegal move raises); ``help(env)``
+lists their keyword arguments with the defaults. ``reward="score"`` pays minus
+the heads of every row a seat takes, as it takes it. The rules, actions,
+observation and options are documented in :mod:`tablezoo.games.sechs_nimmt`;
+the adapter in :mod:`tablezoo.envs.aec`.
 """
 
 from __future__ import annotations

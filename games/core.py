@@ -264,7 +264,7 @@ class Game(ABC, Generic[S]):
     action_fields: tuple[str, ...] = ()
     """Observation fields whose entry ``i`` describes action ``i`` (all of one size
     ``K``, for actions ``0 .. K-1``): a policy may score those actions with one
-    network shared across them (:mod:`tablezoo.training.policy`). Empty: none."""
+    network shared across them (:mod:`tablezoo.bots.policy`). Empty: none."""
 
     def __init__(self, num_seats: int | None = None, **options: bool) -> None:
         info = self.info
@@ -414,14 +414,17 @@ class Game(ABC, Generic[S]):
         """The legal actions as an int8 mask of length :attr:`num_actions`."""
         return action_mask(self.legal_actions(state), self.num_actions)
 
-    def apply(self, state: S, action: int, *, check: bool = True) -> None:
+    def apply(self, state: S, action: int, *, check: bool = True, legal: Sequence[int] | None = None) -> None:
         """Apply ``action`` for the seat to move.
 
         With ``check`` (the default) an action that is not legal raises
         :class:`IllegalActionError` naming the legal moves and changes nothing.
+        ``legal``, the state's legal actions when the caller holds them already,
+        spares computing them again for the check.
         """
         if check:
-            legal = self.legal_actions(state)
+            if legal is None:
+                legal = self.legal_actions(state)
             if action not in legal or isinstance(action, bool):
                 raise IllegalActionError(self._illegal_message(state, action, legal))
         self._apply(state, int(action))

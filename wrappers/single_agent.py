@@ -27,14 +27,14 @@ actions give the same episode.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import gymnasium
 import numpy as np
 
+from tablezoo.bots.core import Bot, RandomBot, Seat
 from tablezoo.envs.aec import CheckedEnv, TablezooEnv
 from tablezoo.games.core import IllegalActionError
-from tablezoo.training.bots import Bot, RandomBot, Seat
 
 
 class SingleAgentEnv(gymnasium.Env):
@@ -53,7 +53,7 @@ class SingleAgentEnv(gymnasium.Env):
             so that the learner sees values in 0..1 (what the shipped policies expect).
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"]}
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"]}  # noqa: RUF012 - Gymnasium's convention
 
     def __init__(
         self,
@@ -124,17 +124,15 @@ class SingleAgentEnv(gymnasium.Env):
         aec = self.aec
         if self._done():
             raise RuntimeError("the episode is over: call reset()")
-        if int(action) not in aec.legal_actions():
+        try:
+            aec.step(int(action))
+        except IllegalActionError:  # the game is as it was
             if self.illegal_move == "raise":
-                raise IllegalActionError(
-                    aec.game._illegal_message(aec.game_state, int(action), aec.legal_actions())
-                )
+                raise
             self._lost_by_illegal_move = True
             info = {**self._info(), "illegal_move": True}
             return self._observation(), self.illegal_reward, True, False, info
-        aec._play(int(action), check=False)
-        self._play_opponents()
-        reward = float(aec._cumulative_rewards[self._agent])
+        reward = aec.rewards[self._agent] + self._play_opponents()
         terminated = all(aec.terminations.values())
         truncated = all(aec.truncations.values()) and not terminated
         return self._observation(), reward, terminated, truncated, self._info()
@@ -159,12 +157,15 @@ class SingleAgentEnv(gymnasium.Env):
         aec = self.aec
         return self._lost_by_illegal_move or aec.terminations[self._agent] or aec.truncations[self._agent]
 
-    def _play_opponents(self) -> None:
-        aec, game = self.aec, self.game
-        while not self._done() and aec.agent_selection != self._agent:
-            seat = aec._seat[aec.agent_selection]
-            action = self._bots[seat].act(Seat.of(game, aec.game_state, seat))
-            aec._play(action, check=True)
+    def _play_opponents(self) -> float:
+        """Play the bots until the learner is to move or the game is over; the learner's reward meanwhile."""
+        aec, game, agent = self.aec, self.game, self._agent
+        reward = 0.0
+        while not self._done() and aec.agent_selection != agent:
+            seat = aec.seat_of[aec.agent_selection]
+            aec.step(self._bots[seat].act(Seat.of(game, aec.game_state, seat)))
+            reward += aec.rewards[agent]
+        return reward
 
     def _observation(self) -> np.ndarray:
         obs = self.game.observe(self.aec.game_state, self.learner)

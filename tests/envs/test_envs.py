@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import inspect
 import warnings
 
 import numpy as np
@@ -156,3 +157,22 @@ def test_ansi_render_is_text(module: str) -> None:
     env.reset(seed=1)
     text = env.render()
     assert isinstance(text, str) and "seat 0" in text
+
+
+def test_env_docstrings_follow_the_signature() -> None:
+    """The documented keyword arguments are generated: every one the env takes is there, with its default."""
+    from tablezoo.envs.aec import ENV_KEYWORDS, TablezooEnv
+
+    taken = set(inspect.signature(TablezooEnv.__init__).parameters) - {"self", "options"}
+    assert taken == {"num_players", *ENV_KEYWORDS}
+    for name in ENV_MODULES:
+        module = importlib.import_module(f"tablezoo.envs.{name}")
+        info = module.raw_env.game_class.info
+        for doc in (module.raw_env.__doc__, module.env.__doc__):
+            assert f"``num_players={info.default_seats}``" in doc
+            for option in info.options:
+                assert f"``{option.name}={option.default}``" in doc
+            for keyword in ENV_KEYWORDS:
+                assert f"``{keyword}=" in doc
+        assert "``illegal_reward=-1.0``" in module.env.__doc__
+        assert "env(num_players" not in (module.__doc__ or ""), "no signature written by hand"
