@@ -1,20 +1,46 @@
-"""To Court the King's cards: random games play exactly as they did when recorded.
+"""To Court the King's card table: it is consistent, the docs are made from it, and
+random games play exactly as they did when recorded.
 
 The golden fingerprints below were recorded with the rules written as ``card ==``
-branches per card, before they were read from a card table: any change of a legal
+branches per card, before they were read from the card table: any change of a legal
 move, a state or an observation in these games changes a fingerprint.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 
 import numpy as np
 import pytest
 
 from tablezoo.games import court
 from tablezoo.games.core import CHANCE, TERMINAL
-from tablezoo.games.court import ABILITY, DIE, DONE, PIPS, TAKE, USE, VALUE, Court
+from tablezoo.games.court import (
+    ABILITY,
+    ADD_PIPS,
+    BRING_IN,
+    BRING_IN_DIE,
+    CARDS,
+    DIE,
+    DONE,
+    EXTRA_DICE,
+    KINDS,
+    LAST_FACE,
+    MOVE_PIPS,
+    NO_ABILITY,
+    PIPS,
+    SHARE_PIPS,
+    TAKE,
+    TAKEABLE,
+    USE,
+    VALUE,
+    Cost,
+    Court,
+    card_table,
+    faces,
+    max_dice,
+)
 
 # --------------------------------------------------------------------------- golden games
 
@@ -92,3 +118,57 @@ def test_random_games_play_exactly_as_before_the_card_table(seats: int) -> None:
     assert {DONE, *range(DIE, DIE + 6), *range(VALUE, VALUE + 6), *range(PIPS, PIPS + 3)} <= played
     assert TAKE + court.KING in played
     assert phases == {*court.PHASES, court.START, court.ROLLING, court.OVER}
+
+
+# --------------------------------------------------------------------------- the table
+
+
+def test_cards_are_listed_in_kind_order() -> None:
+    assert [card.kind for card in CARDS] == list(range(20))
+    assert KINDS[0] == "fool" and KINDS[-1] == "queen"
+
+
+def test_the_docstring_card_table_is_made_from_the_cards() -> None:
+    doc = court.__doc__ or ""
+    assert card_table() in doc
+    assert card_table().count("\n") == len(CARDS) + 1
+    order = re.search(r"The ``use`` actions in order: ([a-z, \n]+)\.", doc)
+    assert order is not None
+    assert re.split(r",\s+", order.group(1)) == [KINDS[kind] for kind in ABILITY]
+
+
+def test_names_the_bots_and_observations_read_are_the_same_as_before_the_table() -> None:
+    assert ABILITY == (0, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 19)
+    assert list(TAKEABLE) == list(range(19))
+    assert BRING_IN == {5: 0, 6: 1, 7: 2, 10: 3, 13: 4, 14: 5}
+    assert EXTRA_DICE == (0, 1, 1, 0, 0, 1, 1, 1, 0, 0, 1, 0, 0, 1, 1, 0, 0, 2, 0, 1)
+    assert [max_dice(n) for n in range(2, 6)] == [13 + n for n in range(2, 6)]
+
+
+def test_each_ability_has_the_fields_its_effect_needs() -> None:
+    for card in CARDS:
+        name = card.command
+        assert set(card.faces) <= set(range(6)) and set(card.brings_in) <= set(range(6)), name
+        assert (card.effect == NO_ABILITY) == (card.kind not in ABILITY), name
+        assert (card.effect == BRING_IN_DIE) == bool(card.brings_in), name
+        assert bool(card.pips) == (card.effect in (ADD_PIPS, MOVE_PIPS)), name
+        assert bool(card.targets) == (card.effect == MOVE_PIPS), name
+        if card.effect == ADD_PIPS:  # exactly the dice that stay within 6 with the fewest pips
+            assert card.faces == range(LAST_FACE + 1 - card.pips[0]), name
+            assert card.most_dice == 1 or len(card.pips) == 1, name  # several dice: no pips to choose
+        if card.effect == MOVE_PIPS:  # from a die that can give a pip to one that can take one
+            assert card.faces == faces(2, 6) and card.targets == faces(1, 5), name
+        if card.effect == SHARE_PIPS:
+            assert card.fewest_dice >= 2 and card.most_dice is not None, name
+        assert card.fewest_dice <= (card.most_dice or 99), name
+
+
+def test_a_cost_with_several_conditions_needs_them_all_and_says_so() -> None:
+    cost = Cost(of_a_kind=4, pip_total=20)
+    assert cost.text == "four of a kind and pip total >= 20"
+    assert cost.met_by([0, 0, 0, 0, 4, 0])  # four 5s: 20 pips
+    assert not cost.met_by([0, 0, 0, 4, 0, 0])  # four 4s: 16 pips
+    assert not cost.met_by([0, 0, 0, 0, 3, 2])  # 27 pips, no four of a kind
+    assert Cost().met_by([0] * 6) and Cost().text == "anything"
+    assert not Cost(bought=False, condition="never").met_by([0, 0, 0, 0, 0, 9])
+    assert Cost(only_faces=(0, 5)).text == "only 1, 6"
