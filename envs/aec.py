@@ -48,7 +48,7 @@ class TablezooEnv(AECEnv):
 
     game_class: ClassVar[type[Game[Any]]]
     metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
         "is_parallelizable": False,
         "render_fps": 1,
     }
@@ -191,12 +191,16 @@ class TablezooEnv(AECEnv):
             mask = np.zeros(self.game.num_actions, np.int8)
         return {"observation": self.game.observe(self.game_state, self._seat[agent]), "action_mask": mask}
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             gymnasium.logger.warn(
-                "render() was called without a render_mode; pass render_mode='ansi' or 'human'"
+                "render() was called without a render_mode; pass render_mode='ansi', 'human' or 'rgb_array'"
             )
             return None
+        if self.render_mode == "rgb_array":  # the site's drawing of the public view, as pixels
+            from tablezoo.games import draw
+
+            return draw.rgb_array(draw.svg(self.game, self.game.view(self.game_state, None)))
         text = self.game.render(self.game_state)
         if self.render_mode == "human":
             print(text)
@@ -290,7 +294,7 @@ class CheckedEnv(BaseWrapper):
             EnvLogger.error_observe_before_reset()
         return self._raw.last(observe)
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if not self._has_reset:
             EnvLogger.error_render_before_reset()
         return self._raw.render()

@@ -144,8 +144,8 @@ def test_bad_arguments_name_what_is_allowed(module: str) -> None:
     info = game_class(_game_name(module)).info
     with pytest.raises(ConfigError, match="zero_sum, score"):
         mod.env(reward="points")
-    with pytest.raises(ConfigError, match="ansi, human"):
-        mod.env(render_mode="rgb_array")
+    with pytest.raises(ConfigError, match="ansi, human, rgb_array"):
+        mod.env(render_mode="rgb")
     with pytest.raises(ConfigError, match=f"{info.min_seats} to {info.max_seats}"):
         mod.env(num_players=info.max_seats + 1)
 
@@ -156,3 +156,17 @@ def test_ansi_render_is_text(module: str) -> None:
     env.reset(seed=1)
     text = env.render()
     assert isinstance(text, str) and "seat 0" in text
+
+
+@pytest.mark.parametrize("module", ENV_MODULES)
+def test_rgb_array_render_is_a_picture_of_the_public_view(module: str) -> None:
+    pytest.importorskip("resvg_py", reason="render_mode='rgb_array' needs the render extra (resvg-py)")
+    env = MODULES[module].env(render_mode="rgb_array")
+    env.reset(seed=1)
+    for _ in range(3):  # a few moves in
+        obs, _, _, _, _ = env.last()
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    picture = env.render()
+    assert isinstance(picture, np.ndarray) and picture.dtype == np.uint8
+    assert picture.ndim == 3 and picture.shape[1:] == (800, 3) and picture.shape[0] > 100
+    assert picture.std() > 10 and len(np.unique(picture.reshape(-1, 3), axis=0)) > 20  # not blank
