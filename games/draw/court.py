@@ -25,11 +25,11 @@ from tablezoo.games.draw.base import (
 )
 
 CARDS: dict[str, tuple[str, int, str, str]] = {
-    "fool": ("Fool", 0, "anything, holding no Fool", "re-roll one active die"),
-    "charlatan": ("Charlatan", 0, "anything; turns the Fool", "+1 die each turn"),
+    "fool": ("Fool", 0, "anything (one Fool each)", "re-roll one active die"),
+    "charlatan": ("Charlatan", 0, "anything; flips a Fool", "+1 die each turn"),
     "farmer": ("Farmer", 1, "a pair", "+1 die each turn"),
     "maid": ("Serving Maid", 1, "only odd dice", "add 1-3 pips to a die"),
-    "philosopher": ("Philosopher", 1, "only even dice", "move pips between dice"),
+    "philosopher": ("Philosopher", 1, "only even dice", "move pips die to die"),
     "laborer": ("Laborer", 1, "total 15 or more", "bring in a 1"),
     "guard": ("Guard", 1, "a triplet", "bring in a 2"),
     "hunter": ("Hunter", 2, "four of a kind", "bring in a 3"),
@@ -40,10 +40,10 @@ CARDS: dict[str, tuple[str, int, str, str]] = {
     "magician": ("Magician", 3, "a straight of 5", "set a die to any value"),
     "knight": ("Knight", 3, "five of a kind", "bring in a 5"),
     "bishop": ("Bishop", 4, "three pairs", "bring in a 6"),
-    "alchemist": ("Alchemist", 4, "a straight 1-6", "share pips of up to 3 dice"),
+    "alchemist": ("Alchemist", 4, "a straight 1-6", "share pips of 2-3 dice"),
     "nobleman": ("Nobleman", 4, "two triplets", "+2 pips to any dice"),
     "general": ("General", 4, "six of a kind", "+2 dice each turn"),
-    "king": ("King", 5, "seven of a kind", "with the Queen; the end"),
+    "king": ("King", 5, "seven of a kind", "+ Queen; ends the game"),
     "queen": ("Queen", 5, "comes with the King", "bring in any die"),
 }
 """Each card's title, row (0 = the Fool/Charlatan card, 1..5 = rows I..V), cost and ability."""
@@ -70,8 +70,8 @@ def court_card(
     canvas.text(x + 8, y + 20, title, size=15, weight="bold", fill=MUTED if empty else INK)
     if copies is not None:
         canvas.text(x + CARD_W - 8, y + 20, f"x{copies}", size=14, anchor="end", fill=MUTED)
-    canvas.text(x + 8, y + 42, cost, size=12, fill="#7a4b00")
-    canvas.text(x + 8, y + 62, ability, size=12, fill=MUTED)
+    canvas.text(x + 8, y + 42, cost, size=11.5, fill="#7a4b00")
+    canvas.text(x + 8, y + 62, ability, size=11.5, fill=MUTED)
     canvas.close_piece()
 
 
