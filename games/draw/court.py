@@ -20,6 +20,7 @@ from tablezoo.games.draw.base import (
     die,
     end_banner,
     legal_set,
+    memo,
     names_for,
     you,
 )
@@ -51,6 +52,7 @@ ROMAN = ("0", "I", "II", "III", "IV", "V")
 CARD_W, CARD_H = 148, 74
 
 
+@memo
 def court_card(
     canvas: Canvas, x: float, y: float, kind: str, copies: int | None, command: str | None
 ) -> None:

@@ -20,6 +20,7 @@ from tablezoo.games.draw.base import (
     Canvas,
     end_banner,
     legal_set,
+    memo,
     names_for,
     you,
 )
@@ -51,6 +52,7 @@ def gems(canvas: Canvas, x: float, y: float, count: int, per_line: int = 10) -> 
         canvas.text(x + 13 * min(count, per_line) + 4, y + 5, count, size=14, weight="bold")
 
 
+@memo
 def path_card(canvas: Canvas, x: float, y: float, card: str) -> None:
     """A card of the path: a treasure (its gems) or a hazard (its name, in its colour)."""
     if card.isdigit():

@@ -19,6 +19,7 @@ from tablezoo.games.draw.base import (
     die,
     end_banner,
     legal_set,
+    memo,
     names_for,
     worm,
     you,
@@ -32,6 +33,7 @@ def tile_worms(tile: int) -> int:
     return (tile - 17) // 4
 
 
+@memo
 def tile(canvas: Canvas, x: float, y: float, number: int, state: str, command: str | None = None) -> None:
     """One tile: ``state`` is "up" (number and worms), "down" (turned over) or "gone" (an empty place)."""
     w, h = 44, 74

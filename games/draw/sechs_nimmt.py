@@ -10,7 +10,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tablezoo.games.draw.base import ACCENT, INK, MUTED, WIDTH, Canvas, end_banner, legal_set, names_for, you
+from tablezoo.games.draw.base import (
+    ACCENT,
+    INK,
+    MUTED,
+    WIDTH,
+    Canvas,
+    end_banner,
+    legal_set,
+    memo,
+    names_for,
+    you,
+)
 
 HEAD_COLOURS = {1: "#ffffff", 2: "#cfe3ff", 3: "#ffe9a8", 5: "#ffc9c0", 7: "#e3c8ff"}
 CARD_W, CARD_H = 54, 76
@@ -29,6 +40,7 @@ def bull_heads(card: int) -> int:
     return 1
 
 
+@memo
 def card(
     canvas: Canvas, x: float, y: float, number: int, command: str | None = None, chosen: bool = False
 ) -> None:
