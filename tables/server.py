@@ -266,16 +266,25 @@ class Hub:
             if not (reply.ok and reply.changed):  # refused, or only read: the asker alone hears
                 await self.send(table.table_id, websocket, answer)
                 return reply
+            # a view depends on the client only through its seat: made and encoded once per seat
+            views: dict[int | None, dict[str, Any]] = {}
+            texts: dict[int | None, str] = {}
             for socket, socket_client in list(self.sockets.get(table.table_id, {}).items()):
-                message = {"view": table.view(socket_client)}
+                seat = table.seat_of(socket_client)
+                if seat not in views:
+                    views[seat] = table.view(socket_client)
+                    texts[seat] = dumps({"view": views[seat]})
                 if socket is websocket:
-                    message.update(answer)
-                await self.send(table.table_id, socket, message)
+                    await self.send(table.table_id, socket, {"view": views[seat], **answer})
+                else:
+                    await self.send(table.table_id, socket, texts[seat])
             return reply
 
-    async def send(self, table_id: str, websocket: WebSocket, message: dict[str, Any]) -> None:
+    async def send(self, table_id: str, websocket: WebSocket, message: dict[str, Any] | str) -> None:
+        """Send ``message`` (a dict, or its JSON text) to one socket."""
+        text = message if isinstance(message, str) else dumps(message)
         try:
-            await asyncio.wait_for(websocket.send_text(dumps(message)), SEND_TIMEOUT)
+            await asyncio.wait_for(websocket.send_text(text), SEND_TIMEOUT)
         except Exception:  # a socket that closed or stalls is dropped; its own loop ends it
             self.sockets.get(table_id, {}).pop(websocket, None)
 

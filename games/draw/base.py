@@ -72,9 +72,9 @@ class Canvas:
         width: float = 1.5,
         extra: str = "",
     ) -> None:
-        self.add(
-            f'<rect x="{_num(x)}" y="{_num(y)}" width="{_num(w)}" height="{_num(h)}" rx="{_num(rx)}" '
-            f'fill="{fill}" stroke="{stroke}" stroke-width="{_num(width)}"{extra}/>'
+        self.parts.append(
+            f'<rect x="{x:.6g}" y="{y:.6g}" width="{w:.6g}" height="{h:.6g}" rx="{rx:.6g}" '
+            f'fill="{fill}" stroke="{stroke}" stroke-width="{width:.6g}"{extra}/>'
         )
 
     def text(
@@ -87,13 +87,17 @@ class Canvas:
         fill: str = INK,
         weight: str = "normal",
     ) -> None:
-        self.add(
-            f'<text x="{_num(x)}" y="{_num(y)}" font-size="{_num(size)}" text-anchor="{anchor}" '
-            f'fill="{fill}" font-weight="{weight}">{esc(text)}</text>'
+        # the attributes that are the defaults of the drawing (see to_svg) are left out
+        self.parts.append(
+            f'<text x="{x:.6g}" y="{y:.6g}" font-size="{size:.6g}"'
+            + ("" if anchor == "start" else f' text-anchor="{anchor}"')
+            + ("" if fill == INK else f' fill="{fill}"')
+            + ("" if weight == "normal" else f' font-weight="{weight}"')
+            + f">{esc(text)}</text>"
         )
 
     def circle(self, x: float, y: float, r: float, fill: str = INK, stroke: str = "none") -> None:
-        self.add(f'<circle cx="{_num(x)}" cy="{_num(y)}" r="{_num(r)}" fill="{fill}" stroke="{stroke}"/>')
+        self.parts.append(f'<circle cx="{x:.6g}" cy="{y:.6g}" r="{r:.6g}" fill="{fill}" stroke="{stroke}"/>')
 
     def open_piece(self, command: str | None, label: str) -> None:
         """Start a group: clickable (a legal move of the viewer) when ``command`` is given."""
@@ -117,7 +121,7 @@ class Canvas:
         height = max(self.height, 40)
         return (
             f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {_num(height)}" '
-            f'width="{WIDTH}" height="{_num(height)}" font-family={attr(FONT)} role="group" '
+            f'width="{WIDTH}" height="{_num(height)}" font-family={attr(FONT)} fill="{INK}" role="group" '
             f"aria-label={attr(self.title)}>"
             f"<title>{esc(self.title)}</title>"
             f'<rect x="0" y="0" width="{WIDTH}" height="{_num(height)}" fill="{PAPER}"/>'

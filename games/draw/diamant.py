@@ -44,6 +44,7 @@ def gem(canvas: Canvas, x: float, y: float, size: float = 12) -> None:
     )
 
 
+@memo
 def gems(canvas: Canvas, x: float, y: float, count: int, per_line: int = 10) -> None:
     """Up to 20 gems drawn, with the count written after them."""
     for k in range(min(count, 20)):
@@ -68,6 +69,7 @@ def path_card(canvas: Canvas, x: float, y: float, card: str) -> None:
     canvas.close_piece()
 
 
+@memo
 def choice_token(canvas: Canvas, x: float, y: float, word: str, enabled: bool) -> None:
     label = "go on into the cave" if word == "go" else "camp: go back with your gems"
     canvas.open_piece(word if enabled else None, label)
