@@ -13,8 +13,10 @@ then the table is replaced by a new one, until ``--seconds`` have passed (or
 Reports JSON: moves per second (accepted moves made by the people; the bot's and
 the chance outcomes are not counted), the latency of a move (from sending it to
 the reply, milliseconds: p50, p90, p99, max), games finished, clients, errors
-(refused moves, dropped sockets, protocol errors). The figures depend on the
-machine and on what else runs on it: compare runs made on the same machine.
+(refused moves, dropped sockets, protocol errors), and the server's CPU time per
+move (its process's user + system time over the run, divided by the moves; Linux
+only). Moves/s and latencies depend on the machine and on what else runs on it:
+compare runs made together; the CPU time per move depends much less on the load.
 
 ``--legacy`` speaks the older protocol (the client token in the URL) so that
 the same script measures a server from before that change.
@@ -206,12 +208,24 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q / 100 * len(ordered)))]
 
 
-async def run(args: argparse.Namespace, port: int) -> dict[str, Any]:
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU seconds of process ``pid`` so far (None where /proc is missing)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def run(args: argparse.Namespace, port: int, pid: int) -> dict[str, Any]:
     stats = Stats()
+    cpu_start = cpu_seconds(pid)
     start = time.monotonic()
     until = start + args.seconds
     await asyncio.gather(*(play_table(port, k, args, stats, until) for k in range(args.tables)))
     elapsed = time.monotonic() - start
+    cpu_end = cpu_seconds(pid)
+    cpu = None if cpu_start is None or cpu_end is None else cpu_end - cpu_start
     lat = stats.latencies
     return {
         "tables": args.tables,
@@ -227,6 +241,7 @@ async def run(args: argparse.Namespace, port: int) -> dict[str, Any]:
             "max": round(max(lat, default=float("nan")), 2),
             "mean": round(statistics.fmean(lat), 2) if lat else None,
         },
+        "server_cpu_ms_per_move": round(1000 * cpu / stats.moves, 3) if cpu and stats.moves else None,
         "errors": len(stats.errors),
         "first_errors": stats.errors[:5],
         "legacy_protocol": args.legacy,
@@ -251,7 +266,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         port = _free_port()
         server = start_server(port, Path(tmp) / "load.sqlite3", args.legacy)
         try:
-            result = asyncio.run(run(args, port))
+            result = asyncio.run(run(args, port, server.pid))
         finally:
             server.terminate()
             server.wait(10)

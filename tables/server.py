@@ -14,6 +14,7 @@ a restarted server loads the stored tables and resumes them where they were.
 | ``POST /api/tables`` | ``{"game": ..., "options": {...}}`` -> a new table (201) |
 | ``GET /api/tables/{id}`` | the table as a spectator sees it |
 | ``GET /api/tables/{id}/replay?seat=N`` | the game frame by frame (a seat's own: after the end) |
+| ``GET /api/tables/{id}/replay/{step}?seat=N`` | the board after that step, as SVG (same rule) |
 | ``POST /api/bot/move`` | a bot's move, from an observation or for a seat of a live table |
 | ``WS /ws/{id}`` | play: send ``{"client": TOKEN}``, then ``{"command": ...}``; get views, replies |
 
@@ -572,29 +573,46 @@ def create_app(
         async with hub.lock(table.table_id):
             return json_response(table.view(None))
 
+    def replay_seat(table: Table, raw: str) -> int | None:
+        """The seat of a replay (None: what everyone saw); a seat's own only after the game."""
+        if raw in ("", "none", "null"):
+            return None
+        try:
+            seat = int(raw)
+        except ValueError:
+            raise ApiError(400, f"seat must be a seat number, not {raw!r}") from None
+        if not 0 <= seat < len(table.seats):
+            raise ApiError(400, f"no seat {seat}: the table has seats 0..{len(table.seats) - 1}")
+        if table.phase != FINISHED:
+            raise ApiError(
+                403,
+                "a seat's own replay shows its hidden cards, so it is given only after the game; "
+                "leave out seat for what everyone saw",
+            )
+        return seat
+
     async def replay(request: Request) -> Response:
         table = find(request.path_params["id"])
-        raw = request.query_params.get("seat", "")
-        seat: int | None = None
-        if raw not in ("", "none", "null"):
-            try:
-                seat = int(raw)
-            except ValueError:
-                raise ApiError(400, f"seat must be a seat number, not {raw!r}") from None
-            if not 0 <= seat < len(table.seats):
-                raise ApiError(400, f"no seat {seat}: the table has seats 0..{len(table.seats) - 1}")
-            if table.phase != FINISHED:
-                raise ApiError(
-                    403,
-                    "a seat's own replay shows its hidden cards, so it is given only after the game; "
-                    "leave out seat for what everyone saw",
-                )
+        seat = replay_seat(table, request.query_params.get("seat", ""))
         async with hub.lock(table.table_id):
             frames = await asyncio.to_thread(table.replay, seat)
             phase = table.phase
         return json_response(
             {"table": table.table_id, "game": table.game_name, "phase": phase, "seat": seat, "frames": frames}
         )
+
+    async def replay_board(request: Request) -> Response:
+        table = find(request.path_params["id"])
+        seat = replay_seat(table, request.query_params.get("seat", ""))
+        raw = request.path_params["step"]
+        if not raw.isdigit():
+            raise ApiError(400, f"step must be a whole number, not {raw!r}")
+        async with hub.lock(table.table_id):
+            try:
+                board = await asyncio.to_thread(table.replay_board, int(raw), seat)
+            except TablezooError as err:
+                raise ApiError(400, str(err)) from None
+        return Response(board, media_type="image/svg+xml")
 
     async def bot_move(request: Request) -> Response:
         check_post(request)
@@ -703,6 +721,7 @@ def create_app(
             Route("/api/tables", create_table, methods=["POST"]),
             Route("/api/tables/{id}", show_table),
             Route("/api/tables/{id}/replay", replay),
+            Route("/api/tables/{id}/replay/{step}", replay_board),
             Route("/api/bot/move", bot_move, methods=["POST"]),
             WebSocketRoute("/ws/{id}", play),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),

@@ -611,6 +611,23 @@ class Table:
             frames.append({"step": step, "text": text, "render": game.render(state, seat)})
         return frames
 
+    def replay_board(self, step: int, seat: int | None = None) -> str:
+        """The board after ``step`` entries of the history, drawn as ``seat`` saw it (SVG).
+
+        Nothing in it is clickable (a replay plays no moves). Raises
+        :class:`ConfigError` for a step outside ``0..len(history)``.
+        """
+        if self.game is None:
+            raise ConfigError("the game has not started: there is nothing to replay")
+        if not 0 <= step <= len(self.history):
+            raise ConfigError(f"step must be from 0 to {len(self.history)}, not {step}")
+        game = self.game
+        state = game.initial_state()
+        for entry in self.history[:step]:
+            _apply_entry(game, state, entry)
+        view = {**game.view(state, seat), "legal": []}
+        return draw.svg(game, view, names=[o.name for o in self.seats])
+
 
 @dataclass(frozen=True)
 class TableCommand:

@@ -187,8 +187,7 @@ function tablePage() {
   }
 
   // The server's SVG, parsed as an SVG document (scripts in it would never run) and adopted.
-  function drawBoard(svgText) {
-    const box = $("render");
+  function drawBoard(svgText, box = $("render")) {
     if (!svgText) {
       box.replaceChildren(el("p", "The game has not started.", { class: "muted" }));
       return;
@@ -277,16 +276,20 @@ function tablePage() {
 
   let frames = [];
   let step = 0;
-  function showFrame() {
+  let replaySeat = "";
+  async function showFrame() {
     const frame = frames[step];
     $("replay-step").textContent = `${step}/${frames.length - 1}: ${frame.text}`;
-    $("replay").textContent = frame.render;
+    const shown = step;
+    const response = await fetch(`/api/tables/${encodeURIComponent(tableId)}/replay/${shown}${replaySeat}`);
+    if (!response.ok || shown !== step) return; // a later step was asked for meanwhile
+    drawBoard(await response.text(), $("replay"));
   }
 
   $("replay-load").addEventListener("click", async () => {
-    const seat = view && view.you !== null ? `?seat=${view.you}` : "";
+    replaySeat = view && view.you !== null ? `?seat=${view.you}` : "";
     try {
-      frames = (await api(`/api/tables/${encodeURIComponent(tableId)}/replay${seat}`)).frames;
+      frames = (await api(`/api/tables/${encodeURIComponent(tableId)}/replay${replaySeat}`)).frames;
     } catch (error) {
       showReply(false, error.message);
       return;
@@ -294,15 +297,15 @@ function tablePage() {
     if (!frames.length) return;
     step = 0;
     $("replay-controls").hidden = false;
-    showFrame();
+    showFrame().catch(() => {});
   });
   $("replay-prev").addEventListener("click", () => {
     if (step > 0) step -= 1;
-    if (frames.length) showFrame();
+    if (frames.length) showFrame().catch(() => {});
   });
   $("replay-next").addEventListener("click", () => {
     if (step < frames.length - 1) step += 1;
-    if (frames.length) showFrame();
+    if (frames.length) showFrame().catch(() => {});
   });
 
   $("name").value = localStorage.getItem(NAME_KEY) || "";

@@ -202,6 +202,9 @@ def test_a_game_of_diamant_in_the_browser(base_url: str, driver: object) -> None
     wait.until(lambda d: "Diamant (finished)" in text("reply"))
     driver.find_element(By.ID, "replay-load").click()
     wait.until(lambda d: text("replay-step").startswith("0/"))
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#replay svg"))  # the board of step 0
+    driver.find_element(By.ID, "replay-next").click()
+    wait.until(lambda d: text("replay-step").startswith("1/"))
 
 
 def test_two_browsers_and_a_bot_finish_a_game(base_url: str, two_drivers: tuple[object, object]) -> None:

@@ -259,12 +259,30 @@ def test_replays_show_a_seat_only_after_the_game() -> None:
             assert "hands" not in public.text and str(hand[1:4])[1:-1] not in public.text
             refused = http.get(f"/api/tables/{table_id}/replay?seat=0")
             assert refused.status_code == 403 and "only after the game" in refused.json()["error"]
+            assert http.get(f"/api/tables/{table_id}/replay/1?seat=0").status_code == 403
             assert http.get(f"/api/tables/{table_id}/replay?seat=x").status_code == 400
             assert http.get(f"/api/tables/{table_id}/replay?seat=5").status_code == 400
             while room.views[ALICE]["phase"] != "finished":
                 room.ok(ALICE, room.views[ALICE]["legal"][-1])
             own = http.get(f"/api/tables/{table_id}/replay?seat=0").json()
             assert own["seat"] == 0 and own["phase"] == "finished" and len(own["frames"]) > 20
+
+            # each step's board, drawn as that seat saw it, with nothing to click
+            board = http.get(f"/api/tables/{table_id}/replay/3?seat=0")
+            assert board.status_code == 200 and board.headers["content-type"].startswith("image/svg+xml")
+            assert board.text.startswith("<svg") and "Your hand" in board.text
+            assert "data-command" not in board.text
+            public = http.get(f"/api/tables/{table_id}/replay/3").text
+            assert "Your hand" not in public
+            last = len(own["frames"]) - 1
+            assert "Game over" in http.get(f"/api/tables/{table_id}/replay/{last}").text
+            for path, message in [
+                (f"/replay/{last + 1}", f"step must be from 0 to {last}"),
+                ("/replay/x", "step must be a whole number"),
+                ("/replay/2?seat=9", "no seat 9"),
+            ]:
+                answer = http.get(f"/api/tables/{table_id}{path}")
+                assert answer.status_code == 400 and message in answer.json()["error"], path
 
 
 def test_a_name_with_html_stays_text() -> None:
