@@ -46,11 +46,10 @@ def gem(canvas: Canvas, x: float, y: float, size: float = 12) -> None:
 
 @memo
 def gems(canvas: Canvas, x: float, y: float, count: int, per_line: int = 10) -> None:
-    """Up to 20 gems drawn, with the count written after them."""
+    """Up to 20 gems drawn, with the count written after them (0 when there are none)."""
     for k in range(min(count, 20)):
         gem(canvas, x + 13 * (k % per_line), y + 13 * (k // per_line))
-    if count:
-        canvas.text(x + 13 * min(count, per_line) + 4, y + 5, count, size=14, weight="bold")
+    canvas.text(x + 13 * min(count, per_line) + (4 if count else 0), y + 5, count, size=14, weight="bold")
 
 
 @memo
