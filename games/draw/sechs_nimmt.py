@@ -22,22 +22,10 @@ from tablezoo.games.draw.base import (
     names_for,
     you,
 )
+from tablezoo.games.sechs_nimmt import HEADS
 
 HEAD_COLOURS = {1: "#ffffff", 2: "#cfe3ff", 3: "#ffe9a8", 5: "#ffc9c0", 7: "#e3c8ff"}
 CARD_W, CARD_H = 54, 76
-
-
-def bull_heads(card: int) -> int:
-    """The bull heads printed on a card: 55 → 7, multiples of 11 → 5, of 10 → 3, ending in 5 → 2, else 1."""
-    if card == 55:
-        return 7
-    if card % 11 == 0:
-        return 5
-    if card % 10 == 0:
-        return 3
-    if card % 5 == 0:
-        return 2
-    return 1
 
 
 @memo
@@ -45,7 +33,7 @@ def card(
     canvas: Canvas, x: float, y: float, number: int, command: str | None = None, chosen: bool = False
 ) -> None:
     """One card: its number in the middle, its bull heads along the top."""
-    heads = bull_heads(number)
+    heads = HEADS[number]
     canvas.open_piece(
         command,
         f"card {number}, {heads} bull head{'s' if heads > 1 else ''}" + (f": {command}" if command else ""),
@@ -88,7 +76,7 @@ def draw(view: dict[str, Any], names: Sequence[str] | None = None) -> str:
     for i in range(4):
         row = rows[i] if i < len(rows) else []
         command = f"row {i + 1}" if f"row {i + 1}" in legal else None
-        heads = sum(bull_heads(c) for c in row)
+        heads = sum(HEADS[c] for c in row)
         canvas.open_piece(
             command, f"row {i + 1}: {len(row)} cards, {heads} heads" + (f": {command}" if command else "")
         )
