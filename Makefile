@@ -11,7 +11,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
 	# torch first, and exactly this version: the CPU build (any other request fetches a CUDA build)
 	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e '.[dev,train,web,export]'
+	$(BIN)/pip install --quiet -e '.[dev,train,rllib,web,export]'
 	touch $(STAMP)
 
 # Train a short Heckmeck agent (a few minutes on 2 cores), evaluate it against the bots,
