@@ -335,6 +335,9 @@ def _loop(
     curve: list[dict[str, Any]] = state["curve"]
     steps = start = int(state["steps"])
     module = algo.get_module(POLICY_ID)
+    # RLlib's lifetime count comes back with a checkpoint (or not): count from where it stands now.
+    lifetime = ("env_runners", "num_env_steps_sampled_lifetime")
+    counted = int(algo.metrics.peek(lifetime, default=0))
 
     def policy() -> NumpyPolicy:
         return export_policy(module, scale, {**meta, "timesteps": steps})
@@ -374,8 +377,13 @@ def _loop(
         tick = time.time()
         result = algo.train()
         seconds += time.time() - tick
-        runners = result["env_runners"]
-        steps = start + int(runners["num_env_steps_sampled_lifetime"])
+        runners = result.get("env_runners", {})
+        if "num_env_steps_sampled_lifetime" not in runners:
+            raise RuntimeError(
+                "the env runners returned no samples: an env runner failed (its error is in Ray's "
+                "worker logs, /tmp/ray/session_latest/logs/worker-*.err on its node)"
+            )
+        steps = start + int(runners["num_env_steps_sampled_lifetime"]) - counted
         timers = result.get("timers", {})
         sampling += float(timers.get("env_runner_sampling_timer", 0.0))
         training_time += float(timers.get("learner_update_timer", 0.0))

@@ -270,7 +270,7 @@ def test_resume_continues_the_run(run: Path) -> None:
     before = json.loads((run / "state.json").read_text())["steps"]
     main(["train", "diamant_v0", "--backend", "rllib", "--resume", str(run), "--timesteps", "384"])
     state = json.loads((run / "state.json").read_text())
-    assert state["steps"] >= 384 > before
+    assert before == 256 and state["steps"] == 384  # one more update of 128 decisions
     assert len(state["snapshots"]) == 3  # the league was restored, then grew
     assert (run / "config-resume.yaml").exists()
 
