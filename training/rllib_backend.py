@@ -135,9 +135,24 @@ def export_policy(
     module: MaskedMLPModule, scale: np.ndarray, meta: dict[str, Any] | None = None
 ) -> NumpyPolicy:
     """The module's actor as a :class:`NumpyPolicy` (it scales raw observations by ``scale`` itself)."""
-    linear = [m for m in module.pi if isinstance(m, nn.Linear)]
-    weights = [m.weight.detach().cpu().numpy() for m in linear]
-    biases = [m.bias.detach().cpu().numpy() for m in linear]
+    return export_weights(module.state_dict(), scale, meta)
+
+
+def export_weights(
+    state: dict[str, Any], scale: np.ndarray, meta: dict[str, Any] | None = None
+) -> NumpyPolicy:
+    """A :class:`NumpyPolicy` from the state dict of a :class:`MaskedMLPModule` (its ``pi.<i>`` layers)."""
+
+    def numpy(value: Any) -> np.ndarray:
+        return value.detach().cpu().numpy() if isinstance(value, torch.Tensor) else np.asarray(value)
+
+    layers = sorted(
+        int(key.split(".")[1]) for key in state if key.startswith("pi.") and key.endswith(".weight")
+    )
+    if not layers:
+        raise ValueError(f"no actor layers (pi.<i>.weight) among {sorted(state)}")
+    weights = [numpy(state[f"pi.{i}.weight"]) for i in layers]
+    biases = [numpy(state[f"pi.{i}.bias"]) for i in layers]
     return NumpyPolicy(weights, biases, scale, "tanh", meta)
 
 
@@ -334,13 +349,14 @@ def _loop(
     """Train until ``config.timesteps``, snapshotting, evaluating and checkpointing on the way."""
     curve: list[dict[str, Any]] = state["curve"]
     steps = start = int(state["steps"])
-    module = algo.get_module(POLICY_ID)
     # RLlib's lifetime count comes back with a checkpoint (or not): count from where it stands now.
     lifetime = ("env_runners", "num_env_steps_sampled_lifetime")
     counted = int(algo.metrics.peek(lifetime, default=0))
 
     def policy() -> NumpyPolicy:
-        return export_policy(module, scale, {**meta, "timesteps": steps})
+        # from the learners (in the driver or remote actors): they hold the newest weights
+        weights = algo.learner_group.get_weights(module_ids=[POLICY_ID])[POLICY_ID]
+        return export_weights(weights, scale, {**meta, "timesteps": steps})
 
     def evaluate() -> None:
         current = policy()
