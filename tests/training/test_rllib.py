@@ -179,6 +179,24 @@ def test_masked_module_never_samples_an_illegal_action(name: str, seats: int) ->
     assert np.all(np.take_along_axis(masks, actions.T, axis=1) == 1.0)
 
 
+def test_rllibs_own_action_masking_module_reads_our_observations() -> None:
+    """RLlib's example masking module takes the env as it is (no renamed keys, no wrapper)."""
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+
+    env = RLlibEnv({"env": "heckmeck_v0", "num_players": 2, "learner_share": 1.0})
+    seen = observations(env, 1)
+    agent = env.possible_agents[0]
+    module = ActionMaskingTorchRLModule(
+        observation_space=env.observation_spaces[agent],
+        action_space=env.action_spaces[agent],
+        model_config={"fcnet_hiddens": [16]},
+    )
+    with torch.no_grad():
+        logits = module.forward_exploration(batch_of(seen))[Columns.ACTION_DIST_INPUTS].numpy()
+    masks = np.stack([o[MASK_KEY] for o in seen])
+    assert np.all((logits > -1e30) == (masks > 0))
+
+
 @pytest.mark.parametrize(("name", "seats"), GAMES)
 def test_exported_policy_picks_the_modules_actions(name: str, seats: int) -> None:
     env = RLlibEnv({"env": name, "num_players": seats, "learner_share": 1.0, "max_cycles": 1000})
