@@ -111,7 +111,10 @@ class RLlibEnv(MultiAgentEnv):
             raise ConfigError(f"max_cycles must be a positive whole number or None, not {max_cycles!r}")
         self.max_cycles = max_cycles
         names = list(config.get("opponents") or [])
-        self.bots: list[Bot] = [make_bot(name, self.game) for name in names]
+        # One set of bots per seat: a bot may keep state through a game, so no instance plays two seats.
+        self.bots: list[list[Bot]] = [
+            [make_bot(name, self.game) for name in names] for _ in range(self.game.num_seats)
+        ]
         self.snapshots: list[PolicyBot] = []
         self.illegal_moves = 0
         """Episodes ended by an illegal learner action since the env was made."""
@@ -181,15 +184,15 @@ class RLlibEnv(MultiAgentEnv):
         first = int(rng.integers(n))
         self._seats = {}
         for seat in range(n):
-            learner = seat == first or (not self.bots and not self.snapshots)
+            learner = seat == first or (not self.bots[seat] and not self.snapshots)
             if not learner and rng.random() < self.learner_share:
                 learner = True
             if learner:
                 self._seats[seat] = None
-            elif self.snapshots and (rng.random() < self.self_play or not self.bots):
+            elif self.snapshots and (rng.random() < self.self_play or not self.bots[seat]):
                 self._seats[seat] = self.snapshots[int(rng.integers(len(self.snapshots)))]
             else:
-                self._seats[seat] = self.bots[int(rng.integers(len(self.bots)))]
+                self._seats[seat] = self.bots[seat][int(rng.integers(len(self.bots[seat])))]
         for bot in {id(b): b for b in self._seats.values() if b is not None}.values():
             bot.reset(int(rng.integers(2**31)))
         self.agents = [self.possible_agents[s] for s in self.learners()]
