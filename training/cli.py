@@ -86,6 +86,8 @@ def _train_rllib(args: argparse.Namespace, command: list[str]) -> Any:
             raise TablezooError(f"--resume {args.resume}: no config.yaml there (not a run folder)")
         with open(path) as f:
             saved = {k: v for k, v in yaml.safe_load(f).items() if k in known}
+        if saved.get("env") != args.env:
+            raise TablezooError(f"--resume {args.resume} is a run of {saved.get('env')}, not of {args.env}")
         settings = {**saved, **settings}
     return train_rllib(RLlibTrainConfig(**settings), command=command)
 

@@ -322,7 +322,12 @@ def train_rllib(config: RLlibTrainConfig, command: list[str] | None = None) -> P
     )
 
     if not ray.is_initialized():
-        ray.init(address=config.address, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+        if config.address and config.address.startswith("ray://"):
+            ray.init(address=config.address)  # Ray Client: the cluster's own settings stand
+        else:
+            ray.init(
+                address=config.address, include_dashboard=False, log_to_driver=False, logging_level="ERROR"
+            )
     torch.set_num_threads(1)  # small networks: threads cost more than they bring on few cores
     algo = build_algo(config, training)
     try:

@@ -323,6 +323,7 @@ def _imitate(config: TrainConfig, model: Any, env: SingleAgentEnv, gamma: float,
 
 
 def write_curve(run: Path, curve: list[dict[str, Any]], fair_share: float) -> None:
+    """``curve.csv`` and ``curve.png``: the win rate against each evaluation bot as training went on."""
     with open(run / "curve.csv", "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=["step", "against", "win_rate", "low", "high"])
         writer.writeheader()
@@ -351,6 +352,7 @@ def write_curve(run: Path, curve: list[dict[str, Any]], fair_share: float) -> No
 
 
 def versions() -> dict[str, str]:
+    """The versions of Python and of the packages a run depends on (its provenance)."""
     versions = {"python": platform.python_version()}
     for name in ("numpy", "gymnasium", "pettingzoo", "torch", "stable_baselines3", "sb3_contrib"):
         try:

@@ -291,6 +291,8 @@ def test_resume_continues_the_run(run: Path) -> None:
     assert before == 256 and state["steps"] == 384  # one more update of 128 decisions
     assert len(state["snapshots"]) == 3  # the league was restored, then grew
     assert (run / "config-resume.yaml").exists()
+    with pytest.raises(SystemExit, match="is a run of diamant_v0, not of heckmeck_v0"):
+        main(["train", "heckmeck_v0", "--backend", "rllib", "--resume", str(run)])
 
 
 def test_sb3_backend_refuses_rllib_flags(capsys: pytest.CaptureFixture[str]) -> None:
