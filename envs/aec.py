@@ -101,7 +101,7 @@ class TablezooEnvBase:
         if not self.flat:
             mask_space = spaces.Box(0, 1, (self.game.num_actions,), np.int8)
             obs_space = spaces.Dict({"observation": vector, "action_mask": mask_space})
-        act_space = spaces.Discrete(self.game.num_actions)
+        act_space: spaces.Space[Any] = spaces.Discrete(self.game.num_actions)
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
         self.action_spaces = dict.fromkeys(self.possible_agents, act_space)
         state_spec = self.game.state_spec

@@ -1,6 +1,7 @@
 """The ``tablezoo`` command: train, evaluate, play, serve and export.
 
     tablezoo train heckmeck_v0 --players 2 --timesteps 200000 --opponents heuristic random
+    tablezoo train diamant_v0 --players 4 --backend rllib --num-env-runners 2 --opponents heuristic
     tablezoo evaluate heckmeck --players 4 --bots agent heuristic --games 400
     tablezoo play diamant --players 4 --bot heuristic --bot agent
     tablezoo serve --port 8000
@@ -35,14 +36,26 @@ def _game(args: argparse.Namespace) -> Any:
     return make(args.game, args.players, **dict.fromkeys(args.option, True))
 
 
-def cmd_train(args: argparse.Namespace) -> None:
-    from tablezoo.training.train import TrainConfig, train
+RLLIB_ONLY = ("learner_share", "pool_size", "address", "num_env_runners", "num_learners", "checkpoint_every")
+"""Settings of ``train --backend rllib`` only (``resume`` and ``max_cycles`` too, see :func:`cmd_train`)."""
 
-    known = {f.name for f in fields(TrainConfig)}
-    settings = {k: v for k, v in vars(args).items() if k in known and v is not None}
-    settings["hp"] = parse_hp(args.hp)
-    config = TrainConfig(**settings)
-    run = train(config, command=["tablezoo", *sys.argv[1:]])
+
+def cmd_train(args: argparse.Namespace) -> None:
+    command = ["tablezoo", *sys.argv[1:]]
+    if args.backend == "rllib":
+        run = _train_rllib(args, command)
+    else:
+        from tablezoo.training.train import TrainConfig, train
+
+        given = [k for k in (*RLLIB_ONLY, "resume", "max_cycles") if getattr(args, k) is not None]
+        if given:
+            flags = ", ".join("--" + k.replace("_", "-") for k in given)
+            raise TablezooError(f"{flags}: only for --backend rllib")
+        known = {f.name for f in fields(TrainConfig)}
+        settings = {k: v for k, v in vars(args).items() if k in known and v is not None}
+        settings["hp"] = parse_hp(args.hp)
+        config = TrainConfig(**settings)
+        run = train(config, command=command)
     rows = list(csv.DictReader((run / "curve.csv").open()))
     last = rows[-1]["step"]
     print(f"after {last} learner decisions, the agent at one seat (rotated) against the others:")
@@ -50,7 +63,34 @@ def cmd_train(args: argparse.Namespace) -> None:
     for row in (r for r in rows if r["step"] == last):
         ci = f"[{float(row['low']):.3f}, {float(row['high']):.3f}]"
         print(f"{row['against']:<12}{float(row['win_rate']):>10.3f}{ci:>18}")
-    print(f"run saved in {run}: policy.npz, model.zip, config.yaml, curve.csv, curve.png (learning curve)")
+    model = "checkpoint/ (RLlib), cluster.json" if args.backend == "rllib" else "model.zip"
+    print(f"run saved in {run}: policy.npz, {model}, config.yaml, curve.csv, curve.png (learning curve)")
+
+
+def _train_rllib(args: argparse.Namespace, command: list[str]) -> Any:
+    """``train --backend rllib``: a new run, or ``--resume RUN`` (its saved settings, then the flags)."""
+    try:
+        from tablezoo.training.rllib_backend import RLlibTrainConfig, train_rllib
+    except ImportError as err:
+        raise TablezooError(
+            f"--backend rllib needs the rllib extra (pip install 'tablezoo[train,rllib]'): {err}"
+        ) from None
+    import yaml
+
+    known = {f.name for f in fields(RLlibTrainConfig)}
+    settings = {k: v for k, v in vars(args).items() if k in known and v is not None and v != []}
+    if args.hp:
+        settings["hp"] = parse_hp(args.hp)
+    if args.resume:
+        path = os.path.join(args.resume, "config.yaml")
+        if not os.path.exists(path):
+            raise TablezooError(f"--resume {args.resume}: no config.yaml there (not a run folder)")
+        with open(path) as f:
+            saved = {k: v for k, v in yaml.safe_load(f).items() if k in known}
+        if saved.get("env") != args.env:
+            raise TablezooError(f"--resume {args.resume} is a run of {saved.get('env')}, not of {args.env}")
+        settings = {**saved, **settings}
+    return train_rllib(RLlibTrainConfig(**settings), command=command)
 
 
 def parse_hp(items: Sequence[str]) -> dict[str, Any]:
@@ -135,7 +175,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--players", type=int, default=None, help="seat count (default: the game's)")
         p.add_argument("--option", action="append", default=[], help="switch on a game option")
 
-    t = sub.add_parser("train", help="train a MaskablePPO agent (needs the train extra)")
+    t = sub.add_parser(
+        "train", help="train a PPO agent (needs the train extra; --backend rllib the rllib extra)"
+    )
     t.add_argument("env", help="environment module, e.g. heckmeck_v0")
     t.add_argument("--players", dest="num_players", type=int, default=None, help="seat count")
     t.add_argument("--option", dest="options", action="append", default=[], help="switch on a game option")
@@ -163,6 +205,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     t.add_argument("--out", default=None, help="parent folder of the run folder")
     t.add_argument("--no-progress-bar", dest="progress_bar", action="store_false", default=None)
+    r = t.add_argument_group("RLlib backend (--backend rllib, needs the rllib extra)")
+    r.add_argument(
+        "--backend",
+        choices=["sb3", "rllib"],
+        default="sb3",
+        help="sb3: MaskablePPO in one process; rllib: multi-agent self-play PPO on Ray (laptop or cluster)",
+    )
+    r.add_argument("--address", default=None, help="Ray cluster to join: auto, HOST:PORT or ray://HOST:10001")
+    r.add_argument("--num-env-runners", type=int, default=None, help="actors sampling the envs (default 1)")
+    r.add_argument("--num-learners", type=int, default=None, help="actors updating the network (default 0)")
+    r.add_argument("--learner-share", type=float, default=None, help="chance another seat is the learner too")
+    r.add_argument("--pool-size", type=int, default=None, help="newest snapshots kept in the league")
+    r.add_argument("--checkpoint-every", type=int, default=None, help="steps between RLlib checkpoints")
+    r.add_argument("--resume", default=None, help="run folder to continue up to --timesteps in all")
+    r.add_argument("--max-cycles", type=int, default=None, help="decisions after which an episode is cut")
     t.set_defaults(func=cmd_train)
 
     e = sub.add_parser("evaluate", help="a tournament with rotated seats and fixed seeds")

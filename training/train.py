@@ -235,7 +235,7 @@ def train(config: TrainConfig, command: list[str] | None = None) -> Path:
         "num_players": game.num_seats,
         "resolved_hyperparams": resolved,
         "command": command or sys.argv,
-        "versions": _versions(),
+        "versions": versions(),
     }
     (run / "config.yaml").write_text(yaml.safe_dump(saved, sort_keys=False))
 
@@ -280,7 +280,7 @@ def train(config: TrainConfig, command: list[str] | None = None) -> Path:
         evaluate(model.num_timesteps)
     model.save(run / "model.zip")
     NumpyPolicy.from_sb3(model, scale, {**meta, "timesteps": model.num_timesteps}).save(run / "policy.npz")
-    _write_curve(run, curve, fair_share=1 / game.num_seats)
+    write_curve(run, curve, fair_share=1 / game.num_seats)
     return run
 
 
@@ -322,7 +322,8 @@ def _imitate(config: TrainConfig, model: Any, env: SingleAgentEnv, gamma: float,
     (run / "imitation.json").write_text(json.dumps(report, indent=2) + "\n")
 
 
-def _write_curve(run: Path, curve: list[dict[str, Any]], fair_share: float) -> None:
+def write_curve(run: Path, curve: list[dict[str, Any]], fair_share: float) -> None:
+    """``curve.csv`` and ``curve.png``: the win rate against each evaluation bot as training went on."""
     with open(run / "curve.csv", "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=["step", "against", "win_rate", "low", "high"])
         writer.writeheader()
@@ -350,7 +351,8 @@ def _write_curve(run: Path, curve: list[dict[str, Any]], fair_share: float) -> N
     plt.close(fig)
 
 
-def _versions() -> dict[str, str]:
+def versions() -> dict[str, str]:
+    """The versions of Python and of the packages a run depends on (its provenance)."""
     versions = {"python": platform.python_version()}
     for name in ("numpy", "gymnasium", "pettingzoo", "torch", "stable_baselines3", "sb3_contrib"):
         try:

@@ -148,7 +148,8 @@ class SingleAgentEnv(gymnasium.Env):
         """The learner's decision as a bot sees it (for a teacher bot playing the learner's seat)."""
         return Seat.of(self.game, self.aec.game_state, self.learner)
 
-    def render(self) -> str | np.ndarray | None:
+    def render(self) -> Any:
+        """The AEC env's render: text (``ansi``), a picture (``rgb_array``) or nothing (``human``)."""
         return self.aec.render()
 
     # ------------------------------------------------------------ internals
