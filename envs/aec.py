@@ -46,19 +46,135 @@ from pettingzoo.utils.env_logger import EnvLogger
 from tablezoo.games.core import TERMINAL, ConfigError, Game, IllegalActionError, action_mask
 
 REWARD_MODES = ("zero_sum", "score")
+OBS_TYPES = ("dict", "flat")
 
 
-class TablezooEnv(AECEnv):
+class TablezooEnvBase:
+    """What the AEC and the parallel environment share: the game, the spaces, rewards, state, render.
+
+    Subclasses set :attr:`game_class` (each env module's ``raw_env`` does).
+    """
+
+    game_class: ClassVar[type[Game[Any]]]
+    metadata: dict[str, Any]
+    """PettingZoo's metadata: the class's render modes, and the env's name once configured."""
+    default_max_cycles: ClassVar[int | None] = None
+    """The cap on each agent's decisions when ``max_cycles`` is not given (the env module sets it)."""
+
+    def _configure(
+        self,
+        num_players: int | None,
+        reward: str,
+        render_mode: str | None,
+        max_cycles: int | str | None,
+        obs_type: str,
+        options: dict[str, bool],
+    ) -> None:
+        if max_cycles == "default":
+            max_cycles = self.default_max_cycles
+        if max_cycles is not None and (
+            isinstance(max_cycles, bool) or not isinstance(max_cycles, int) or max_cycles < 1
+        ):
+            raise ConfigError(f"max_cycles must be a positive whole number or None, not {max_cycles!r}")
+        self.max_cycles: int | None = max_cycles
+        self.game: Game[Any] = self.game_class(num_players, **options)
+        info = self.game.info
+        if reward not in REWARD_MODES:
+            raise ConfigError(f"reward must be one of {', '.join(REWARD_MODES)}, not {reward!r}")
+        if obs_type not in OBS_TYPES:
+            raise ConfigError(f"obs_type must be one of {', '.join(OBS_TYPES)}, not {obs_type!r}")
+        modes = self.metadata["render_modes"]
+        if render_mode is not None and render_mode not in modes:
+            raise ConfigError(f"render_mode must be one of {', '.join(modes)} or None, not {render_mode!r}")
+        self.metadata = {**self.metadata, "name": f"{info.name}_v{info.version}"}
+        self.reward_mode = reward
+        self.render_mode = render_mode
+        self.obs_type = obs_type
+        self.flat = obs_type == "flat"
+        n = self.game.num_seats
+        self.possible_agents = [f"player_{s}" for s in range(n)]
+        self.seat_of: dict[str, int] = {agent: s for s, agent in enumerate(self.possible_agents)}
+        """The seat of each agent."""
+        spec = self.game.observation_spec
+        vector = spaces.Box(spec.low(), spec.high(), dtype=np.float32)
+        obs_space: spaces.Space = vector
+        if not self.flat:
+            mask_space = spaces.Box(0, 1, (self.game.num_actions,), np.int8)
+            obs_space = spaces.Dict({"observation": vector, "action_mask": mask_space})
+        act_space = spaces.Discrete(self.game.num_actions)
+        self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
+        self.action_spaces = dict.fromkeys(self.possible_agents, act_space)
+        state_spec = self.game.state_spec
+        self.state_space = spaces.Box(state_spec.low(), state_spec.high(), dtype=np.float32)
+        self._no_moves = np.zeros(self.game.num_actions, np.int8)
+        self._no_moves.flags.writeable = False  # one shared all-zero mask
+        self._rng = np.random.default_rng()
+        self.game_state: Any = None
+        self._scores: list[float] = []
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def state(self) -> np.ndarray:
+        """The whole game state as a float32 vector (``game.state_spec``), for centralised critics.
+
+        It holds what every seat knows, hidden hands and secret choices included,
+        so it is never part of a seat's observation.
+        """
+        return self.game.encode_state(self.game_state)
+
+    def _observation(self, seat: int, mask: np.ndarray) -> Any:
+        vector = self.game.observe(self.game_state, seat)
+        return vector if self.flat else {"observation": vector, "action_mask": mask}
+
+    def _start(self, seed: int | None) -> int:
+        """A new game: reseed (only when ``seed`` is given), deal, resolve chance; the first mover."""
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        self.game_state = self.game.initial_state()
+        self._scores = self.game.scores(self.game_state) if self.reward_mode == "score" else []
+        return self.game.advance(self.game_state, self._rng)
+
+    def _score_changes(self) -> list[float] | None:
+        """Under ``reward="score"``: each seat's points won since last asked (None if nothing changed)."""
+        if self.reward_mode != "score":
+            return None
+        new = self.game.scores(self.game_state)
+        if new == self._scores:
+            return None
+        changes = [float(after - before) for before, after in zip(self._scores, new, strict=True)]
+        self._scores = new
+        return changes
+
+    def render(self) -> Any:
+        if self.render_mode is None:
+            gymnasium.logger.warn(
+                "render() was called without a render_mode; pass render_mode='ansi' or 'human'"
+            )
+            return None
+        text = self.game.render(self.game_state)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+class TablezooEnv(TablezooEnvBase, AECEnv):
     """AEC environment over a tablezoo game; subclasses set :attr:`game_class`.
 
     A subclass's docstring is generated from its game's metadata
     (:func:`keyword_doc`): the keyword arguments it takes, with their defaults.
     """
 
-    game_class: ClassVar[type[Game[Any]]]
     metadata: dict[str, Any] = {  # noqa: RUF012 - PettingZoo reads it from the class and the instance
         "render_modes": ["ansi", "human"],
-        "is_parallelizable": False,
+        "is_parallelizable": True,
         "render_fps": 1,
     }
 
@@ -68,7 +184,7 @@ class TablezooEnv(AECEnv):
             title = cls.game_class.info.title
             cls.__doc__ = (
                 f"The {title} AEC environment; an illegal move raises IllegalActionError.\n\n"
-                + keyword_doc(cls.game_class)
+                + keyword_doc(cls)
             )
 
     def __init__(
@@ -76,73 +192,32 @@ class TablezooEnv(AECEnv):
         num_players: int | None = None,
         reward: str = "zero_sum",
         render_mode: str | None = None,
-        max_cycles: int | None = None,
+        max_cycles: int | str | None = "default",
+        obs_type: str = "dict",
         **options: bool,
     ) -> None:
         super().__init__()
-        if max_cycles is not None and (
-            isinstance(max_cycles, bool) or not isinstance(max_cycles, int) or max_cycles < 1
-        ):
-            raise ConfigError(f"max_cycles must be a positive whole number or None, not {max_cycles!r}")
-        self.max_cycles = max_cycles
-        self.game: Game[Any] = self.game_class(num_players, **options)
-        info = self.game.info
-        if reward not in REWARD_MODES:
-            raise ConfigError(f"reward must be one of {', '.join(REWARD_MODES)}, not {reward!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ConfigError(
-                f"render_mode must be one of {', '.join(self.metadata['render_modes'])} or None, "
-                f"not {render_mode!r}"
-            )
-        self.metadata = {**type(self).metadata, "name": f"{info.name}_v{info.version}"}
-        self.reward_mode = reward
-        self.render_mode = render_mode
-        n = self.game.num_seats
-        self.possible_agents = [f"player_{s}" for s in range(n)]
-        self.seat_of: dict[str, int] = {agent: s for s, agent in enumerate(self.possible_agents)}
-        """The seat of each agent."""
-        spec = self.game.observation_spec
-        obs_space = spaces.Dict(
-            {
-                "observation": spaces.Box(spec.low(), spec.high(), dtype=np.float32),
-                "action_mask": spaces.Box(0, 1, (self.game.num_actions,), np.int8),
-            }
-        )
-        act_space = spaces.Discrete(self.game.num_actions)
-        self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
-        self.action_spaces = dict.fromkeys(self.possible_agents, act_space)
-        self._rng = np.random.default_rng()
-        self.game_state: Any = None
-        self._scores: list[float] = []
+        self._configure(num_players, reward, render_mode, max_cycles, obs_type, options)
         self._legal: list[int] | None = None
-
-    # ------------------------------------------------------------ spaces
-
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
 
     # ------------------------------------------------------------ episode
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
-        game = self.game
-        self.game_state = game.initial_state()
-        mover = game.advance(self.game_state, self._rng)
+        mover = self._start(seed)
         self.agents = self.possible_agents.copy()
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
-        self._scores = game.scores(self.game_state) if self.reward_mode == "score" else []
         self._rewarded = False
         self._legal = None
         self.num_moves = 0
+        self.decisions = dict.fromkeys(self.agents, 0)
+        """How many decisions each agent has made this episode (``max_cycles`` caps them)."""
         self.agent_selection = self.possible_agents[mover]
+        if self.flat:
+            self._update_flat_masks(None)
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -166,6 +241,8 @@ class TablezooEnv(AECEnv):
         self._rewarded = True
         self.terminations = dict.fromkeys(self.agents, True)
         self.infos[agent] = {**self.infos[agent], "illegal_move": True}
+        if self.flat:
+            self.infos[agent]["action_mask"] = self._no_moves
 
     def _after_move(self) -> None:
         """After the mover's action: resolve chance, pay rewards, pick the next agent."""
@@ -173,19 +250,20 @@ class TablezooEnv(AECEnv):
         mover = game.advance(state, self._rng)
         self._legal = None
         self.num_moves += 1
+        previous = self.agent_selection
+        self.decisions[previous] += 1
         rewards = self.rewards
         if self._rewarded:  # clear what the previous step paid, only if it paid
             for agent in rewards:
                 rewards[agent] = 0.0
             self._rewarded = False
-        if self.reward_mode == "score":
-            new = game.scores(state)
-            for seat, (before, after) in enumerate(zip(self._scores, new, strict=True)):
-                if after != before:
-                    rewards[self.possible_agents[seat]] = float(after - before)
-                    self._rewarded = True
-            self._scores = new
-        self._cumulative_rewards[self.agent_selection] = 0.0
+        changes = self._score_changes()
+        if changes is not None:
+            for seat, change in enumerate(changes):
+                if change:
+                    rewards[self.possible_agents[seat]] = change
+            self._rewarded = True
+        self._cumulative_rewards[previous] = 0.0
         if mover == TERMINAL:
             if self.reward_mode == "zero_sum":
                 for seat, value in enumerate(game.returns(state)):
@@ -194,7 +272,8 @@ class TablezooEnv(AECEnv):
             self.terminations = dict.fromkeys(self.agents, True)
             # Dead agents then step None in seat order.
             self.agent_selection = self.agents[0]
-        elif self.max_cycles is not None and self.num_moves >= self.max_cycles:
+        elif self.max_cycles is not None and self.decisions[self.possible_agents[mover]] >= self.max_cycles:
+            # the next mover has made max_cycles decisions already: no agent makes more
             self.truncations = dict.fromkeys(self.agents, True)
             self.agent_selection = self.agents[0]
         else:
@@ -202,6 +281,20 @@ class TablezooEnv(AECEnv):
         if self._rewarded:
             for agent, value in rewards.items():
                 self._cumulative_rewards[agent] += value
+        if self.flat:
+            self._update_flat_masks(previous)
+
+    def _update_flat_masks(self, previous: str | None) -> None:
+        """``obs_type="flat"``: the mask of the agent to move, and of no other, in ``infos``."""
+        agent = self.agent_selection
+        done = self.terminations[agent] or self.truncations[agent]
+        if previous is None or done:
+            for other in self.agents:
+                self.infos[other]["action_mask"] = self._no_moves
+        else:
+            self.infos[previous]["action_mask"] = self._no_moves
+        if not done:
+            self.infos[agent]["action_mask"] = action_mask(self.legal_actions(), self.game.num_actions)
 
     def legal_actions(self) -> list[int]:
         """The legal actions of the agent to move (cached until the next step)."""
@@ -219,27 +312,14 @@ class TablezooEnv(AECEnv):
             self.infos[agent],
         )
 
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
+    def observe(self, agent: str) -> Any:
         if agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent]):
+            if self.flat:
+                return self.game.observe(self.game_state, self.seat_of[agent])
             mask = action_mask(self.legal_actions(), self.game.num_actions)
         else:
-            mask = np.zeros(self.game.num_actions, np.int8)
-        return {"observation": self.game.observe(self.game_state, self.seat_of[agent]), "action_mask": mask}
-
-    def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn(
-                "render() was called without a render_mode; pass render_mode='ansi' or 'human'"
-            )
-            return None
-        text = self.game.render(self.game_state)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
-
-    def close(self) -> None:
-        pass
+            mask = self._no_moves
+        return self._observation(self.seat_of[agent], mask)
 
 
 class CheckedEnv(BaseWrapper):
@@ -308,7 +388,7 @@ class CheckedEnv(BaseWrapper):
             EnvLogger.warn_on_illegal_move()
             raw.forfeit(agent, self._illegal_reward)
 
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
+    def observe(self, agent: str) -> Any:
         if not self._has_reset:
             EnvLogger.error_observe_before_reset()
         return self._raw.observe(agent)
@@ -345,24 +425,33 @@ class CheckedEnv(BaseWrapper):
 ENV_KEYWORDS: dict[str, str] = {
     "reward": '``"zero_sum"`` (winners share +1 at the end) or ``"score"`` (game points as they are scored)',
     "render_mode": '``"ansi"`` (``render()`` returns the table as text), ``"human"`` (prints it) or ``None``',
-    "max_cycles": "truncate the episode after this many decisions (``None``: never)",
+    "max_cycles": (
+        "the most decisions one agent makes before every agent is truncated (``None``: no cap); "
+        "the default only ever cuts pathological games short"
+    ),
+    "obs_type": (
+        '``"dict"`` (``{"observation", "action_mask"}``) or ``"flat"`` (the vector alone, '
+        'the mask in ``infos[agent]["action_mask"]``)'
+    ),
 }
 """What each keyword argument that every environment takes does (the game's own come from its info)."""
 
 
-def keyword_doc(game_class: type[Game[Any]], extra: dict[str, tuple[Any, str]] | None = None) -> str:
+def keyword_doc(env_class: type[TablezooEnvBase], extra: dict[str, tuple[Any, str]] | None = None) -> str:
     """The keyword arguments of a game's environments, with their defaults, as a docstring section.
 
-    Generated from the game's declared metadata (seats, options) and
-    :data:`ENV_KEYWORDS`, so the documented signature cannot drift from the code.
+    Generated from the game's declared metadata (seats, options), the env's
+    default cap and :data:`ENV_KEYWORDS`, so the documented signature cannot
+    drift from the code.
     """
-    info = game_class.info
+    info = env_class.game_class.info
     rows: list[tuple[str, Any, str]] = [
         ("num_players", info.default_seats, f"the seat count, {info.min_seats} to {info.max_seats}"),
         *((o.name, o.default, o.help) for o in info.options),
         ("reward", "zero_sum", ENV_KEYWORDS["reward"]),
         ("render_mode", None, ENV_KEYWORDS["render_mode"]),
-        ("max_cycles", None, ENV_KEYWORDS["max_cycles"]),
+        ("max_cycles", env_class.default_max_cycles, ENV_KEYWORDS["max_cycles"]),
+        ("obs_type", "dict", ENV_KEYWORDS["obs_type"]),
         *((name, default, text) for name, (default, text) in (extra or {}).items()),
     ]
     lines = ["Keyword arguments (default):", ""]
@@ -379,7 +468,6 @@ def make_env(raw_class: type[TablezooEnv]) -> Any:
     penalty = {"illegal_reward": (-1.0, "the reward of an agent whose illegal move ends the game")}
     env.__doc__ = (
         f"The {raw_class.game_class.info.title} AEC environment with order, bounds and "
-        f"illegal-move checks (an illegal move ends the game).\n\n"
-        + keyword_doc(raw_class.game_class, penalty)
+        f"illegal-move checks (an illegal move ends the game).\n\n" + keyword_doc(raw_class, penalty)
     )
     return env

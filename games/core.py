@@ -32,6 +32,7 @@ bounds and the documentation are all derived.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
@@ -369,6 +370,29 @@ class Game(ABC, Generic[S]):
     @abstractmethod
     def render(self, state: S, seat: int | None = None) -> str:
         """The table as text, like the site's screen, from ``seat``'s side."""
+
+    @functools.cached_property
+    def state_spec(self) -> ObservationSpec:
+        """The layout of :meth:`encode_state`: every seat's observation fields, seat by seat.
+
+        Field ``seat2/hand`` is the ``hand`` field of seat 2's observation.
+        """
+        fields = [
+            Field(f"seat{seat}/{f.name}", f.size, f.low, f.high, f"seat {seat}'s {f.doc}")
+            for seat in range(self.num_seats)
+            for f in self.observation_spec.fields
+        ]
+        return ObservationSpec(tuple(fields))
+
+    def encode_state(self, state: S) -> np.ndarray:
+        """The whole state as one float32 vector (:attr:`state_spec`), for centralised critics.
+
+        Every seat's observation, seat by seat: everything any seat knows, hidden
+        hands and secret choices included; what no seat knows yet (the order of
+        a shuffled deck) is chance still to come and is left out. Never show it
+        to a seat: it holds the others' secrets.
+        """
+        return np.concatenate([self.observe(state, seat) for seat in range(self.num_seats)])
 
     def determinize(self, state: S, seat: int, rng: np.random.Generator) -> S:
         """A copy of ``state`` with everything ``seat`` cannot see drawn anew.

@@ -36,6 +36,9 @@ three pairs or two triplets).
 | 18 | ``king`` | seven of a kind | comes with the Queen; starts the end of the game |
 | 19 | ``queen`` | only with the first King | bring in an active die of any value |
 
+The rules read every card's cost, extra dice and ability from one table,
+:data:`CARDS`; the table above is made from it (:func:`card_table`).
+
 Supply by seat count (2/3/4/5): row 0 (Fool/Charlatan, one double-sided card)
 as many as players (**Decision**); row I (Farmer, Maid, Philosopher, Laborer,
 Guard) 2/2/3/4; row II (Hunter, Merchant, Astronomer) 1/2/3/3; rows III and IV
@@ -180,8 +183,9 @@ v0: first release.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -198,50 +202,6 @@ from tablezoo.games.dice import DiceFaces, roll_counts, roll_distribution
 
 # --------------------------------------------------------------------------- cards
 
-KINDS = (
-    "fool",
-    "charlatan",
-    "farmer",
-    "maid",
-    "philosopher",
-    "laborer",
-    "guard",
-    "hunter",
-    "merchant",
-    "astronomer",
-    "pawnbroker",
-    "noblewoman",
-    "magician",
-    "knight",
-    "bishop",
-    "alchemist",
-    "nobleman",
-    "general",
-    "king",
-    "queen",
-)
-TITLES = (
-    "Fool",
-    "Charlatan",
-    "Farmer",
-    "Serving Maid",
-    "Philosopher",
-    "Laborer",
-    "Guard",
-    "Hunter",
-    "Merchant",
-    "Astronomer",
-    "Pawn Broker",
-    "Noblewoman",
-    "Magician",
-    "Knight",
-    "Bishop",
-    "Alchemist",
-    "Nobleman",
-    "General",
-    "King",
-    "Queen",
-)
 (
     FOOL,
     CHARLATAN,
@@ -264,39 +224,255 @@ TITLES = (
     KING,
     QUEEN,
 ) = range(20)
-NUM_KINDS = len(KINDS)
 
-ROW = (0, 0, 1, 1, 1, 1, 1, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5)
+Effect = Literal["none", "re-roll", "add pips", "move pips", "set value", "share pips", "bring in a die"]
+"""What using a card's ability does to the active dice (:attr:`Card.effect`)."""
+# plain strings, not an Enum: the rules compare them on every card step, and Enum member
+# lookups are an order of magnitude slower
+NO_ABILITY: Effect = "none"  # nothing to use: extra dice every turn, or the King
+REROLL: Effect = "re-roll"  # roll the chosen dice again (Fool, Merchant)
+ADD_PIPS: Effect = "add pips"  # raise each chosen die by its pips (Maid, Noblewoman, Nobleman)
+MOVE_PIPS: Effect = "move pips"  # pips from the chosen die to a target die (Philosopher)
+SET_VALUE: Effect = "set value"  # the chosen die shows the chosen value (Astronomer, Magician)
+SHARE_PIPS: Effect = "share pips"  # the chosen dice share their pip total out anew (Alchemist)
+BRING_IN_DIE: Effect = "bring in a die"  # a new active die (Laborer ... Bishop; Queen: any value)
+
+LAST_FACE = 5
+"""The face (index) of a 6: no die shows more."""
+NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven"}
+
+
+def faces(low: int, high: int) -> range:
+    """The faces (indices 0..5, as in dice counts) of the die values ``low`` to ``high``."""
+    return range(low - 1, high)
+
+
+ALL_FACES = faces(1, 6)
+NO_FACES = range(0)
+Counts = list[int] | tuple[int, ...]
+"""Dice as counts of 1s..6s."""
+
+
+def pip_total(counts: Counts) -> int:
+    return sum((face + 1) * count for face, count in enumerate(counts))
+
+
+def has_full_house(counts: Counts) -> bool:
+    """A triplet and a pair with different dice (five equal dice are one)."""
+    for triplet in range(6):
+        if counts[triplet] >= 3:
+            for pair in range(6):
+                if counts[pair] - (3 if pair == triplet else 0) >= 2:
+                    return True
+    return False
+
+
+@dataclass(frozen=True)
+class Cost:
+    """What a result (counts of 1s..6s) must include for a card to be taken; every
+    condition given must hold, and a cost with none is met by anything.
+
+    Groups count each die in one group only: pairs are ``sum(count // 2)``,
+    triplets ``sum(count // 3)`` (4-4-4-4 is two pairs, six equal dice three pairs
+    or two triplets).
+    """
+
+    of_a_kind: int = 0  # a group of at least this many equal dice
+    pairs: int = 0  # at least this many pairs
+    triplets: int = 0  # at least this many triplets
+    full_house: bool = False  # a triplet and a pair
+    pip_total: int = 0  # the pips of all dice add up to at least this
+    only_faces: tuple[int, ...] = ()  # every die shows one of these faces (and there is one)
+    straights: tuple[range, ...] = ()  # the result has a die of every face of one of these runs
+    bought: bool = True  # False: no result takes the card (the Queen comes with the King)
+    condition: str = ""  # the rest of the condition, on the cards held (said after the dice)
+
+    check: Callable[[Counts], bool] = field(init=False, repr=False, compare=False)
+    """The conditions as one function of a result, made once: results are checked
+    against every cost whenever a turn ends with a result not seen before."""
+
+    def __post_init__(self) -> None:
+        checks = tuple(self._conditions())
+        if len(checks) == 1:
+            check = checks[0]
+        elif checks:
+            check = lambda counts: all(one(counts) for one in checks)  # noqa: E731
+        else:
+            check = lambda counts: True  # noqa: E731
+        object.__setattr__(self, "check", check)
+
+    def _conditions(self) -> Iterator[Callable[[Counts], bool]]:
+        """One check of a result (counts of 1s..6s) per condition of the cost."""
+        if not self.bought:
+            yield lambda counts: False
+            return
+        if self.of_a_kind:
+            size = self.of_a_kind
+            yield lambda counts: max(counts) >= size
+        if self.pairs:
+            pairs = self.pairs
+            yield lambda counts: sum([count // 2 for count in counts]) >= pairs
+        if self.triplets:
+            triplets = self.triplets
+            yield lambda counts: sum([count // 3 for count in counts]) >= triplets
+        if self.full_house:
+            yield has_full_house
+        if self.pip_total:
+            total = self.pip_total
+            yield lambda counts: pip_total(counts) >= total
+        if self.only_faces:
+            others = [face for face in range(6) if face not in self.only_faces]
+            yield lambda counts: any(counts) and not any([counts[face] for face in others])
+        if self.straights:
+            runs = [slice(run.start, run.stop) for run in self.straights]
+            yield lambda counts: any([all(counts[run]) for run in runs])
+
+    def met_by(self, counts: Counts) -> bool:
+        """Whether a result meets this cost (the conditions on cards held not included)."""
+        return self.check(counts)
+
+    @property
+    def text(self) -> str:
+        """The cost as the card table says it: "the result includes ..."."""
+        if not self.bought:
+            return self.condition
+        parts = []
+        if self.of_a_kind:
+            named = {2: "a pair", 3: "a triplet"}
+            parts.append(named.get(self.of_a_kind, f"{NUMBER_WORDS[self.of_a_kind]} of a kind"))
+        if self.pairs:
+            parts.append(f"{NUMBER_WORDS[self.pairs]} pairs")
+        if self.triplets:
+            parts.append(f"{NUMBER_WORDS[self.triplets]} triplets")
+        if self.full_house:
+            parts.append("a full house")
+        if self.pip_total:
+            parts.append(f"pip total >= {self.pip_total}")
+        if self.only_faces:
+            parity = {(0, 2, 4): "odd", (1, 3, 5): "even"}
+            shown = ", ".join(str(face + 1) for face in self.only_faces)
+            parts.append(
+                f"only {parity[self.only_faces]} dice" if self.only_faces in parity else f"only {shown}"
+            )
+        if self.straights:
+            runs = " or ".join(f"{run[0] + 1}-{run[-1] + 1}" for run in self.straights)
+            parts.append(f"a straight {runs}")
+        return (" and ".join(parts) or "anything") + self.condition
+
+
+@dataclass(frozen=True)
+class Card:
+    """One kind of card: what it costs, the extra dice it gives and its ability.
+
+    The ability's fields say which dice it acts on and how: a use chooses
+    ``fewest_dice`` to ``most_dice`` active dice among ``faces`` (one die: ``die V``;
+    several: ``die V`` each, then ``done``), and then, by ``effect``, pips from
+    ``pips`` (chosen when there are several), a value, or a target die among
+    ``targets``; a card that brings in a die adds an active die of a face in
+    ``brings_in`` (chosen when there are several).
+    """
+
+    kind: int  # its index in the card table (and in counts per kind)
+    command: str  # its name in commands (``use``, ``take``) and views
+    title: str  # its name for people
+    row: int  # 0 = the Fool/Charlatan card, 1..5 = rows I..V of the supply
+    cost: Cost
+    ability: str  # what the card table says it does (once per turn)
+    extra_rolled: int = 0  # extra dice rolled at the start of every turn (Farmer, Charlatan, General)
+    effect: Effect = NO_ABILITY
+    faces: range = ALL_FACES  # the faces of the active dice the ability may choose
+    fewest_dice: int = 1  # dice to choose before ``done`` is offered
+    most_dice: int | None = 1  # dice it may choose (None: any number)
+    pips: range = NO_FACES  # pips added to or moved between dice
+    targets: range = NO_FACES  # faces of the die receiving moved pips
+    copies_aside: bool = False  # the new value must be one a set-aside die shows
+    brings_in: range = NO_FACES  # faces the die it brings in may show
+
+    @property
+    def extra_dice(self) -> int:
+        """Extra dice per turn the card gives, rolled at the start or brought in."""
+        return self.extra_rolled + (1 if self.brings_in else 0)
+
+    @property
+    def brings_in_at_once(self) -> bool:
+        """Whether its use brings in a die of its one value without a step to choose."""
+        return len(self.brings_in) == 1
+
+    @property
+    def picks_dice(self) -> bool:
+        """Whether its use picks dice one by one and ends with ``done``."""
+        return self.most_dice != 1
+
+
+# fmt: off
+CARDS = (
+    Card(FOOL, "fool", "Fool", 0, Cost(condition=", while he holds no Fool"),
+         "re-roll one active die", effect=REROLL),
+    Card(CHARLATAN, "charlatan", "Charlatan", 0, Cost(condition="; turns his Fool over"),
+         "must roll 1 extra die each turn", extra_rolled=1),
+    Card(FARMER, "farmer", "Farmer", 1, Cost(of_a_kind=2),
+         "must roll 1 extra die each turn", extra_rolled=1),
+    Card(MAID, "maid", "Serving Maid", 1, Cost(only_faces=(0, 2, 4)),
+         "add 1, 2 or 3 pips to one active die", effect=ADD_PIPS, faces=faces(1, 5), pips=range(1, 4)),
+    Card(PHILOSOPHER, "philosopher", "Philosopher", 1, Cost(only_faces=(1, 3, 5)),
+         "move pips from one active die to another",
+         effect=MOVE_PIPS, faces=faces(2, 6), targets=faces(1, 5), pips=range(1, 6)),
+    Card(LABORER, "laborer", "Laborer", 1, Cost(pip_total=15),
+         "bring in an active 1", effect=BRING_IN_DIE, brings_in=faces(1, 1)),
+    Card(GUARD, "guard", "Guard", 1, Cost(of_a_kind=3),
+         "bring in an active 2", effect=BRING_IN_DIE, brings_in=faces(2, 2)),
+    Card(HUNTER, "hunter", "Hunter", 2, Cost(of_a_kind=4),
+         "bring in an active 3", effect=BRING_IN_DIE, brings_in=faces(3, 3)),
+    Card(MERCHANT, "merchant", "Merchant", 2, Cost(pip_total=20),
+         "re-roll any number of active dice", effect=REROLL, most_dice=None),
+    Card(ASTRONOMER, "astronomer", "Astronomer", 2, Cost(pairs=2),
+         "set an active die to the value of a set-aside die", effect=SET_VALUE, copies_aside=True),
+    Card(PAWNBROKER, "pawnbroker", "Pawn Broker", 3, Cost(pip_total=30),
+         "bring in an active 4", effect=BRING_IN_DIE, brings_in=faces(4, 4)),
+    Card(NOBLEWOMAN, "noblewoman", "Noblewoman", 3, Cost(full_house=True),
+         "add 1 pip to each of any number of active dice",
+         effect=ADD_PIPS, faces=faces(1, 5), most_dice=None, pips=range(1, 2)),
+    Card(MAGICIAN, "magician", "Magician", 3, Cost(straights=(faces(1, 5), faces(2, 6))),
+         "set an active die to any value", effect=SET_VALUE),
+    Card(KNIGHT, "knight", "Knight", 3, Cost(of_a_kind=5),
+         "bring in an active 5", effect=BRING_IN_DIE, brings_in=faces(5, 5)),
+    Card(BISHOP, "bishop", "Bishop", 4, Cost(pairs=3),
+         "bring in an active 6", effect=BRING_IN_DIE, brings_in=faces(6, 6)),
+    Card(ALCHEMIST, "alchemist", "Alchemist", 4, Cost(straights=(faces(1, 6),)),
+         "redistribute the pips of up to three active dice", effect=SHARE_PIPS, fewest_dice=2, most_dice=3),
+    Card(NOBLEMAN, "nobleman", "Nobleman", 4, Cost(triplets=2),
+         "add 2 pips to each of any number of active dice (not 5, 6)",
+         effect=ADD_PIPS, faces=faces(1, 4), most_dice=None, pips=range(2, 3)),
+    Card(GENERAL, "general", "General", 4, Cost(of_a_kind=6),
+         "must roll 2 extra dice each turn", extra_rolled=2),
+    Card(KING, "king", "King", 5, Cost(of_a_kind=7),
+         "comes with the Queen; starts the end of the game"),
+    Card(QUEEN, "queen", "Queen", 5, Cost(bought=False, condition="only with the first King"),
+         "bring in an active die of any value", effect=BRING_IN_DIE, brings_in=ALL_FACES),
+)
+"""The card table, in kind order: every rule of a card that is not about the turn
+or the end of the game is read from here."""
+# fmt: on
+
+KINDS = tuple(card.command for card in CARDS)
+TITLES = tuple(card.title for card in CARDS)
+NUM_KINDS = len(CARDS)
+ROW = tuple(card.row for card in CARDS)
 """The row of each kind (0 = the Fool/Charlatan card, 1..5 = rows I..V)."""
 ROW_COPIES = {1: (2, 2, 3, 4), 2: (1, 2, 3, 3), 3: (1, 2, 2, 3), 4: (1, 2, 2, 3), 5: (1, 1, 1, 1)}
 """Copies of each kind of rows I..V for 2, 3, 4, 5 seats."""
 
-ABILITY = (
-    FOOL,
-    MAID,
-    PHILOSOPHER,
-    LABORER,
-    GUARD,
-    HUNTER,
-    MERCHANT,
-    ASTRONOMER,
-    PAWNBROKER,
-    NOBLEWOMAN,
-    MAGICIAN,
-    KNIGHT,
-    BISHOP,
-    ALCHEMIST,
-    NOBLEMAN,
-    QUEEN,
-)
+ABILITY = tuple(card.kind for card in CARDS if card.effect != NO_ABILITY)
 """The kinds with an ability to use, in kind order (the ``use`` actions)."""
-TAKEABLE = tuple(k for k in range(NUM_KINDS) if k != QUEEN)
+TAKEABLE = tuple(card.kind for card in CARDS if card.cost.bought)
 """The kinds a ``take`` action names (the Queen comes with the King)."""
-BRING_IN = {LABORER: 0, GUARD: 1, HUNTER: 2, PAWNBROKER: 3, KNIGHT: 4, BISHOP: 5}
-"""Cards that bring in an active die, and the face (index: value - 1) it shows."""
-EXTRA_DICE = (0, 1, 1, 0, 0, 1, 1, 1, 0, 0, 1, 0, 0, 1, 1, 0, 0, 2, 0, 1)
+BRING_IN = {card.kind: card.brings_in[0] for card in CARDS if card.brings_in_at_once}
+"""Cards that bring in an active die of one value, and the face (index: value - 1) it shows."""
+EXTRA_DICE = tuple(card.extra_dice for card in CARDS)
 """Extra dice per turn a card gives, rolled at the start (Farmer, Charlatan, General)
 or brought in (Laborer ... Bishop, Queen): the ``score`` of a seat."""
+EXTRA_ROLLED = tuple((card.kind, card.extra_rolled) for card in CARDS if card.extra_rolled)
+"""The kinds that add dice to the turn's first roll, and how many each."""
 KING_POINTS = 10
 """Score of holding the King card (``reward="score"``)."""
 BASE_DICE = 3
@@ -317,7 +493,8 @@ NUM_ACTIONS = PASS + 1
 USE_ACTION = {card: USE + i for i, card in enumerate(ABILITY)}
 BIT = {card: 1 << i for i, card in enumerate(ABILITY)}
 """The bit of each ability card in :attr:`CourtState.ready`."""
-ALWAYS_USABLE = sum(BIT[c] for c in (FOOL, MERCHANT, MAGICIAN, QUEEN, *BRING_IN))
+COPIES_ASIDE_BITS = sum(BIT[kind] for kind in ABILITY if CARDS[kind].copies_aside)
+"""The bits of the cards that need a set-aside die of another value to copy (the Astronomer)."""
 
 # --------------------------------------------------------------------------- phases
 
@@ -334,14 +511,30 @@ OVER = "over"
 PHASES = (PLAY, TAKE_PHASE, CHOOSE_DIE, CHOOSE_TARGET, CHOOSE_PIPS, CHOOSE_VALUE, PICK)
 PHASE_INDEX = {phase: i for i, phase in enumerate(PHASES)}
 
+
+def first_step(card: Card) -> str:
+    """The phase a use of ``card`` starts with (one that brings in a die at once has none)."""
+    if card.picks_dice:
+        return PICK
+    if card.effect == BRING_IN_DIE:
+        return CHOOSE_VALUE
+    return CHOOSE_DIE
+
+
+FIRST_STEP = {kind: first_step(CARDS[kind]) for kind in ABILITY if not CARDS[kind].brings_in_at_once}
+STEP_AFTER_DIE = {MOVE_PIPS: CHOOSE_TARGET, ADD_PIPS: CHOOSE_PIPS, SET_VALUE: CHOOSE_VALUE}
+"""The step after the die is chosen, by effect (a re-roll of one die has none)."""
+
 MAX_ENUMERATED = 8
 """Rolls of up to this many dice have their outcomes enumerated exactly."""
 
 
 def max_dice(num_seats: int) -> int:
-    """The most dice a turn can have: 3 + Farmer + a Charlatan per row-0 card +
-    General 2 + the seven dice brought in (Laborer ... Bishop, Queen)."""
-    return BASE_DICE + 1 + num_seats + 2 + len(BRING_IN) + 1
+    """The most dice a turn can have: 3 + the extra dice of every card (Farmer 1,
+    General 2, the seven dice brought in by Laborer ... Bishop and the Queen) + a
+    Charlatan per row-0 card (the only kind a seat may hold several of)."""
+    more_charlatans = (num_seats - 1) * CARDS[CHARLATAN].extra_rolled
+    return BASE_DICE + sum(card.extra_dice for card in CARDS) + more_charlatans
 
 
 def initial_supply(num_seats: int) -> list[int]:
@@ -358,72 +551,19 @@ def initial_supply(num_seats: int) -> list[int]:
 # --------------------------------------------------------------------------- dice
 
 
-def pip_total(counts: list[int] | tuple[int, ...]) -> int:
-    return sum((f + 1) * c for f, c in enumerate(counts))
-
-
-def has_full_house(counts: list[int] | tuple[int, ...]) -> bool:
-    """A triplet and a pair with different dice (five equal dice are one)."""
-    for a in range(6):
-        if counts[a] >= 3:
-            for b in range(6):
-                if counts[b] - (3 if b == a else 0) >= 2:
-                    return True
-    return False
-
-
 def meets_cost(kind: int, counts: list[int] | tuple[int, ...]) -> bool:
-    """Whether a result (counts of 1s..6s) meets the cost of a card kind.
+    """Whether a result (counts of 1s..6s) meets the cost of a card kind (see :class:`Cost`).
 
-    Groups count each die in one group only: pairs are ``sum(c // 2)``,
-    triplets ``sum(c // 3)``. The Fool and the Charlatan cost anything (their
-    conditions are on the cards held, see :meth:`Court.legal_actions`); the
-    Queen is never bought.
+    The Fool and the Charlatan cost anything (their conditions are on the cards
+    held, see :meth:`Court.legal_actions`); the Queen is never bought.
     """
-    c = counts
-    if kind in (FOOL, CHARLATAN):
-        return True
-    if kind == FARMER:
-        return max(c) >= 2
-    if kind == MAID:
-        return sum(c) > 0 and c[1] == c[3] == c[5] == 0
-    if kind == PHILOSOPHER:
-        return sum(c) > 0 and c[0] == c[2] == c[4] == 0
-    if kind == LABORER:
-        return pip_total(c) >= 15
-    if kind == GUARD:
-        return max(c) >= 3
-    if kind == HUNTER:
-        return max(c) >= 4
-    if kind == MERCHANT:
-        return pip_total(c) >= 20
-    if kind == ASTRONOMER:
-        return sum(x // 2 for x in c) >= 2
-    if kind == PAWNBROKER:
-        return pip_total(c) >= 30
-    if kind == NOBLEWOMAN:
-        return has_full_house(c)
-    if kind == MAGICIAN:
-        return all(c[0:5]) or all(c[1:6])
-    if kind == KNIGHT:
-        return max(c) >= 5
-    if kind == BISHOP:
-        return sum(x // 2 for x in c) >= 3
-    if kind == ALCHEMIST:
-        return all(c)
-    if kind == NOBLEMAN:
-        return sum(x // 3 for x in c) >= 2
-    if kind == GENERAL:
-        return max(c) >= 6
-    if kind == KING:
-        return max(c) >= 7
-    return False  # the Queen
+    return CARDS[kind].cost.met_by(counts)
 
 
 @functools.cache
 def kinds_met(counts: tuple[int, ...]) -> tuple[int, ...]:
     """The kinds from the Farmer to the King whose cost a result meets, ascending."""
-    return tuple(k for k in range(FARMER, QUEEN) if meets_cost(k, counts))
+    return tuple(card.kind for card in CARDS[FARMER:QUEEN] if card.cost.met_by(counts))
 
 
 def strength(counts: list[int] | tuple[int, ...]) -> list[int]:
@@ -434,44 +574,62 @@ def strength(counts: list[int] | tuple[int, ...]) -> list[int]:
     return [size, face]
 
 
+def can_change(card: Card, active: tuple[int, ...]) -> bool:
+    """Whether the ability of ``card`` can be applied to these active dice (the
+    Astronomer's need of a set-aside die of another value not included)."""
+    if card.effect == ADD_PIPS:  # a die it may raise
+        return any(active[face] for face in card.faces)
+    if card.effect == MOVE_PIPS:
+        return bool(philosopher_sources(active))
+    if card.effect == SHARE_PIPS:
+        return sum(active) >= card.fewest_dice
+    return True  # re-rolls, new values and new dice apply to any dice
+
+
 @functools.cache
 def play_options(active: tuple[int, ...]) -> tuple[tuple[int, ...], int]:
     """For active dice (counts): the ``aside`` actions, and the bits of the ability
     cards that can change them (the Astronomer, which also needs a set-aside die,
     left out)."""
-    a = active
-    asides = (*(ASIDE + f for f in range(6) if a[f]), *(ASIDE_ALL + f for f in range(6) if a[f] > 1))
-    usable = ALWAYS_USABLE
-    if any(a[0:5]):
-        usable |= BIT[MAID] | BIT[NOBLEWOMAN]
-    if any(a[0:4]):
-        usable |= BIT[NOBLEMAN]
-    if philosopher_sources(a):
-        usable |= BIT[PHILOSOPHER]
-    if sum(a) >= 2:
-        usable |= BIT[ALCHEMIST]
+    asides = (
+        *(ASIDE + face for face in range(6) if active[face]),
+        *(ASIDE_ALL + face for face in range(6) if active[face] > 1),
+    )
+    usable = 0
+    for kind in ABILITY:
+        card = CARDS[kind]
+        if not card.copies_aside and can_change(card, active):
+            usable |= BIT[kind]
     return asides, usable
 
 
-def philosopher_sources(a: list[int] | tuple[int, ...]) -> list[int]:
+def philosopher_sources(active: list[int] | tuple[int, ...]) -> list[int]:
     """Faces of active dice the Philosopher can take pips from: a 2 or more, with
     another active die of 5 or less to receive them."""
-    low = sum(a[0:5])
-    return [f for f in range(1, 6) if a[f] and low - (f < 5) > 0]
+    philosopher = CARDS[PHILOSOPHER]
+    targets = philosopher.targets
+    receivers = sum(active[face] for face in targets)
+    return [face for face in philosopher.faces if active[face] and receivers - (face in targets) > 0]
 
 
-def astronomer_dice(a: list[int], aside: list[int]) -> list[int]:
+def astronomer_dice(active: list[int], aside: list[int]) -> list[int]:
     """Faces of active dice the Astronomer can change: a set-aside die shows another value."""
-    shown = [g for g in range(6) if aside[g]]
+    shown = [face for face in range(6) if aside[face]]
     if len(shown) != 1:  # none: nothing to copy; several: every active die differs from one
-        return [f for f in range(6) if a[f]] if shown else []
-    return [f for f in range(6) if a[f] and f != shown[0]]
+        return [face for face in range(6) if active[face]] if shown else []
+    return [face for face in range(6) if active[face] and face != shown[0]]
+
+
+@functools.cache
+def rolled_dice(held: tuple[int, ...]) -> int:
+    """Dice a seat with these cards (counts per kind) rolls at the start of its turn."""
+    return BASE_DICE + sum(held[kind] * extra for kind, extra in EXTRA_ROLLED)
 
 
 @functools.cache
 def held_bits(held: tuple[int, ...]) -> int:
     """The bits of the ability cards in a seat's cards (counts per kind)."""
-    return sum(BIT[c] for c in ABILITY if held[c])
+    return sum(BIT[kind] for kind in ABILITY if held[kind])
 
 
 @functools.cache
@@ -484,6 +642,17 @@ def used_slots(bits: int) -> tuple[int, ...]:
 def use_actions(bits: int) -> tuple[int, ...]:
     """The ``use`` actions of the ability cards whose bits are set, ascending."""
     return tuple(USE + i for i in range(len(ABILITY)) if bits >> i & 1)
+
+
+def card_table() -> str:
+    """The card table of the module docstring, made from :data:`CARDS`."""
+    lines = [
+        "| kind | command | cost: the result includes | ability (once per turn) |",
+        "|---|---|---|---|",
+    ]
+    for card in CARDS:
+        lines.append(f"| {card.kind} | ``{card.command}`` | {card.cost.text} | {card.ability} |")
+    return "\n".join(lines)
 
 
 DICE_FACES = DiceFaces(("1", "2", "3", "4", "5", "6"), "value", "6 5 2", highest_first=True)
@@ -599,7 +768,7 @@ class Court(Game[CourtState]):
 
     def dice_to_roll(self, held: list[int]) -> int:
         """Dice a seat rolls at the start of its turn."""
-        return BASE_DICE + held[FARMER] + held[CHARLATAN] + 2 * held[GENERAL]
+        return rolled_dice(tuple(held))
 
     def used_cards(self, state: CourtState) -> list[int]:
         """The ability cards the mover has used this turn."""
@@ -610,17 +779,17 @@ class Court(Game[CourtState]):
 
     def legal_actions(self, state: CourtState) -> list[int]:
         phase = state.phase
-        a = state.active
+        active = state.active
         if phase == PLAY:
-            asides, usable = play_options(tuple(a))
+            asides, usable = play_options(tuple(active))
             out = [*asides]
             if state.fresh:
                 out.append(ROLL)
             ready = state.ready
             if ready:
                 bits = ready & usable
-                if ready & BIT[ASTRONOMER] and astronomer_dice(a, state.aside):
-                    bits |= BIT[ASTRONOMER]
+                if ready & COPIES_ASIDE_BITS and astronomer_dice(active, state.aside):
+                    bits |= ready & COPIES_ASIDE_BITS
                 if bits:
                     out += use_actions(bits)
             return out
@@ -636,54 +805,51 @@ class Court(Game[CourtState]):
                     out.append(TAKE + kind)
             out.append(PASS)
             return out
+        card = CARDS[state.card]
         if phase == CHOOSE_DIE:
-            card = state.card
-            if card == MAID:
-                return [DIE + f for f in range(5) if a[f]]
-            if card == PHILOSOPHER:
-                return [DIE + f for f in philosopher_sources(a)]
-            if card == ASTRONOMER:
-                return [DIE + f for f in astronomer_dice(a, state.aside)]
-            return [DIE + f for f in range(6) if a[f]]  # Fool, Magician
+            if card.effect == MOVE_PIPS:
+                return [DIE + face for face in philosopher_sources(active)]
+            if card.copies_aside:
+                return [DIE + face for face in astronomer_dice(active, state.aside)]
+            return [DIE + face for face in card.faces if active[face]]
         if phase == CHOOSE_TARGET:
-            d = state.die
-            return [DIE + f for f in range(5) if a[f] - (f == d) > 0]
+            chosen = state.die
+            return [DIE + face for face in card.targets if active[face] - (face == chosen) > 0]
         if phase == CHOOSE_PIPS:
-            top = min(3, 5 - state.die) if state.card == MAID else min(state.die, 5 - state.target)
-            return [PIPS + k - 1 for k in range(1, top + 1)]
+            if card.effect == ADD_PIPS:
+                most = min(card.pips[-1], LAST_FACE - state.die)
+            else:  # moved pips: the chosen die keeps 1 at least, the target shows 6 at most
+                most = min(card.pips[-1], state.die, LAST_FACE - state.target)
+            return [PIPS + pips - 1 for pips in range(card.pips[0], most + 1)]
         if phase == CHOOSE_VALUE:
-            card = state.card
-            if card == ASTRONOMER:
-                s, d = state.aside, state.die
-                return [VALUE + f for f in range(6) if s[f] and f != d]
-            if card == MAGICIAN:
-                return [VALUE + f for f in range(6) if f != state.die]
-            if card == ALCHEMIST:
+            if card.copies_aside:
+                aside, chosen = state.aside, state.die
+                return [VALUE + face for face in range(6) if aside[face] and face != chosen]
+            if card.effect == SET_VALUE:
+                return [VALUE + face for face in range(6) if face != state.die]
+            if card.effect == SHARE_PIPS:  # the dice after this one can still share out the rest
                 rest, pool = state.pool_dice - 1, state.pool
-                return [VALUE + f for f in range(6) if rest <= pool - f - 1 <= 6 * rest]
-            return [VALUE + f for f in range(6)]  # Queen
+                return [VALUE + face for face in range(6) if rest <= pool - face - 1 <= 6 * rest]
+            return [VALUE + face for face in card.brings_in]
         if phase == PICK:
-            card = state.card
-            npicked = sum(state.picked)
-            top = 5 if card == NOBLEWOMAN else 4 if card == NOBLEMAN else 6
-            out = [DIE + f for f in range(top) if a[f]]
-            if npicked >= (2 if card == ALCHEMIST else 1):
+            out = [DIE + face for face in card.faces if active[face]]
+            if sum(state.picked) >= card.fewest_dice:
                 out.append(DONE)
             return out
         return []
 
     def _apply(self, state: CourtState, action: int) -> None:
         if action < ROLL:  # aside one die, or all dice showing a value
-            a = state.active
+            active = state.active
             if action < ASIDE_ALL:
-                a[action] -= 1
+                active[action] -= 1
                 state.aside[action] += 1
             else:
                 face = action - ASIDE_ALL
-                state.aside[face] += a[face]
-                a[face] = 0
+                state.aside[face] += active[face]
+                active[face] = 0
             state.fresh = True
-            if not any(a):
+            if not any(active):
                 self._result_final(state)
         elif action == ROLL:
             state.to_roll = sum(state.active)
@@ -708,18 +874,14 @@ class Court(Game[CourtState]):
 
     # ------------------------------------------------------------ card uses
 
-    def _use(self, state: CourtState, card: int) -> None:
-        state.ready &= ~BIT[card]
-        if card in BRING_IN:
-            state.active[BRING_IN[card]] += 1
+    def _use(self, state: CourtState, kind: int) -> None:
+        state.ready &= ~BIT[kind]
+        face = BRING_IN.get(kind)
+        if face is not None:  # a die of the card's one value comes in at once
+            state.active[face] += 1
             return
-        state.card = card
-        if card in (MERCHANT, NOBLEWOMAN, NOBLEMAN, ALCHEMIST):
-            state.phase = PICK
-        elif card == QUEEN:
-            state.phase = CHOOSE_VALUE
-        else:
-            state.phase = CHOOSE_DIE
+        state.card = kind
+        state.phase = FIRST_STEP[kind]
 
     def _card_done(self, state: CourtState) -> None:
         state.card = -1
@@ -728,74 +890,72 @@ class Court(Game[CourtState]):
         state.phase = PLAY
 
     def _die(self, state: CourtState, face: int) -> None:
-        phase, card, a = state.phase, state.card, state.active
+        phase, card, active = state.phase, CARDS[state.card], state.active
         if phase == PICK:
-            a[face] -= 1
+            active[face] -= 1
             state.picked[face] += 1
-            if card == ALCHEMIST:
+            if card.effect == SHARE_PIPS:
                 state.pool += face + 1
                 state.pool_dice += 1
-                if state.pool_dice == 3:
+                if state.pool_dice == card.most_dice:  # no more dice to pick: share out the pips
                     state.phase = CHOOSE_VALUE
         elif phase == CHOOSE_TARGET:
             state.target = face
             state.phase = CHOOSE_PIPS
-        elif card == FOOL:
-            a[face] -= 1
+        elif card.effect == REROLL:  # one die, re-rolled at once
+            active[face] -= 1
             self._card_done(state)
             state.to_roll = 1
             state.phase = ROLLING
         else:
             state.die = face
-            state.phase = (
-                CHOOSE_TARGET if card == PHILOSOPHER else CHOOSE_PIPS if card == MAID else CHOOSE_VALUE
-            )
+            state.phase = STEP_AFTER_DIE[card.effect]
 
     def _value(self, state: CourtState, face: int) -> None:
-        a, card = state.active, state.card
-        if card == QUEEN:
-            a[face] += 1
-        elif card == ALCHEMIST:
-            a[face] += 1
+        active, card = state.active, CARDS[state.card]
+        if card.effect == BRING_IN_DIE:
+            active[face] += 1
+        elif card.effect == SHARE_PIPS:
+            active[face] += 1
             state.pool -= face + 1
             state.pool_dice -= 1
             if state.pool_dice > 1:
                 return
-            a[state.pool - 1] += 1  # the last die gets the rest of the sum
+            active[state.pool - 1] += 1  # the last die gets the rest of the sum
             state.pool = 0
             state.pool_dice = 0
             state.picked = [0] * 6
-        else:  # Astronomer, Magician
-            a[state.die] -= 1
-            a[face] += 1
+        else:  # a new value for the chosen die
+            active[state.die] -= 1
+            active[face] += 1
         self._card_done(state)
 
     def _pips(self, state: CourtState, pips: int) -> None:
-        a, d = state.active, state.die
-        a[d] -= 1
-        if state.card == MAID:
-            a[d + pips] += 1
-        else:  # Philosopher: from the chosen die to the target
-            a[d - pips] += 1
-            a[state.target] -= 1
-            a[state.target + pips] += 1
+        active, chosen = state.active, state.die
+        active[chosen] -= 1
+        if CARDS[state.card].effect == ADD_PIPS:
+            active[chosen + pips] += 1
+        else:  # moved from the chosen die to the target
+            active[chosen - pips] += 1
+            active[state.target] -= 1
+            active[state.target + pips] += 1
         self._card_done(state)
 
     def _done(self, state: CourtState) -> None:
-        card, picked, a = state.card, state.picked, state.active
-        if card == ALCHEMIST:
+        card, picked, active = CARDS[state.card], state.picked, state.active
+        if card.effect == SHARE_PIPS:
             state.phase = CHOOSE_VALUE
             return
-        if card == MERCHANT:
+        if card.effect == REROLL:
             state.to_roll = sum(picked)
             state.picked = [0] * 6
             self._card_done(state)
             state.phase = ROLLING
             return
-        step = 1 if card == NOBLEWOMAN else 2
-        for f in range(6):
-            if picked[f]:
-                a[f + step] += picked[f]
+        raised = card.pips[0]  # every picked die gets the card's pips
+        for face in range(6):
+            if picked[face]:
+                active[face + raised] += picked[face]
         state.picked = [0] * 6
         self._card_done(state)
 
@@ -805,11 +965,11 @@ class Court(Game[CourtState]):
         if not state.final:
             state.phase = TAKE_PHASE
             return
-        seat, s = state.turn, strength(state.aside)
-        state.results[seat] = s
+        seat, result = state.turn, strength(state.aside)
+        state.results[seat] = result
         text = f"seat {state.turn} rolled {dice_text(state.aside)}"
-        if s > state.best or (seat == state.claimer and s == state.best):
-            state.best = list(s)
+        if result > state.best or (seat == state.claimer and result == state.best):
+            state.best = list(result)
             self._give_king(state, seat)
             text += ", takes the King card"
         state.last = text
@@ -889,9 +1049,9 @@ class Court(Game[CourtState]):
     def _apply_chance(self, state: CourtState, outcome: list[int]) -> None:
         if state.phase == START:
             state.ready = held_bits(tuple(state.held[state.turn]))
-        a = state.active
-        for f in range(6):
-            a[f] += outcome[f]
+        active = state.active
+        for face in range(6):
+            active[face] += outcome[face]
         state.to_roll = 0
         state.phase = PLAY
 

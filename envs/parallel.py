@@ -1,0 +1,174 @@
+"""One PettingZoo parallel adapter for every tablezoo game.
+
+:class:`TablezooParallelEnv` plays the same engine as the AEC environment
+(:mod:`tablezoo.envs.aec`), one *decision round* per ``step``:
+
+* in a simultaneous choice (6 nimmt!'s card choice, Diamant's go/camp: the
+  moves :meth:`~tablezoo.games.core.Game.secret_decision` marks), every seat
+  that still has to choose decides in the same step, each seeing the table as
+  it was before anyone chose;
+* otherwise the one seat to move decides.
+
+Seats with nothing to decide get an all-zero mask and their action is ignored
+(send anything, or leave them out of the dict). Chance (dice, deals, reveals)
+is resolved inside ``step`` from the env's generator, seeded by
+``reset(seed=...)``. A due seat's action that is missing or illegal ends the
+game, as in ``env()``: that agent is paid ``illegal_reward``, the others 0,
+every agent terminates and its info says ``illegal_move``.
+
+Observations, rewards (summed over the decisions of the step), ``obs_type``,
+``state()`` and rendering are those of the AEC environment. ``max_cycles``
+caps each agent's decisions, as in the AEC environment: every agent is
+truncated once an agent due to decide has made that many.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from pettingzoo import ParallelEnv
+
+from tablezoo.envs.aec import TablezooEnv, TablezooEnvBase, keyword_doc
+from tablezoo.games.core import TERMINAL, action_mask
+
+
+class TablezooParallelEnv(TablezooEnvBase, ParallelEnv):
+    """Parallel environment over a tablezoo game; subclasses set :attr:`game_class`."""
+
+    metadata: dict[str, Any] = {  # noqa: RUF012 - PettingZoo reads it from the class and the instance
+        "render_modes": ["ansi", "human"],
+        "is_parallelizable": True,
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        num_players: int | None = None,
+        reward: str = "zero_sum",
+        render_mode: str | None = None,
+        max_cycles: int | str | None = "default",
+        obs_type: str = "dict",
+        illegal_reward: float = -1.0,
+        **options: bool,
+    ) -> None:
+        self._configure(num_players, reward, render_mode, max_cycles, obs_type, options)
+        self.illegal_reward = float(illegal_reward)
+        self.agents: list[str] = []
+        self._due: dict[int, list[int]] = {}
+
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+        mover = self._start(seed)
+        self.agents = self.possible_agents.copy()
+        self.decisions = dict.fromkeys(self.agents, 0)
+        """How many decisions each agent has made this episode (``max_cycles`` caps them)."""
+        self.num_cycles = 0
+        self._due = self._due_now(mover)
+        return self._observations(), self._infos()
+
+    def due(self) -> dict[str, list[int]]:
+        """The agents that decide in the next step, each with its legal actions, in the engine's order."""
+        return {self.possible_agents[seat]: legal for seat, legal in self._due.items()}
+
+    def _due_now(self, mover: int) -> dict[int, list[int]]:
+        """The seats that decide now, with their legal actions.
+
+        A simultaneous choice is asked seat by seat by the engine; the round is
+        found on a copy of the state, with a legal choice in each seat's place
+        (the choices of a simultaneous round do not change each other's legal moves).
+        """
+        game, state = self.game, self.game_state
+        due = {mover: game.legal_actions(state)}
+        if not game.secret_decision(state):
+            return due
+        probe = game.clone(state)
+        while True:
+            game.apply(probe, due[mover][0], check=False)
+            mover = game.to_move(probe)
+            if mover < 0 or mover in due or not game.secret_decision(probe):
+                return due
+            due[mover] = game.legal_actions(probe)
+
+    def step(
+        self, actions: dict[str, Any]
+    ) -> tuple[dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]]:
+        game, state, agents = self.game, self.game_state, self.possible_agents
+        live = self.agents
+        for seat, legal in self._due.items():
+            agent = agents[seat]
+            action = actions.get(agent)
+            legal_action = (type(action) is int or isinstance(action, np.integer)) and action in legal
+            if not legal_action:
+                return self._forfeit(agent)
+            game.apply(state, int(action), check=False)  # type: ignore[arg-type]
+            self.decisions[agent] += 1
+        mover = game.advance(state, self._rng)
+        self.num_cycles += 1
+        rewards = dict.fromkeys(live, 0.0)
+        changes = self._score_changes()
+        if changes is not None:
+            for seat, change in enumerate(changes):
+                rewards[agents[seat]] += change
+        terminated = mover == TERMINAL
+        if terminated and self.reward_mode == "zero_sum":
+            for seat, value in enumerate(game.returns(state)):
+                rewards[agents[seat]] += value
+        truncated = False
+        if not terminated:
+            self._due = self._due_now(mover)
+            cap = self.max_cycles
+            truncated = cap is not None and any(self.decisions[agents[s]] >= cap for s in self._due)
+        if terminated or truncated:
+            self._due = {}
+        observations, infos = self._observations(), self._infos()
+        terminations = dict.fromkeys(live, terminated)
+        truncations = dict.fromkeys(live, truncated)
+        if terminated or truncated:
+            self.agents = []
+        return observations, rewards, terminations, truncations, infos
+
+    def _forfeit(
+        self, agent: str
+    ) -> tuple[dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]]:
+        """A due agent's action is missing or illegal: the game ends, the state is left as it was."""
+        live = self.agents
+        self._due = {}
+        rewards = dict.fromkeys(live, 0.0)
+        rewards[agent] = self.illegal_reward
+        observations, infos = self._observations(), self._infos()
+        infos[agent]["illegal_move"] = True
+        self.agents = []
+        return observations, rewards, dict.fromkeys(live, True), dict.fromkeys(live, False), infos
+
+    def _mask(self, seat: int) -> np.ndarray:
+        legal = self._due.get(seat)
+        return self._no_moves if legal is None else action_mask(legal, self.game.num_actions)
+
+    def _observations(self) -> dict[str, Any]:
+        seat_of = self.seat_of
+        return {agent: self._observation(seat_of[agent], self._mask(seat_of[agent])) for agent in self.agents}
+
+    def _infos(self) -> dict[str, dict[str, Any]]:
+        if not self.flat:
+            return {agent: {} for agent in self.agents}
+        return {agent: {"action_mask": self._mask(self.seat_of[agent])} for agent in self.agents}
+
+
+def make_parallel_env(raw_class: type[TablezooEnv]) -> type[TablezooParallelEnv]:
+    """The ``parallel_env`` of a game module: the parallel env of ``raw_class``'s game and cap."""
+    penalty = {
+        "illegal_reward": (-1.0, "the reward of an agent whose missing or illegal action ends the game")
+    }
+    title = raw_class.game_class.info.title
+    return type(
+        "parallel_env",
+        (TablezooParallelEnv,),
+        {
+            "game_class": raw_class.game_class,
+            "default_max_cycles": raw_class.default_max_cycles,
+            "__module__": raw_class.__module__,
+            "__doc__": f"The {title} parallel environment.\n\n" + keyword_doc(raw_class, penalty),
+        },
+    )
