@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 LINKED := $(VENV)/.linked
 PACKAGES := games bots envs wrappers tables training
-EXTRAS := dev,train,web,export,clients
+EXTRAS := dev,train,web,export,render,clients
 # mypy reads the installed package, as a user's type checker does
 TYPED := $(foreach p,$(PACKAGES),-p tablezoo.$(p))
 

@@ -149,12 +149,16 @@ class TablezooEnvBase:
         self._scores = new
         return changes
 
-    def render(self) -> Any:
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             gymnasium.logger.warn(
-                "render() was called without a render_mode; pass render_mode='ansi' or 'human'"
+                "render() was called without a render_mode; pass render_mode='ansi', 'human' or 'rgb_array'"
             )
             return None
+        if self.render_mode == "rgb_array":  # the site's drawing of the public view, as pixels
+            from tablezoo.games import draw
+
+            return draw.rgb_array(draw.svg(self.game, self.game.view(self.game_state, None)))
         text = self.game.render(self.game_state)
         if self.render_mode == "human":
             print(text)
@@ -173,7 +177,7 @@ class TablezooEnv(TablezooEnvBase, AECEnv):
     """
 
     metadata: dict[str, Any] = {  # noqa: RUF012 - PettingZoo reads it from the class and the instance
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
         "is_parallelizable": True,
         "render_fps": 1,
     }
@@ -398,7 +402,7 @@ class CheckedEnv(BaseWrapper):
             EnvLogger.error_observe_before_reset()
         return self._raw.last(observe)
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if not self._has_reset:
             EnvLogger.error_render_before_reset()
         return self._raw.render()
@@ -424,7 +428,10 @@ class CheckedEnv(BaseWrapper):
 
 ENV_KEYWORDS: dict[str, str] = {
     "reward": '``"zero_sum"`` (winners share +1 at the end) or ``"score"`` (game points as they are scored)',
-    "render_mode": '``"ansi"`` (``render()`` returns the table as text), ``"human"`` (prints it) or ``None``',
+    "render_mode": (
+        '``"ansi"`` (``render()`` returns the table as text), ``"human"`` (prints it), '
+        '``"rgb_array"`` (a picture of the table, ``H x W x 3`` uint8: the ``render`` extra) or ``None``'
+    ),
     "max_cycles": (
         "the most decisions one agent makes before every agent is truncated (``None``: no cap); "
         "the default only ever cuts pathological games short"

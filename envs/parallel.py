@@ -37,7 +37,7 @@ class TablezooParallelEnv(TablezooEnvBase, ParallelEnv):
     """Parallel environment over a tablezoo game; subclasses set :attr:`game_class`."""
 
     metadata: dict[str, Any] = {  # noqa: RUF012 - PettingZoo reads it from the class and the instance
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
         "is_parallelizable": True,
         "render_fps": 1,
     }

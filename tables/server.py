@@ -10,24 +10,45 @@ a restarted server loads the stored tables and resumes them where they were.
 | ``GET /`` , ``GET /table/{id}`` | the lobby and table pages (static HTML and JS) |
 | ``GET /static/...`` | the pages' script and style sheet |
 | ``GET /api/games`` | the games: titles, seat ranges, options with help, bots |
-| ``GET /api/tables`` | the tables: id, game, title, phase, seat names, player count |
+| ``GET /api/tables?phase=&offset=&limit=`` | a page of the tables (``open``, ``playing`` or ``finished``) |
 | ``POST /api/tables`` | ``{"game": ..., "options": {...}}`` -> a new table (201) |
 | ``GET /api/tables/{id}`` | the table as a spectator sees it |
 | ``GET /api/tables/{id}/replay?seat=N`` | the game frame by frame (a seat's own: after the end) |
+| ``GET /api/tables/{id}/replay/{step}?seat=N`` | the board after that step, as SVG (same rule) |
 | ``POST /api/bot/move`` | a bot's move, from an observation or for a seat of a live table |
-| ``WS /ws/{id}?client=TOKEN`` | play: send ``{"command": ...}``, receive views and replies |
+| ``WS /ws/{id}`` | play: send ``{"client": TOKEN}``, then ``{"command": ...}``; get views, replies |
 
 A browser is known by the token its page draws once and keeps in
-``localStorage``: the seat it joins is bound to that token, and each socket is
+``localStorage``; it is the socket's first message, never part of a URL (URLs
+end up in logs). The seat it joins is bound to that token, and each socket is
 sent only its own client's :meth:`~tablezoo.tables.table.Table.view`, so no
 other browser sees that seat's hidden cards or can move for it. After every
-accepted command each socket of the table gets ``{"view": ...}``; the sender's
-message also has ``"reply": {"ok": ..., "text": ...}`` (a refused command gets
-the reply alone). Commands on one table run one at a time under its lock, in a
-worker thread, so a slow bot does not hold up the other tables.
+accepted command that changed the table each socket of the table gets
+``{"view": ...}``; the sender's message also has ``"reply": {"ok": ..., "text":
+...}``. A refused command, and ``/status`` or ``/help`` (they change nothing),
+get the reply alone. Commands on one table run one at a time under its lock, in
+a worker thread, so a slow bot does not hold up the other tables.
+
+Hardening (each configurable in :func:`create_app`):
+
+* Host and Origin: requests must name an allowed host (``allowed_hosts``: by
+  default this machine's loopback names, against DNS rebinding); a WebSocket or
+  a POST that carries an ``Origin`` must come from the site itself or from
+  ``allowed_origins`` (against other sites' pages), and POST bodies must be
+  ``application/json``.
+* Limits: each client may send ``rate`` commands a second (bursts of
+  ``burst``); each address may create ``create_rate`` tables a minute; at most
+  ``max_open_tables`` tables wait for players at once. JSON nested too deeply or
+  too large is refused with a clear error.
+* Clean-up: a finished table leaves memory once no socket watches it (it stays
+  in the store, read back on demand); a waiting or playing table without a
+  socket and without a command for ``expire_after`` seconds is expired (kept in
+  the store as ``expired``, never resumed or listed).
+* Every response carries the security headers (:data:`PAGE_HEADERS`).
 
 Errors of the HTTP API are ``{"error": "..."}`` with status 400 (bad input),
-403, 404 or 409 (the table is not in a state to do that).
+403, 404, 409 (the table is not in a state to do that), 415 (not JSON) or 429
+(too many requests).
 """
 
 from __future__ import annotations
@@ -40,8 +61,8 @@ import logging
 import math
 import re
 import secrets
-from collections.abc import AsyncIterator
-from dataclasses import asdict
+import time
+from collections.abc import AsyncIterator, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -52,10 +73,12 @@ from tablezoo.bots.registry import agent_seats, game_bot_names, make_bot
 from tablezoo.games import GAMES, game_class, make
 from tablezoo.games.core import ConfigError, Game, TablezooError, action_mask
 from tablezoo.tables.store import DEFAULT_PATH, Store
-from tablezoo.tables.table import FINISHED, PLAYING, Reply, Table
+from tablezoo.tables.table import FINISHED, PLAYING, WAITING, Reply, Table
 
 try:  # the web extra; without it only the command-line wiring below is usable
     from starlette.applications import Starlette
+    from starlette.middleware import Middleware
+    from starlette.middleware.trustedhost import TrustedHostMiddleware
     from starlette.requests import Request
     from starlette.responses import FileResponse, HTMLResponse, Response
     from starlette.routing import Mount, Route, WebSocketRoute
@@ -78,7 +101,21 @@ MAX_MESSAGE = 2000
 MAX_BODY = 1 << 20
 SEND_TIMEOUT = 10.0
 """Seconds a socket may take to accept a message before it is dropped."""
-FINISHED_LISTED = 50
+FIRST_MESSAGE_TIMEOUT = 10.0
+"""Seconds a new socket has to send its client token."""
+PAGE_SIZE = 50
+"""Tables in one page of ``/api/tables`` unless ``limit`` says otherwise (at most 200)."""
+LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "[::1]", "::1")
+RATE, BURST = 10.0, 30
+"""Commands a client may send a second, and in one burst."""
+CREATE_RATE = 20
+"""Tables an address may create a minute."""
+MAX_OPEN_TABLES = 500
+"""Tables that may wait for players at once."""
+EXPIRE_AFTER = 6 * 3600.0
+"""Seconds without a socket or a command after which a waiting or playing table is expired."""
+SWEEP_EVERY = 60.0
+LOBBY_PHASES = {"open": WAITING, "waiting": WAITING, "playing": PLAYING, "finished": FINISHED}
 PAGE_HEADERS = {
     "Content-Security-Policy": (
         "default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self' ws: wss:; "
@@ -87,7 +124,10 @@ PAGE_HEADERS = {
     ),
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+    "Cross-Origin-Opener-Policy": "same-origin",
 }
+"""Headers of every response (pages, static files, JSON)."""
 
 
 class ApiError(Exception):
@@ -102,21 +142,61 @@ class ApiError(Exception):
 # --------------------------------------------------------------------------- the tables
 
 
-class Hub:
-    """The tables of one server: in memory, with their locks, their sockets and their store."""
+class Bucket:
+    """A token bucket: ``rate`` actions a second on average, ``burst`` at once."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate, self.burst = rate, burst
+        self.tokens, self.stamp = float(burst), time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
+class Hub:
+    """The tables of one server: in memory, with their locks, their sockets and their store.
+
+    Only tables waiting or under way, and finished ones that a socket still
+    watches, are kept in memory; the store keeps them all.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        rate: float = RATE,
+        burst: int = BURST,
+        expire_after: float = EXPIRE_AFTER,
+    ) -> None:
         self.store = store
         self.tables: dict[str, Table] = {}
         self.sockets: dict[str, dict[WebSocket, str]] = {}
+        self.active: dict[str, float] = {}
+        """When each table in memory last had a command or a socket (monotonic seconds)."""
+        self.rate, self.burst, self.expire_after = rate, burst, expire_after
+        self.buckets: dict[str, Bucket] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         for table in store.load_all():
             self._adopt(table)
 
     def _adopt(self, table: Table) -> Table:
-        table.listeners.append(self.store.save)
+        if self.store.save not in table.listeners:
+            table.listeners.append(self.store.save)
         self.tables[table.table_id] = table
+        self.active[table.table_id] = time.monotonic()
         return table
+
+    def _drop(self, table_id: str) -> None:
+        """Forget a table in memory (it stays in the store)."""
+        self.tables.pop(table_id, None)
+        self.active.pop(table_id, None)
+        self._locks.pop(table_id, None)
+        self.sockets.pop(table_id, None)
 
     def add(self, table: Table) -> Table:
         """A new table: kept, and saved at once."""
@@ -124,12 +204,12 @@ class Hub:
         return self._adopt(table)
 
     def get(self, table_id: str) -> Table | None:
-        """A table in memory, or a finished one read back from the store."""
+        """A table in memory, or a finished one read back from the store (kept while watched)."""
         table = self.tables.get(table_id)
         if table is None and TABLE_ID.fullmatch(table_id):
             stored = self.store.get(table_id)
-            if stored is not None:
-                table = self._adopt(stored)
+            if stored is not None and stored.phase == FINISHED:
+                table = stored  # kept in memory only once a socket connects (Hub.connect)
         return table
 
     def new_id(self) -> str:
@@ -138,45 +218,109 @@ class Hub:
             if table_id not in self.tables and self.store.get(table_id) is None:
                 return table_id
 
+    def open_tables(self) -> int:
+        return sum(1 for t in self.tables.values() if t.phase == WAITING)
+
     def lock(self, table_id: str) -> asyncio.Lock:
         return self._locks.setdefault(table_id, asyncio.Lock())
 
+    def allow(self, client: str) -> bool:
+        """Whether ``client`` may send one more command now (its rate limit)."""
+        bucket = self.buckets.get(client)
+        if bucket is None:
+            if len(self.buckets) > 100_000:  # forget idle clients rather than grow without end
+                self.buckets = {k: b for k, b in self.buckets.items() if b.tokens < b.burst}
+            bucket = self.buckets[client] = Bucket(self.rate, self.burst)
+        return bucket.take()
+
     async def connect(self, table: Table, websocket: WebSocket, client: str) -> None:
         async with self.lock(table.table_id):
+            if table.table_id not in self.tables:  # archived meanwhile: watch it again
+                self._adopt(table)
             self.sockets.setdefault(table.table_id, {})[websocket] = client
-            await self.send(table.table_id, websocket, {"view": table.view(client)})
+            self.active[table.table_id] = time.monotonic()
+            # the whole log at first; later views carry the latest lines, which the page merges
+            await self.send(table.table_id, websocket, {"view": table.view(client, log_from=0)})
 
     def disconnect(self, table_id: str, websocket: WebSocket) -> None:
         self.sockets.get(table_id, {}).pop(websocket, None)
+        table = self.tables.get(table_id)
+        if table is not None:
+            self.active[table_id] = time.monotonic()
+            self._release(table)
+
+    def _release(self, table: Table) -> None:
+        """A finished table no socket watches leaves memory (the store has it)."""
+        if table.phase == FINISHED and not self.sockets.get(table.table_id):
+            self._drop(table.table_id)
 
     async def command(self, table: Table, websocket: WebSocket, client: str, text: str) -> Reply:
-        """Carry out ``text`` for ``client``; on success every socket of the table gets its own view."""
+        """Carry out ``text`` for ``client``; when it changed the table every socket gets its own view."""
+        if not self.allow(client):
+            reply = Reply(False, f"too many commands: at most {self.rate:g} a second; wait a moment")
+            await self.send(table.table_id, websocket, {"reply": {"ok": False, "text": reply.text}})
+            return reply
         async with self.lock(table.table_id):
             reply = await asyncio.to_thread(table.handle, client, text)
-            answer = {"reply": asdict(reply)}
-            if not reply.ok:
+            self.active[table.table_id] = time.monotonic()
+            answer = {"reply": {"ok": reply.ok, "text": reply.text}}
+            if not (reply.ok and reply.changed):  # refused, or only read: the asker alone hears
                 await self.send(table.table_id, websocket, answer)
                 return reply
+            # a view depends on the client only through its seat: made and encoded once per seat
+            views: dict[int | None, dict[str, Any]] = {}
+            texts: dict[int | None, str] = {}
             for socket, socket_client in list(self.sockets.get(table.table_id, {}).items()):
-                message = {"view": table.view(socket_client)}
+                seat = table.seat_of(socket_client)
+                if seat not in views:
+                    views[seat] = table.view(socket_client)
+                    texts[seat] = dumps({"view": views[seat]})
                 if socket is websocket:
-                    message.update(answer)
-                await self.send(table.table_id, socket, message)
+                    await self.send(table.table_id, socket, {"view": views[seat], **answer})
+                else:
+                    await self.send(table.table_id, socket, texts[seat])
             return reply
 
-    async def send(self, table_id: str, websocket: WebSocket, message: dict[str, Any]) -> None:
+    async def send(self, table_id: str, websocket: WebSocket, message: dict[str, Any] | str) -> None:
+        """Send ``message`` (a dict, or its JSON text) to one socket."""
+        text = message if isinstance(message, str) else dumps(message)
         try:
-            await asyncio.wait_for(websocket.send_text(dumps(message)), SEND_TIMEOUT)
+            await asyncio.wait_for(websocket.send_text(text), SEND_TIMEOUT)
         except Exception:  # a socket that closed or stalls is dropped; its own loop ends it
-            self.disconnect(table_id, websocket)
+            self.sockets.get(table_id, {}).pop(websocket, None)
 
-    def summaries(self) -> list[dict[str, Any]]:
-        """The lobby's list: the tables in memory, then the latest finished ones on disk."""
-        listed = [summary(t) for t in self.tables.values()]
-        for row in self.store.finished(FINISHED_LISTED):
-            if row["id"] not in self.tables:
+    def sweep(self, now: float | None = None) -> list[str]:
+        """Expire the tables nobody watches or plays at for ``expire_after`` seconds; archive
+        finished ones nobody watches. Returns the ids expired."""
+        now = time.monotonic() if now is None else now
+        expired = []
+        for table_id, table in list(self.tables.items()):
+            if self.sockets.get(table_id):
+                continue
+            if table.phase == FINISHED:
+                self._drop(table_id)
+            elif now - self.active.get(table_id, now) >= self.expire_after:
+                self.store.expire(table_id)
+                self._drop(table_id)
+                expired.append(table_id)
+        return expired
+
+    def summaries(
+        self, phase: str | None = None, offset: int = 0, limit: int = PAGE_SIZE
+    ) -> list[dict[str, Any]]:
+        """A page of the lobby's list: tables waiting, then under way (in memory), then finished
+        ones (from the store, latest first); ``phase`` keeps one of them only."""
+        live = [
+            summary(t)
+            for t in sorted(self.tables.values(), key=lambda t: t.phase != WAITING)
+            if t.phase != FINISHED and (phase is None or t.phase == phase)
+        ]
+        page = live[offset : offset + limit]
+        if phase in (None, FINISHED) and len(page) < limit:
+            skip = max(0, offset - len(live))
+            for row in self.store.finished(limit - len(page), skip):
                 info = game_class(row["game"]).info
-                listed.append(
+                page.append(
                     {
                         "id": row["id"],
                         "game": row["game"],
@@ -188,8 +332,7 @@ class Hub:
                         "max_seats": info.max_seats,
                     }
                 )
-        order = {"waiting": 0, "playing": 1, FINISHED: 2}
-        return sorted(listed, key=lambda s: order.get(s["phase"], 3))
+        return page
 
 
 def summary(table: Table) -> dict[str, Any]:
@@ -333,11 +476,44 @@ def _seat_move(table: Table, seat: int, bot_name: str) -> dict[str, Any]:
 # --------------------------------------------------------------------------- the app
 
 
-def create_app(db_path: str = DEFAULT_PATH) -> Starlette:
-    """The site over the tables stored at ``db_path`` (``":memory:"`` for a throwaway one)."""
+def create_app(
+    db_path: str = DEFAULT_PATH,
+    *,
+    allowed_hosts: Iterable[str] = LOOPBACK_HOSTS,
+    allowed_origins: Iterable[str] = (),
+    rate: float = RATE,
+    burst: int = BURST,
+    create_rate: int = CREATE_RATE,
+    max_open_tables: int = MAX_OPEN_TABLES,
+    expire_after: float = EXPIRE_AFTER,
+) -> Starlette:
+    """The site over the tables stored at ``db_path`` (``":memory:"`` for a throwaway one).
+
+    ``allowed_hosts`` are the host names requests may address (``"*"``: any);
+    ``allowed_origins`` the other sites (``https://example.org``) whose pages
+    may open sockets and post; the limits are described in the module docstring.
+    """
     if WEB_MISSING is not None:
         raise ConfigError(f"the web site needs the web extra: pip install 'tablezoo[web]' ({WEB_MISSING})")
-    hub = Hub(Store(db_path))
+    hub = Hub(Store(db_path), rate=rate, burst=burst, expire_after=expire_after)
+    origins = {o.rstrip("/").lower() for o in allowed_origins}
+    creators: dict[str, Bucket] = {}
+
+    def origin_allowed(headers: Any) -> bool:
+        """No Origin (not a browser), the site's own, or one of ``allowed_origins``."""
+        origin = headers.get("origin")
+        if origin is None:
+            return True
+        origin = origin.rstrip("/").lower()
+        host = headers.get("host", "").lower()
+        return origin in origins or origin in (f"http://{host}", f"https://{host}")
+
+    def check_post(request: Request) -> None:
+        if not origin_allowed(request.headers):
+            raise ApiError(403, f"requests from {request.headers.get('origin')} are not allowed here")
+        kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind != "application/json":
+            raise ApiError(415, f"the body must be JSON sent as application/json, not {kind or 'nothing'}")
 
     def page(name: str) -> Response:
         return FileResponse(STATIC / name, media_type="text/html", headers=PAGE_HEADERS)
@@ -358,9 +534,22 @@ def create_app(db_path: str = DEFAULT_PATH) -> Starlette:
         return json_response(games_catalogue())
 
     async def list_tables(request: Request) -> Response:
-        return json_response(hub.summaries())
+        query = request.query_params
+        phase = query.get("phase") or None
+        if phase is not None and phase not in LOBBY_PHASES:
+            raise ApiError(400, f"phase must be one of {', '.join(LOBBY_PHASES)}, not {phase!r}")
+        offset = _whole(query.get("offset", "0"), "offset", 0, 1_000_000)
+        limit = _whole(query.get("limit", str(PAGE_SIZE)), "limit", 1, 200)
+        return json_response(hub.summaries(LOBBY_PHASES[phase] if phase else None, offset, limit))
 
     async def create_table(request: Request) -> Response:
+        check_post(request)
+        address = request.client.host if request.client else "?"
+        bucket = creators.setdefault(address, Bucket(create_rate / 60, create_rate))
+        if not bucket.take():
+            raise ApiError(429, f"too many new tables: at most {create_rate} a minute; join an open one")
+        if hub.open_tables() >= max_open_tables:
+            raise ApiError(429, f"{max_open_tables} tables are waiting for players already; join one of them")
         body = await json_body(request)
         name = body.get("game")
         if not isinstance(name, str) or name not in GAMES:
@@ -383,23 +572,27 @@ def create_app(db_path: str = DEFAULT_PATH) -> Starlette:
         async with hub.lock(table.table_id):
             return json_response(table.view(None))
 
+    def replay_seat(table: Table, raw: str) -> int | None:
+        """The seat of a replay (None: what everyone saw); a seat's own only after the game."""
+        if raw in ("", "none", "null"):
+            return None
+        try:
+            seat = int(raw)
+        except ValueError:
+            raise ApiError(400, f"seat must be a seat number, not {raw!r}") from None
+        if not 0 <= seat < len(table.seats):
+            raise ApiError(400, f"no seat {seat}: the table has seats 0..{len(table.seats) - 1}")
+        if table.phase != FINISHED:
+            raise ApiError(
+                403,
+                "a seat's own replay shows its hidden cards, so it is given only after the game; "
+                "leave out seat for what everyone saw",
+            )
+        return seat
+
     async def replay(request: Request) -> Response:
         table = find(request.path_params["id"])
-        raw = request.query_params.get("seat", "")
-        seat: int | None = None
-        if raw not in ("", "none", "null"):
-            try:
-                seat = int(raw)
-            except ValueError:
-                raise ApiError(400, f"seat must be a seat number, not {raw!r}") from None
-            if not 0 <= seat < len(table.seats):
-                raise ApiError(400, f"no seat {seat}: the table has seats 0..{len(table.seats) - 1}")
-            if table.phase != FINISHED:
-                raise ApiError(
-                    403,
-                    "a seat's own replay shows its hidden cards, so it is given only after the game; "
-                    "leave out seat for what everyone saw",
-                )
+        seat = replay_seat(table, request.query_params.get("seat", ""))
         async with hub.lock(table.table_id):
             frames = await asyncio.to_thread(table.replay, seat)
             phase = table.phase
@@ -407,7 +600,21 @@ def create_app(db_path: str = DEFAULT_PATH) -> Starlette:
             {"table": table.table_id, "game": table.game_name, "phase": phase, "seat": seat, "frames": frames}
         )
 
+    async def replay_board(request: Request) -> Response:
+        table = find(request.path_params["id"])
+        seat = replay_seat(table, request.query_params.get("seat", ""))
+        raw = request.path_params["step"]
+        if not raw.isdigit():
+            raise ApiError(400, f"step must be a whole number, not {raw!r}")
+        async with hub.lock(table.table_id):
+            try:
+                board = await asyncio.to_thread(table.replay_board, int(raw), seat)
+            except TablezooError as err:
+                raise ApiError(400, str(err)) from None
+        return Response(board, media_type="image/svg+xml")
+
     async def bot_move(request: Request) -> Response:
+        check_post(request)
         body = await json_body(request)
         if "table" not in body:
             return json_response(await asyncio.to_thread(move_from_observation, body))
@@ -435,19 +642,40 @@ def create_app(db_path: str = DEFAULT_PATH) -> Starlette:
             move = await asyncio.to_thread(_seat_move, table, seat, bot_name)
         return json_response(move)
 
+    async def refuse(websocket: WebSocket, code: int, error: str) -> None:
+        await websocket.send_text(dumps({"error": error}))
+        await websocket.close(code=code)
+
     async def play(websocket: WebSocket) -> None:
+        if not origin_allowed(websocket.headers):
+            await websocket.close(code=4403)  # before accepting: another site's page gets nothing
+            return
         await websocket.accept()
-        client = websocket.query_params.get("client", "")
-        if not CLIENT_TOKEN.fullmatch(client):
-            await websocket.send_text(
-                dumps({"error": "connect with ?client=TOKEN: 8 to 64 letters, digits, - or _"})
+        if "client" in websocket.query_params:
+            await refuse(
+                websocket,
+                4400,
+                'send the client token as the first message {"client": TOKEN}, not in the URL',
             )
-            await websocket.close(code=4400)
             return
         table = hub.get(websocket.path_params["id"])
         if table is None:
-            await websocket.send_text(dumps({"error": "no such table"}))
-            await websocket.close(code=4404)
+            await refuse(websocket, 4404, "no such table")
+            return
+        try:
+            first = await asyncio.wait_for(websocket.receive(), FIRST_MESSAGE_TIMEOUT)
+        except TimeoutError:
+            await refuse(websocket, 4400, 'send {"client": TOKEN} first')
+            return
+        if first["type"] == "websocket.disconnect":
+            return
+        client = parse_hello(first.get("text"))
+        if client is None:
+            await refuse(
+                websocket,
+                4400,
+                'the first message must be {"client": TOKEN}: 8 to 64 letters, digits, - or _',
+            )
             return
         await hub.connect(table, websocket, client)
         try:
@@ -457,15 +685,26 @@ def create_app(db_path: str = DEFAULT_PATH) -> Starlette:
                     break
                 command = parse_command(message.get("text"))
                 if isinstance(command, Reply):
-                    await hub.send(table.table_id, websocket, {"reply": asdict(command)})
+                    await hub.send(table.table_id, websocket, {"reply": {"ok": False, "text": command.text}})
                 else:
                     await hub.command(table, websocket, client, command)
         finally:
             hub.disconnect(table.table_id, websocket)
 
+    async def sweeper() -> None:
+        while True:
+            await asyncio.sleep(SWEEP_EVERY)
+            expired = hub.sweep()
+            if expired:
+                log.info("expired %d abandoned tables", len(expired))
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        task = asyncio.create_task(sweeper())
         yield
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
         hub.store.close()
 
     async def api_error(request: Request, exc: Exception) -> Response:
@@ -481,6 +720,7 @@ def create_app(db_path: str = DEFAULT_PATH) -> Starlette:
             Route("/api/tables", create_table, methods=["POST"]),
             Route("/api/tables/{id}", show_table),
             Route("/api/tables/{id}/replay", replay),
+            Route("/api/tables/{id}/replay/{step}", replay_board),
             Route("/api/bot/move", bot_move, methods=["POST"]),
             WebSocketRoute("/ws/{id}", play),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
@@ -488,9 +728,61 @@ def create_app(db_path: str = DEFAULT_PATH) -> Starlette:
         exception_handlers={ApiError: api_error},
         lifespan=lifespan,
         max_body_size=MAX_BODY,
+        middleware=[
+            Middleware(SecurityHeaders),
+            Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts) or ["*"]),
+        ],
     )
     app.state.hub = hub
     return app
+
+
+class SecurityHeaders:
+    """ASGI middleware: :data:`PAGE_HEADERS` on every HTTP response (pages, static files, JSON)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.headers = [(k.lower().encode(), v.encode()) for k, v in PAGE_HEADERS.items()]
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                present = {k.lower() for k, _ in message.get("headers", [])}
+                extra = [(k, v) for k, v in self.headers if k not in present]
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
+def _whole(raw: str, name: str, low: int, high: int) -> int:
+    if not raw.isdigit() or not low <= int(raw) <= high:
+        raise ApiError(400, f"{name} must be a whole number from {low} to {high}, not {raw!r}")
+    return int(raw)
+
+
+def loads(text: str | bytes) -> Any:
+    """JSON text -> data; ValueError (with a clear message) for bad or too deeply nested JSON."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("the JSON is nested too deeply") from None
+
+
+def parse_hello(text: str | None) -> str | None:
+    """The client token of a socket's first message ``{"client": TOKEN}``, or None."""
+    if text is None or len(text) > MAX_MESSAGE:
+        return None
+    try:
+        data = loads(text)
+    except ValueError:
+        return None
+    client = data.get("client") if isinstance(data, dict) else None
+    return client if isinstance(client, str) and CLIENT_TOKEN.fullmatch(client) else None
 
 
 def parse_command(text: str | None) -> str | Reply:
@@ -499,9 +791,9 @@ def parse_command(text: str | None) -> str | Reply:
     if text is None or len(text) > MAX_MESSAGE:
         return Reply(False, f"a message is a JSON text of at most {MAX_MESSAGE} characters: {usage}")
     try:
-        data = json.loads(text)
-    except ValueError:
-        return Reply(False, f"not JSON: {usage}")
+        data = loads(text)
+    except ValueError as err:
+        return Reply(False, f"not JSON ({err}): {usage}")
     if not isinstance(data, dict) or not isinstance(data.get("command"), str):
         return Reply(False, usage)
     return data["command"]
@@ -509,9 +801,10 @@ def parse_command(text: str | None) -> str | Reply:
 
 async def json_body(request: Request) -> dict[str, Any]:
     try:
-        body = await request.json()
-    except ValueError:
-        raise ApiError(400, "the body must be a JSON object") from None
+        body = loads(await request.body())
+    except ValueError as err:
+        detail = f" ({err})" if "nested" in str(err) else ""
+        raise ApiError(400, f"the body must be a JSON object{detail}") from None
     if not isinstance(body, dict):
         raise ApiError(400, "the body must be a JSON object")
     return body
@@ -536,17 +829,34 @@ def json_response(data: Any, status: int = 200) -> Response:
 # --------------------------------------------------------------------------- running it
 
 
-def serve(host: str = "127.0.0.1", port: int = 8000, db: str = DEFAULT_PATH) -> None:
-    """Run the site with uvicorn until interrupted."""
+def serve(
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    db: str = DEFAULT_PATH,
+    allowed_hosts: Sequence[str] = (),
+    allowed_origins: Sequence[str] = (),
+    expire_after: float = EXPIRE_AFTER,
+) -> None:
+    """Run the site with uvicorn until interrupted.
+
+    Requests may name the loopback names, the address listened on (unless a
+    wildcard) and ``allowed_hosts``.
+    """
     import uvicorn
 
-    uvicorn.run(create_app(db), host=host, port=port)
+    hosts = [*LOOPBACK_HOSTS, *allowed_hosts]
+    if host not in ("0.0.0.0", "::", ""):
+        hosts.append(host)
+    app = create_app(db, allowed_hosts=hosts, allowed_origins=allowed_origins, expire_after=expire_after)
+    uvicorn.run(app, host=host, port=port)
 
 
 def cmd_serve(args: argparse.Namespace) -> None:
     if WEB_MISSING is not None:
         raise ConfigError(f"tablezoo serve needs the web extra: pip install 'tablezoo[web]' ({WEB_MISSING})")
-    serve(args.host, args.port, args.db)
+    if args.expire_after <= 0:
+        raise ConfigError(f"--expire-after must be a positive number of seconds, not {args.expire_after}")
+    serve(args.host, args.port, args.db, args.allow_host, args.allow_origin, args.expire_after)
 
 
 def add_serve_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -555,6 +865,27 @@ def add_serve_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
     p.add_argument("--db", default=DEFAULT_PATH, help=f"SQLite file of the tables (default {DEFAULT_PATH})")
+    p.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a host name the site is reached by, besides loopback and --host (repeatable)",
+    )
+    p.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="another site (https://example.org) whose pages may use this one (repeatable)",
+    )
+    p.add_argument(
+        "--expire-after",
+        type=float,
+        default=EXPIRE_AFTER,
+        metavar="SECONDS",
+        help=f"expire tables nobody plays or watches for this long (default {EXPIRE_AFTER:g})",
+    )
     p.set_defaults(func=cmd_serve)
     return p
 

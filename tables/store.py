@@ -5,6 +5,8 @@ with the game name, the phase and the times it was created and last saved.
 :meth:`Store.load_all` rebuilds the tables still waiting or under way (their
 games replayed from their histories); finished tables stay on disk and are read
 back one at a time with :meth:`Store.get`, or listed with :meth:`Store.finished`.
+A table the server gave up on (:meth:`Store.expire`: nobody came back to it) is
+marked ``expired``: kept for the record, never resumed or listed.
 
 The store holds one connection guarded by a lock, so the server may call it
 from its event loop and from worker threads alike. ``":memory:"`` gives a
@@ -24,6 +26,7 @@ from typing import Any
 from tablezoo.tables.table import FINISHED, Table
 
 DEFAULT_PATH = "tablezoo.sqlite3"
+EXPIRED = "expired"
 log = logging.getLogger(__name__)
 
 SCHEMA = """
@@ -71,7 +74,8 @@ class Store:
         """
         with self._lock:
             rows = self._db.execute(
-                "SELECT id, record FROM tables WHERE phase != ? ORDER BY created, id", (FINISHED,)
+                "SELECT id, record FROM tables WHERE phase NOT IN (?, ?) ORDER BY created, id",
+                (FINISHED, EXPIRED),
             ).fetchall()
         tables = []
         for table_id, record in rows:
@@ -86,13 +90,21 @@ class Store:
             row = self._db.execute("SELECT record FROM tables WHERE id = ?", (table_id,)).fetchone()
         return None if row is None else _rebuild(table_id, row[0])
 
-    def finished(self, limit: int = 100) -> list[dict[str, Any]]:
-        """The finished tables, latest first: id, game, seat names, created and updated times."""
+    def expire(self, table_id: str) -> None:
+        """Mark a table expired: it is no longer resumed at a restart nor listed."""
+        with self._lock:
+            self._db.execute(
+                "UPDATE tables SET phase = ?, updated = ? WHERE id = ?", (EXPIRED, time.time(), table_id)
+            )
+
+    def finished(self, limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
+        """The finished tables, latest first, from the ``offset``-th on: id, game, seat names,
+        created and updated times."""
         with self._lock:
             rows = self._db.execute(
                 "SELECT id, game, record, created, updated FROM tables WHERE phase = ? "
-                "ORDER BY updated DESC, id LIMIT ?",
-                (FINISHED, limit),
+                "ORDER BY updated DESC, id LIMIT ? OFFSET ?",
+                (FINISHED, limit, offset),
             ).fetchall()
         return [
             {
@@ -124,4 +136,4 @@ def _rebuild(table_id: str, record: str) -> Table | None:
         return None
 
 
-__all__ = ["DEFAULT_PATH", "Store"]
+__all__ = ["DEFAULT_PATH", "EXPIRED", "Store"]

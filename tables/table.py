@@ -9,20 +9,31 @@ person typed (or a button sent) and the client that sent it:
 | ``/leave`` | give up the seat; during a game a ``heuristic`` bot takes it over |
 | ``/option NAME`` | switch a game option on or off (before the start) |
 | ``/bot NAME`` | seat a bot: ``random``, ``heuristic``, ``solver``, ``search``, ``agent`` |
+| ``/unbot SEAT`` | remove the bot seated at seat number ``SEAT`` (before the start) |
 | ``/start`` | start the game, when the seat count fits the game |
 | ``/status`` | the table: game, options, seats, whose turn |
 | ``/help`` | the commands, and the moves legal now |
 | a move | the game's own command word (``keep worm``, ``play 42``, ``go``, ...) |
 
-A command that is out of turn, illegal, malformed or unknown is answered with
-what is allowed and changes nothing. Bots act through the same path as people:
-after every accepted command, the bots whose turn it is play their moves.
+The commands are :data:`TABLE_COMMANDS` (name -> handler and help text, which
+``/help`` prints). A command that is out of turn, illegal, malformed or unknown
+is answered with what is allowed and changes nothing. ``/status`` and ``/help``
+only read the table: their :class:`Reply` has ``changed`` False, the version
+stays, and front ends answer the asker alone. Bots act through the same path as
+people: after every accepted command, the bots whose turn it is play their moves.
+
+Names are unique at a table regardless of case, and a person's name may not
+contain the word "bot" (bots are named after what they are). ``/bot agent`` is
+refused when no agent is shipped for any seat count the table can still reach,
+and ``/start`` refuses a seat count the seated agents do not play.
 
 Each client sees the table through :meth:`Table.view`: the game's view and
 render for its own seat (a client without a seat sees what everyone sees), and
 the log lines meant for it. A move made face down (``Game.secret_decision``:
 6 nimmt!'s card choice, Diamant's go/camp) is logged to the other seats only as
-"has chosen"; the game shows the choices when it reveals them.
+"has chosen"; once the last of such a round of choices is made (the game
+reveals them), every choice of that round is logged to everyone. Log lines name
+people and bots by their names, never by seat numbers.
 
 A table is stored as a plain record (:meth:`Table.to_record`): its settings,
 seats, the seed and position of its dice, and the history of every move and
@@ -32,6 +43,7 @@ history, exactly; :meth:`Table.replay` gives every position of a game.
 
 from __future__ import annotations
 
+import re
 import secrets
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -41,9 +53,9 @@ from typing import Any
 import numpy as np
 
 from tablezoo.bots.core import Bot, Seat
-from tablezoo.bots.registry import game_bot_names, make_bot
-from tablezoo.games import GAMES, game_class, make
-from tablezoo.games.core import CHANCE, TERMINAL, ConfigError, Game, TablezooError
+from tablezoo.bots.registry import agent_seats, game_bot_names, make_bot
+from tablezoo.games import GAMES, draw, game_class, make
+from tablezoo.games.core import CHANCE, TERMINAL, ConfigError, Game, IllegalActionError, TablezooError
 
 WAITING, PLAYING, FINISHED = "waiting", "playing", "finished"
 TAKEOVER_BOT = "heuristic"
@@ -66,7 +78,8 @@ class Occupant:
         return self.bot is not None
 
     def label(self, seat: int) -> str:
-        return f"{self.name} (seat {seat})"
+        """How logs and messages name the occupant: by name (names are unique at a table)."""
+        return self.name
 
 
 @dataclass
@@ -75,6 +88,8 @@ class Reply:
 
     ok: bool
     text: str
+    changed: bool = True
+    """Whether an accepted command changed the table (False for ``/status`` and ``/help``)."""
 
 
 @dataclass
@@ -113,6 +128,8 @@ class Table:
         self.scripted: list[Any] = []
         """Chance outcomes to use, in order, before the table rolls its own (scripted tests, demos)."""
         self._bot_names: list[str] | None = None
+        self.secret_round: list[tuple[int, int]] = []
+        """The face-down moves (seat, action) of the round of secret choices under way."""
 
     # ------------------------------------------------------------ construction
 
@@ -154,14 +171,15 @@ class Table:
         if len(text) > 200:
             return Reply(False, "command too long (at most 200 characters); /help lists the commands")
         word, _, rest = text.partition(" ")
+        command = TABLE_COMMANDS.get(word.lower())
         try:
-            if word.startswith("/") and word.lower() in TABLE_COMMANDS:
-                reply = getattr(self, "_cmd_" + word[1:].lower())(client, rest.strip())
+            if command is not None:
+                reply = command.handler(self, client, rest.strip())
             else:
                 reply = self._cmd_move(client, text)
         except TablezooError as err:
             return Reply(False, str(err))
-        if reply.ok:
+        if reply.ok and reply.changed:
             self._run_bots()
             self.version += 1
             for listener in list(self.listeners):
@@ -175,12 +193,23 @@ class Table:
             raise ConfigError(f"you already sit at seat {self.seat_of(client)}; /leave first")
         if len(self.seats) >= self.info.max_seats:
             raise ConfigError(f"the table is full: {self.info.title} takes at most {self.info.max_seats}")
-        name = _clean_name(name) or f"player {len(self.seats) + 1}"
-        if any(o.name == name for o in self.seats):
-            raise ConfigError(f"the name {name!r} is taken at this table; choose another")
+        name = _clean_name(name)
+        if not name:
+            k = len(self.seats) + 1
+            while self._name_taken(f"player {k}"):
+                k += 1
+            name = f"player {k}"
+        if BOT_WORD.search(name):
+            raise ConfigError(f"the word 'bot' is kept for bots' names; choose another name than {name!r}")
+        if self._name_taken(name):
+            raise ConfigError(f"the name {name!r} is taken at this table (names ignore case); choose another")
         self.seats.append(Occupant(name, client=client))
-        self._say(f"{name} joins at seat {len(self.seats) - 1}.")
+        self._say(f"{name} joins the table.")
         return Reply(True, f"you sit at seat {len(self.seats) - 1} as {name}")
+
+    def _name_taken(self, name: str) -> bool:
+        folded = name.casefold()
+        return any(o.name.casefold() == folded for o in self.seats)
 
     def _cmd_leave(self, client: str, rest: str) -> Reply:
         seat = self._own_seat(client)
@@ -196,7 +225,7 @@ class Table:
         occupant.client, occupant.bot = None, TAKEOVER_BOT
         assert self.game is not None
         self.bots[seat] = make_bot(TAKEOVER_BOT, self.game)
-        self._say(f"{occupant.name} leaves; a {TAKEOVER_BOT} bot plays seat {seat} on.")
+        self._say(f"{occupant.name} leaves; a {TAKEOVER_BOT} bot plays {occupant.name}'s seat on.")
         return Reply(True, "you left the table; a bot plays your seat on")
 
     def _check_host(self, client: str, what: str) -> None:
@@ -232,15 +261,44 @@ class Table:
             raise ConfigError(f"no bot {name!r} for {self.info.title}; bots: {', '.join(allowed)}")
         if len(self.seats) >= self.info.max_seats:
             raise ConfigError(f"the table is full: {self.info.title} takes at most {self.info.max_seats}")
+        if name == "agent":
+            # the agent is chosen at /start for the seat count then; refuse it now if no count the
+            # table can still reach (this seat and more, up to the game's maximum) has one
+            reachable = range(max(len(self.seats) + 1, self.info.min_seats), self.info.max_seats + 1)
+            if not set(agent_seats(self.game_name)) & set(reachable):
+                raise ConfigError(self._agent_counts(len(self.seats) + 1))
         label = f"{Path(name).stem if name.endswith('.npz') else name} bot"
-        taken = {o.name for o in self.seats}
         k = 1
-        while label in taken:
+        while self._name_taken(label):
             k += 1
             label = f"{name} bot {k}"
         self.seats.append(Occupant(label, bot=name))
-        self._say(f"{label} joins at seat {len(self.seats) - 1}.")
+        self._say(f"{label} joins the table.")
         return Reply(True, f"{label} sits at seat {len(self.seats) - 1}")
+
+    def _agent_counts(self, n: int) -> str:
+        counts = agent_seats(self.game_name)
+        return (
+            f"the agent of {self.info.title} plays only at tables of "
+            f"{' or '.join(map(str, counts)) or 'no'} seats; this table would have {n} "
+            "(/unbot SEAT removes a bot; other bots: "
+            + ", ".join(b for b in self.bot_names() if b != "agent")
+            + ")"
+        )
+
+    def _cmd_unbot(self, client: str, rest: str) -> Reply:
+        self._check_host(client, "remove bots")
+        if self.phase != WAITING:
+            raise ConfigError("bots leave before /start; the game is under way")
+        bots = [s for s, o in enumerate(self.seats) if o.is_bot]
+        usage = (
+            f"/unbot SEAT with the seat number of a bot ({', '.join(map(str, bots)) or 'no bot is seated'})"
+        )
+        if not rest.isdigit() or int(rest) not in bots:
+            raise ConfigError(f"no bot at seat {rest!r}: {usage}" if rest else usage)
+        occupant = self.seats.pop(int(rest))
+        self._say(f"{occupant.name} leaves the table.")
+        return Reply(True, f"{occupant.name} left seat {rest}")
 
     def _cmd_start(self, client: str, rest: str) -> Reply:
         if self.phase != WAITING:
@@ -252,6 +310,8 @@ class Table:
                 f"{info.title} is for {info.min_seats} to {info.max_seats} players; "
                 f"{n} {'is' if n == 1 else 'are'} seated (/join or /bot NAME to add seats)"
             )
+        if any(o.bot == "agent" for o in self.seats) and n not in agent_seats(self.game_name):
+            raise ConfigError(self._agent_counts(n))
         game = make(self.game_name, n, **self.options)
         bots = {s: make_bot(o.bot, game) for s, o in enumerate(self.seats) if o.bot}
         self.game, self.state, self.bots, self.phase = game, game.initial_state(), bots, PLAYING
@@ -261,20 +321,17 @@ class Table:
         return Reply(True, "the game starts")
 
     def _cmd_status(self, client: str, rest: str) -> Reply:
-        return Reply(True, self.status())
+        return Reply(True, self.status(), changed=False)
 
     def _cmd_help(self, client: str, rest: str) -> Reply:
-        lines = [
-            "/join [name]: sit down   /leave: stand up   /option NAME: switch an option",
-            "/bot NAME: seat a bot   /start: start the game   /status: the table   /help: this",
-            f"options: {_names(self.options)}; bots: {', '.join(self.bot_names())}",
-        ]
+        lines = [f"{c.usage}: {c.help}" for c in TABLE_COMMANDS.values()]
+        lines.append(f"options: {_names(self.options)}; bots: {', '.join(self.bot_names())}")
         seat = self.seat_of(client)
         if self.phase == PLAYING and seat is not None and self.to_move() == seat:
             lines.append("your moves: " + ", ".join(self.legal_commands()))
         elif self.phase == PLAYING:
             lines.append(f"waiting for {self._who(self.to_move())}")
-        return Reply(True, "\n".join(lines))
+        return Reply(True, "\n".join(lines), changed=False)
 
     def _cmd_move(self, client: str, text: str) -> Reply:
         if self.phase == WAITING:
@@ -290,7 +347,13 @@ class Table:
         if mover != seat:
             raise ConfigError(f"it is not your turn: waiting for {self._who(mover)}")
         assert self.game is not None
-        action = self.game.parse_move(self.state, text)
+        try:
+            action = self.game.parse_move(self.state, text)
+        except IllegalActionError:
+            # the engine's message names action ids, which read like counts to a person
+            raise ConfigError(
+                f"{text!r} is not legal now; your moves: {', '.join(self.legal_commands())}"
+            ) from None
         self._move(seat, action)
         return Reply(True, f"you: {self.game.command(action)}")
 
@@ -309,7 +372,30 @@ class Table:
             self._say(f"you chose: {game.command(action)}", seat)
         else:
             self._say(f"{who}: {game.command(action)}")
+        revealed = self._track_secret(seat, action, secret)
+        if revealed:
+            self._say(
+                "Revealed: "
+                + ", ".join(f"{self.seats[s].label(s)} {game.command(a)}" for s, a in revealed)
+                + "."
+            )
         self._advance()
+
+    def _track_secret(self, seat: int, action: int, secret: bool) -> list[tuple[int, int]]:
+        """Follow a round of face-down choices; return it when its last choice was just made.
+
+        A round ends when the game stops asking for secret choices, or asks one
+        of a seat that has already chosen in it (a new round began).
+        """
+        if not secret:
+            return []
+        assert self.game is not None
+        self.secret_round.append((seat, action))
+        mover = self.game.to_move(self.state)
+        if self.game.secret_decision(self.state) and mover not in {s for s, _ in self.secret_round}:
+            return []
+        done, self.secret_round = self.secret_round, []
+        return done
 
     def _advance(self) -> None:
         game = self.game
@@ -319,7 +405,7 @@ class Table:
                 outcome = game.check_outcome(self.state, self.scripted.pop(0))
             else:
                 outcome = game.sample_chance(self.state, self.rng)
-            text = game.describe_outcome(self.state, outcome)
+            text = self._named(game.describe_outcome(self.state, outcome))
             game.apply_chance(self.state, outcome, check=False)
             self.history.append({"chance": _jsonable(outcome)})
             self._say(text)
@@ -331,6 +417,15 @@ class Table:
             self._say(
                 f"Game over: {names} {'wins' if len(winners) == 1 else 'share the win'}. Scores: {scores}."
             )
+
+    def _named(self, text: str) -> str:
+        """``text`` with "seat N" put as the seat's name (the games' own texts number seats)."""
+
+        def name(match: re.Match[str]) -> str:
+            seat = int(match.group(1))
+            return self.seats[seat].name if seat < len(self.seats) else match.group(0)
+
+        return SEAT_WORD.sub(name, text)
 
     def _run_bots(self) -> None:
         while self.phase == PLAYING and self.game is not None:
@@ -380,21 +475,28 @@ class Table:
             f"table {self.table_id}: {info.title} ({self.phase}), options: {_names(self.options, on=True)}"
         ]
         for s, o in enumerate(self.seats):
-            lines.append("  " + o.label(s) + (" (to move)" if self.to_move() == s else ""))
+            lines.append(f"  seat {s}: {o.label(s)}" + (" (to move)" if self.to_move() == s else ""))
         if not self.seats:
             lines.append("  no one is seated yet")
         return "\n".join(lines)
 
     def view(self, client: str | None, log_from: int | None = None) -> dict[str, Any]:
-        """What ``client`` may see: the table, its own seat's game view and render, its log lines.
+        """What ``client`` may see: the table, its own seat's game view, render and drawing, its log lines.
+
+        ``host`` says whether the client may set the table up now (options, bots,
+        start); ``board`` is the game drawn as SVG (:mod:`tablezoo.games.draw`)
+        with the names of the seats, its legal pieces clickable.
 
         ``log`` holds the lines numbered ``log_from`` and up that this client may
-        see (by default its last :data:`VIEW_LOG` lines); ``log_end`` is the
-        number to ask from next time.
+        see (by default its last :data:`VIEW_LOG` lines), ``log_numbers`` their
+        numbers (for a front end that merges the lines of successive views);
+        ``log_end`` is the number to ask from next time.
         """
         seat = self.seat_of(client)
         game = self.game
         mover = self.to_move()
+        lines = self.visible_log(seat, log_from)
+        state = game.view(self.state, seat) if game is not None else None
         return {
             "table": self.table_id,
             "game": self.game_name,
@@ -409,11 +511,14 @@ class Table:
                 {"seat": s, "name": o.name, "bot": o.bot, "you": s == seat} for s, o in enumerate(self.seats)
             ],
             "you": seat,
+            "host": self.phase == WAITING and (seat is not None or not any(not o.is_bot for o in self.seats)),
             "to_move": mover,
             "legal": self.legal_commands() if mover is not None and mover == seat else [],
             "render": game.render(self.state, seat) if game is not None else "",
-            "state": game.view(self.state, seat) if game is not None else None,
-            "log": [line.text for line in self.visible_log(seat, log_from)],
+            "state": state,
+            "board": draw.svg(self.game_name, state, names=[o.name for o in self.seats]) if state else "",
+            "log": [line.text for line in lines],
+            "log_numbers": [line.number for line in lines],
             "log_end": self.log[-1].number + 1 if self.log else 0,
         }
 
@@ -470,7 +575,10 @@ class Table:
             game = make(table.game_name, len(table.seats), **table.options)
             table.game, table.state = game, game.initial_state()
             for entry in record["history"]:
+                secret = "seat" in entry and game.secret_decision(table.state)
                 _apply_entry(game, table.state, entry)
+                if "seat" in entry:  # the round of secret choices under way, as play left it
+                    table._track_secret(entry["seat"], entry["action"], secret)
             table.history = list(record["history"])
             table.phase = FINISHED if game.is_terminal(table.state) else PLAYING
             table.bots = {s: make_bot(o.bot, game) for s, o in enumerate(table.seats) if o.bot}
@@ -493,7 +601,7 @@ class Table:
         frames = [{"step": 0, "text": "start", "render": game.render(state, seat)}]
         for step, entry in enumerate(self.history, start=1):
             if "chance" in entry:
-                text = game.describe_outcome(state, entry["chance"])
+                text = self._named(game.describe_outcome(state, entry["chance"]))
             else:
                 who = self.seats[entry["seat"]].label(entry["seat"])
                 hidden = game.secret_decision(state) and seat != entry["seat"]
@@ -502,8 +610,46 @@ class Table:
             frames.append({"step": step, "text": text, "render": game.render(state, seat)})
         return frames
 
+    def replay_board(self, step: int, seat: int | None = None) -> str:
+        """The board after ``step`` entries of the history, drawn as ``seat`` saw it (SVG).
 
-TABLE_COMMANDS = ("/join", "/leave", "/option", "/bot", "/start", "/status", "/help")
+        Nothing in it is clickable (a replay plays no moves). Raises
+        :class:`ConfigError` for a step outside ``0..len(history)``.
+        """
+        if self.game is None:
+            raise ConfigError("the game has not started: there is nothing to replay")
+        if not 0 <= step <= len(self.history):
+            raise ConfigError(f"step must be from 0 to {len(self.history)}, not {step}")
+        game = self.game
+        state = game.initial_state()
+        for entry in self.history[:step]:
+            _apply_entry(game, state, entry)
+        view = {**game.view(state, seat), "legal": []}
+        return draw.svg(game, view, names=[o.name for o in self.seats])
+
+
+@dataclass(frozen=True)
+class TableCommand:
+    """One command of the table: how it is written, what it does, and the method that does it."""
+
+    usage: str
+    help: str
+    handler: Callable[[Table, str, str], Reply]
+
+
+TABLE_COMMANDS: dict[str, TableCommand] = {
+    "/join": TableCommand("/join [name]", "sit down (before the start)", Table._cmd_join),
+    "/leave": TableCommand("/leave", "stand up; during a game a bot plays your seat on", Table._cmd_leave),
+    "/option": TableCommand("/option NAME", "switch a game option on or off", Table._cmd_option),
+    "/bot": TableCommand("/bot NAME", "seat a bot", Table._cmd_bot),
+    "/unbot": TableCommand("/unbot SEAT", "remove the bot at that seat number", Table._cmd_unbot),
+    "/start": TableCommand("/start", "start the game", Table._cmd_start),
+    "/status": TableCommand("/status", "the table: game, options, seats, whose turn", Table._cmd_status),
+    "/help": TableCommand("/help", "this list, and your moves", Table._cmd_help),
+}
+"""The table's commands by name: :meth:`Table.handle` dispatches through it, ``/help`` prints it."""
+BOT_WORD = re.compile(r"\bbots?\b", re.IGNORECASE)
+SEAT_WORD = re.compile(r"\bseat (\d+)\b")
 
 
 def _apply_entry(game: Game[Any], state: Any, entry: dict[str, Any]) -> None:
@@ -538,4 +684,15 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-__all__ = ["FINISHED", "GAMES", "PLAYING", "WAITING", "LogLine", "Occupant", "Reply", "Table"]
+__all__ = [
+    "FINISHED",
+    "GAMES",
+    "PLAYING",
+    "TABLE_COMMANDS",
+    "WAITING",
+    "LogLine",
+    "Occupant",
+    "Reply",
+    "Table",
+    "TableCommand",
+]

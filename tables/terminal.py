@@ -5,7 +5,8 @@
 person's seat may see: the log of the table as it grows, and the table itself
 (the game's render from that seat) whenever it is the person's turn. What the
 person types goes to the table as it is: a move (``keep worm``, ``play 42``,
-``go``), ``/help``, ``/status`` or ``/leave``; ``quit`` ends the session.
+``go``), ``/help``, ``/status`` or ``/leave``; ``quit``, Ctrl-D or Ctrl-C end the
+session (the game is abandoned, without a traceback).
 """
 
 from __future__ import annotations
@@ -23,18 +24,21 @@ def play(
     game_name: str,
     bots: Sequence[str],
     seat: int = 0,
-    name: str = "you",
+    name: str | None = None,
     seed: int | None = None,
     options: Sequence[str] = (),
     read: Callable[[str], str] = input,
     write: Callable[[str], None] = print,
 ) -> Table:
-    """Play one game at a table of ``bots`` from seat ``seat``; return the table."""
+    """Play one game at a table of ``bots`` from seat ``seat``; return the table.
+
+    Without ``name`` the table names the person ("player 1", ...).
+    """
     if not 0 <= seat <= len(bots):
         raise ConfigError(f"with {len(bots)} bots your seat is 0..{len(bots)}, not {seat}")
     table = Table.new(game_name, seed=seed, policy_files=True)
     commands = [f"/option {o}" for o in options] + [f"/bot {b}" for b in bots]
-    commands.insert(len(options) + seat, f"/join {name}")
+    commands.insert(len(options) + seat, f"/join {name}" if name else "/join")
     for command in [*commands, "/start"]:
         reply = table.handle(YOU, command)
         if not reply.ok:
@@ -55,7 +59,11 @@ def play(
             write("")
             write(view["render"])
             drawn = view["version"]
-        text = read("your move> ").strip()
+        try:
+            text = read("your move> ").strip()
+        except (EOFError, KeyboardInterrupt):  # Ctrl-D, Ctrl-C: leave quietly
+            text = "quit"
+            write("")
         if text in ("quit", "/quit", "exit"):
             write("game abandoned")
             return table

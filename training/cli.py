@@ -179,7 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--bot", action="append", default=[], help="a bot for the next other seat (default random)"
     )
     p.add_argument("--seat", type=int, default=0, help="your seat")
-    p.add_argument("--name", default="you", help="your name at the table")
+    p.add_argument("--name", default=None, help="your name at the table (default: player N)")
     p.add_argument("--seed", type=int, default=None, help="seed of the dice and deals")
     p.set_defaults(func=cmd_play)
 

@@ -175,7 +175,7 @@ class SingleAgentEnv(gymnasium.Env):
         """The learner's decision as a bot sees it (for a teacher bot playing the learner's seat)."""
         return Seat.of(self.game, self.aec.game_state, self.learner)
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         return self.aec.render()
 
     # ------------------------------------------------------------ internals

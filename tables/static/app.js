@@ -1,6 +1,8 @@
 // tablezoo's pages: the lobby (/) and a table (/table/ID). Plain JS, no build step.
-// Everything that comes from players or games (names, log lines, renders) is put in
-// the page with textContent, never parsed as HTML.
+// Everything that comes from players or games (names, log lines) is put in the page with
+// textContent, never parsed as HTML. The board is the server's SVG drawing (it escapes every
+// name), parsed as SVG (never as HTML) and adopted into the page; its clickable pieces carry
+// data-command, the same command the command line sends.
 "use strict";
 
 const CLIENT_KEY = "tablezoo.client";
@@ -64,8 +66,18 @@ function lobby() {
     showOptions();
   }
 
+  const PAGE = 20;
+  let offset = 0;
+
   async function loadTables() {
-    const tables = await api("/api/tables");
+    const phase = $("phase-filter").value;
+    const query = new URLSearchParams({ offset: String(offset), limit: String(PAGE + 1) });
+    if (phase) query.set("phase", phase);
+    const rows = await api(`/api/tables?${query}`);
+    const tables = rows.slice(0, PAGE);
+    $("page-prev").disabled = offset === 0;
+    $("page-next").disabled = rows.length <= PAGE;
+    $("page-info").textContent = tables.length ? `${offset + 1}-${offset + tables.length}` : "";
     const list = $("tables");
     list.replaceChildren(
       ...tables.map((t) => {
@@ -80,6 +92,18 @@ function lobby() {
   }
 
   select.addEventListener("change", showOptions);
+  $("phase-filter").addEventListener("change", () => {
+    offset = 0;
+    loadTables().catch(() => {});
+  });
+  $("page-prev").addEventListener("click", () => {
+    offset = Math.max(0, offset - PAGE);
+    loadTables().catch(() => {});
+  });
+  $("page-next").addEventListener("click", () => {
+    offset += PAGE;
+    loadTables().catch(() => {});
+  });
   $("create-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     $("create-error").textContent = "";
@@ -110,13 +134,17 @@ function tablePage() {
   let socket = null;
   let view = null;
   let retry = 500;
+  let lines = new Map(); // log line number -> text: views carry the latest lines, merged here
 
   function connect() {
     const scheme = window.location.protocol === "https:" ? "wss" : "ws";
-    const url = `${scheme}://${window.location.host}/ws/${encodeURIComponent(tableId)}?client=${client}`;
+    // the token is the first message, never in the URL (URLs end up in logs)
+    const url = `${scheme}://${window.location.host}/ws/${encodeURIComponent(tableId)}`;
     socket = new WebSocket(url);
     socket.addEventListener("open", () => {
       retry = 500;
+      lines = new Map();
+      socket.send(JSON.stringify({ client }));
       $("connection").textContent = "";
     });
     socket.addEventListener("message", (event) => {
@@ -126,7 +154,7 @@ function tablePage() {
       if (message.reply) showReply(message.reply.ok, message.reply.text);
     });
     socket.addEventListener("close", (event) => {
-      if (event.code === 4404 || event.code === 4400) return;
+      if (event.code === 4404 || event.code === 4400 || event.code === 4403) return;
       $("connection").textContent = "(reconnecting...)";
       setTimeout(connect, retry);
       retry = Math.min(retry * 2, 10000);
@@ -158,6 +186,37 @@ function tablePage() {
     return b;
   }
 
+  // The server's SVG, parsed as an SVG document (scripts in it would never run) and adopted.
+  function drawBoard(svgText, box = $("render")) {
+    if (!svgText) {
+      box.replaceChildren(el("p", "The game has not started.", { class: "muted" }));
+      return;
+    }
+    const parsed = new DOMParser().parseFromString(svgText, "image/svg+xml");
+    const root = parsed.documentElement;
+    if (root.nodeName !== "svg") return;
+    root.removeAttribute("width");
+    root.removeAttribute("height");
+    box.replaceChildren(document.importNode(root, true));
+  }
+
+  function pieceCommand(event) {
+    const piece = event.target.closest ? event.target.closest("[data-command]") : null;
+    return piece && $("render").contains(piece) ? piece.getAttribute("data-command") : null;
+  }
+
+  $("render").addEventListener("click", (event) => {
+    const command = pieceCommand(event);
+    if (command) send(command);
+  });
+  $("render").addEventListener("keydown", (event) => {
+    if (event.key !== "Enter" && event.key !== " ") return;
+    const command = pieceCommand(event);
+    if (!command) return;
+    event.preventDefault();
+    send(command);
+  });
+
   function render(v) {
     view = v;
     document.title = `tablezoo: ${v.title} #${v.table}`;
@@ -165,7 +224,9 @@ function tablePage() {
     $("phase").textContent = v.phase;
     const mover = v.to_move === null ? null : v.seats[v.to_move];
     $("turn").textContent = mover ? (mover.you ? "your turn" : `${mover.name} to move`) : "";
-    $("render").textContent = v.render || "The game has not started.";
+    drawBoard(v.board);
+    $("render").dataset.version = String(v.version); // what a test (or a curious reader) waits on
+    if (v.phase === "finished" && $("reply").className === "ok") showReply(true, "");
 
     $("seats").replaceChildren(
       ...v.seats.map((s) => {
@@ -173,24 +234,30 @@ function tablePage() {
         if (s.bot) item.append(el("span", " (bot)", { class: "muted" }));
         if (s.you) item.append(el("strong", " (you)"));
         if (v.to_move === s.seat) item.classList.add("to-move");
+        if (s.bot && v.host) {
+          const remove = button("remove", `/unbot ${s.seat}`, "unbot");
+          remove.setAttribute("aria-label", `remove ${s.name}`);
+          item.append(" ", remove);
+        }
         return item;
       }),
     );
 
     const moves = $("moves");
     moves.replaceChildren(...v.legal.map((command) => button(command, command, "move")));
+    $("moves-label").hidden = v.legal.length === 0;
 
     const waiting = v.phase === "waiting";
     $("join-form").hidden = !waiting || v.you !== null;
-    $("bot-controls").hidden = !waiting;
-    $("start").hidden = !waiting;
+    $("bot-controls").hidden = !v.host;
+    $("start").hidden = !v.host;
     $("leave").hidden = v.you === null;
     const botSelect = $("bot-select");
     const chosen = botSelect.value;
     botSelect.replaceChildren(...v.bots.map((b) => el("option", b, { value: b })));
     if (v.bots.includes(chosen)) botSelect.value = chosen;
     $("option-toggles").replaceChildren(
-      ...(waiting
+      ...(v.host
         ? Object.entries(v.options).map(([name, on]) => {
             const b = button(`${name}: ${on ? "on" : "off"}`, `/option ${name}`, "option");
             b.setAttribute("aria-pressed", String(on));
@@ -199,24 +266,30 @@ function tablePage() {
         : []),
     );
 
+    (v.log_numbers || []).forEach((number, i) => lines.set(number, v.log[i]));
     const log = $("log");
-    log.replaceChildren(...v.log.map((line) => el("li", line)));
+    const numbers = Array.from(lines.keys()).sort((a, b) => a - b);
+    log.replaceChildren(...numbers.map((number) => el("li", lines.get(number))));
     log.scrollTop = log.scrollHeight;
     $("replay-section").hidden = v.phase !== "finished";
   }
 
   let frames = [];
   let step = 0;
-  function showFrame() {
+  let replaySeat = "";
+  async function showFrame() {
     const frame = frames[step];
     $("replay-step").textContent = `${step}/${frames.length - 1}: ${frame.text}`;
-    $("replay").textContent = frame.render;
+    const shown = step;
+    const response = await fetch(`/api/tables/${encodeURIComponent(tableId)}/replay/${shown}${replaySeat}`);
+    if (!response.ok || shown !== step) return; // a later step was asked for meanwhile
+    drawBoard(await response.text(), $("replay"));
   }
 
   $("replay-load").addEventListener("click", async () => {
-    const seat = view && view.you !== null ? `?seat=${view.you}` : "";
+    replaySeat = view && view.you !== null ? `?seat=${view.you}` : "";
     try {
-      frames = (await api(`/api/tables/${encodeURIComponent(tableId)}/replay${seat}`)).frames;
+      frames = (await api(`/api/tables/${encodeURIComponent(tableId)}/replay${replaySeat}`)).frames;
     } catch (error) {
       showReply(false, error.message);
       return;
@@ -224,15 +297,15 @@ function tablePage() {
     if (!frames.length) return;
     step = 0;
     $("replay-controls").hidden = false;
-    showFrame();
+    showFrame().catch(() => {});
   });
   $("replay-prev").addEventListener("click", () => {
     if (step > 0) step -= 1;
-    if (frames.length) showFrame();
+    if (frames.length) showFrame().catch(() => {});
   });
   $("replay-next").addEventListener("click", () => {
     if (step < frames.length - 1) step += 1;
-    if (frames.length) showFrame();
+    if (frames.length) showFrame().catch(() => {});
   });
 
   $("name").value = localStorage.getItem(NAME_KEY) || "";

@@ -145,8 +145,8 @@ def test_bad_arguments_name_what_is_allowed(module: str) -> None:
     info = game_class(_game_name(module)).info
     with pytest.raises(ConfigError, match="zero_sum, score"):
         mod.env(reward="points")
-    with pytest.raises(ConfigError, match="ansi, human"):
-        mod.env(render_mode="rgb_array")
+    with pytest.raises(ConfigError, match="ansi, human, rgb_array"):
+        mod.env(render_mode="rgb")
     with pytest.raises(ConfigError, match=f"{info.min_seats} to {info.max_seats}"):
         mod.env(num_players=info.max_seats + 1)
 
@@ -176,3 +176,17 @@ def test_env_docstrings_follow_the_signature() -> None:
                 assert f"``{keyword}=" in doc
         assert "``illegal_reward=-1.0``" in module.env.__doc__
         assert "env(num_players" not in (module.__doc__ or ""), "no signature written by hand"
+
+
+@pytest.mark.parametrize("module", ENV_MODULES)
+def test_rgb_array_render_is_a_picture_of_the_public_view(module: str) -> None:
+    pytest.importorskip("resvg_py", reason="render_mode='rgb_array' needs the render extra (resvg-py)")
+    env = MODULES[module].env(render_mode="rgb_array")
+    env.reset(seed=1)
+    for _ in range(3):  # a few moves in
+        obs, _, _, _, _ = env.last()
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    picture = env.render()
+    assert isinstance(picture, np.ndarray) and picture.dtype == np.uint8
+    assert picture.ndim == 3 and picture.shape[1:] == (800, 3) and picture.shape[0] > 100
+    assert picture.std() > 10 and len(np.unique(picture.reshape(-1, 3), axis=0)) > 20  # not blank

@@ -1,5 +1,9 @@
-"""Diamant played end to end in headless Chromium against the real server: one person with two
-bots, and two people in two browsers with a bot.
+"""The site played end to end in headless Chromium against the real server: Diamant by one
+person with two bots (move buttons and the command line), and each of the four games by two
+people in two browsers with a bot, clicking the pieces of the drawn board.
+
+Screenshots of each board mid-game and at the end are saved under ``test-artifacts/browser/``
+at the top of the repository (git-ignored), or under ``$TABLEZOO_ARTIFACTS`` when it is set.
 
 Needs Debian's ``chromium`` and ``chromium-driver`` (``/usr/bin/chromium``,
 ``/usr/bin/chromedriver``); without them the test is skipped, unless
@@ -23,6 +27,10 @@ MOVES = "#moves button.move"
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 NAME = "<b>Tester</b>"
+PIECES = "#render [data-command]"
+ARTIFACTS = Path(
+    os.environ.get("TABLEZOO_ARTIFACTS") or Path(__file__).resolve().parents[2] / "test-artifacts"
+)
 
 
 def _need_browser() -> None:
@@ -194,6 +202,9 @@ def test_a_game_of_diamant_in_the_browser(base_url: str, driver: object) -> None
     wait.until(lambda d: "Diamant (finished)" in text("reply"))
     driver.find_element(By.ID, "replay-load").click()
     wait.until(lambda d: text("replay-step").startswith("0/"))
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#replay svg"))  # the board of step 0
+    driver.find_element(By.ID, "replay-next").click()
+    wait.until(lambda d: text("replay-step").startswith("1/"))
 
 
 def test_two_browsers_and_a_bot_finish_a_game(base_url: str, two_drivers: tuple[object, object]) -> None:
@@ -254,8 +265,187 @@ def test_two_browsers_and_a_bot_finish_a_game(base_url: str, two_drivers: tuple[
     for d, other in ((ann, "Bob"), (bob, "Ann")):
         lines = _fresh(lambda d=d: [li.text for li in d.find_elements(By.CSS_SELECTOR, "#log li")])
         assert lines[-1].startswith("Game over"), lines[-3:]
-        # the other person's secret choices reached this browser only as "has chosen"
-        assert not any(
-            line.startswith(f"{other} (seat") and line.endswith((": go", ": camp")) for line in lines
+        # the other person's secret choices reached this browser as "has chosen", then in the reveal
+        assert not any(line in (f"{other}: go", f"{other}: camp") for line in lines)
+        assert f"{other} has chosen." in lines
+        assert any(line.startswith("Revealed: ") and f"{other} " in line for line in lines)
+
+
+# What each person clicks first, by the start of the command: a drawn piece where there is
+# one, else a move button (Court's roll, pass and done have no piece of their own).
+PREFERENCES = {
+    "heckmeck": ("take", "steal", "keep worm", "keep 5", "keep 4", "keep", "roll"),
+    "sechs_nimmt": ("play", "row", "pick"),
+    "diamant": ("go", "camp"),
+    "court": ("take ", "aside all", "aside ", "die ", "pass", "done", "roll"),
+}
+OFFERED = """
+const words = (selector) => Array.from(document.querySelectorAll(selector))
+  .filter((e) => !e.disabled).map((e) => e.getAttribute("data-command"));
+return [words(arguments[0]), words(arguments[1]), document.getElementById("render").dataset.version || ""];
+"""
+CHANGED = """
+const version = document.getElementById("render").dataset.version || "";
+const reply = document.getElementById("reply").textContent;
+return version !== arguments[0] || reply.startsWith("too") || reply.startsWith("it is");
+"""
+GAME_SETUP = {  # options and the bot: a short game that still shows every kind of piece
+    "heckmeck": (["quick"], "random"),
+    "sechs_nimmt": ([], "random"),
+    "diamant": ([], "random"),
+    "court": ([], "heuristic"),
+}
+
+
+def _choose(game: str, pieces: list[str], buttons: list[str], clicks: int) -> tuple[str, bool]:
+    """The command to play and whether it is a drawn piece."""
+    if game == "diamant":  # go on now and then, mostly back to camp
+        want = "go" if clicks % 3 == 0 else "camp"
+        return want, want in pieces
+    for prefix in PREFERENCES[game]:
+        for command in pieces:
+            if command.startswith(prefix):
+                return command, True
+        for command in buttons:
+            if command.startswith(prefix):
+                return command, False
+    return buttons[0], False
+
+
+@pytest.mark.parametrize("game", ["heckmeck", "sechs_nimmt", "diamant", "court"])
+def test_two_browsers_play_a_game_by_clicking_the_board(
+    game: str, base_url: str, two_drivers: tuple[object, object]
+) -> None:
+    from selenium.common.exceptions import (
+        ElementNotInteractableException,
+        NoSuchElementException,
+        StaleElementReferenceException,
+    )
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    ann, bob = two_drivers
+    shots = ARTIFACTS / "browser"
+    shots.mkdir(parents=True, exist_ok=True)
+    options, bot = GAME_SETUP[game]
+
+    def wait(d: Any, seconds: float = 10) -> Any:
+        return WebDriverWait(
+            d, seconds, poll_frequency=0.03, ignored_exceptions=[StaleElementReferenceException]
         )
-        assert any(line.startswith(f"{other} (seat") and "has chosen" in line for line in lines)
+
+    def text(d: Any, element_id: str) -> str:
+        return _fresh(lambda: d.find_element(By.ID, element_id).text)
+
+    # Ann makes the table in the lobby (with the game's options), Bob opens its address.
+    ann.get(base_url + "/")
+    wait(ann).until(lambda d: d.find_elements(By.CSS_SELECTOR, f"#game-select option[value={game}]"))
+    Select(ann.find_element(By.ID, "game-select")).select_by_value(game)
+    for option in options:
+        box = ann.find_element(By.ID, f"option-{option}")
+        if not box.is_selected():
+            box.click()
+    ann.find_element(By.ID, "create").click()
+    wait(ann).until(lambda d: "/table/" in d.current_url)
+    bob.get(ann.current_url)
+    for d, name in ((ann, "Ann"), (bob, "Bob")):
+        wait(d).until(lambda d: text(d, "phase") == "waiting")
+        d.find_element(By.ID, "name").send_keys(name)
+        d.find_element(By.ID, "join").click()
+        wait(d).until(
+            lambda d, name=name: any(name in li.text for li in d.find_elements(By.CSS_SELECTOR, "#seats li"))
+        )
+    Select(bob.find_element(By.ID, "bot-select")).select_by_value(bot)
+    bob.find_element(By.ID, "add-bot").click()
+    wait(ann).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#seats li")) == 3)
+    ann.find_element(By.ID, "start").click()
+    for d in two_drivers:
+        wait(d).until(lambda d: text(d, "phase") in ("playing", "finished"))
+
+    clicks = {id(ann): 0, id(bob): 0}
+    by_piece, by_key, mid_shot = 0, 0, False
+    deadline = time.monotonic() + 150
+    while not all(text(d, "phase") == "finished" for d in two_drivers):
+        assert time.monotonic() < deadline, f"the game of {game} did not finish in time"
+        moved = False
+        for d in two_drivers:
+            try:
+                # what the page offers, read in one call: the drawn pieces, the move buttons, the version
+                piece_words, button_words, before = d.execute_script(OFFERED, PIECES, MOVES)
+                if not piece_words and not button_words:
+                    continue
+                command, is_piece = _choose(game, piece_words, button_words, clicks[id(d)])
+                where = PIECES if is_piece else MOVES
+                element = d.find_element(By.CSS_SELECTOR, f'{where}[data-command="{command}"]')
+                if is_piece and by_key == 0 and by_piece >= 3:  # once per game, a piece by the keyboard
+                    element.send_keys(Keys.ENTER)
+                    by_key += 1
+                else:
+                    element.click()
+                by_piece += is_piece
+                clicks[id(d)] += 1
+                moved = True
+                wait(d).until(lambda d, before=before: d.execute_script(CHANGED, before))
+                if not mid_shot and sum(clicks.values()) >= 6:
+                    for who, drv in (("ann", ann), ("bob", bob)):
+                        drv.save_screenshot(str(shots / f"{game}-{who}-mid.png"))
+                    mid_shot = True
+            except (StaleElementReferenceException, ElementNotInteractableException, NoSuchElementException):
+                continue  # the board was redrawn under us: look again
+        if not moved:
+            time.sleep(0.03)
+
+    assert clicks[id(ann)] > 0 and clicks[id(bob)] > 0
+    assert by_piece > clicks[id(ann)] and by_key == 1  # mostly by the drawn board, once by the keyboard
+    for who, d in (("ann", ann), ("bob", bob)):
+        wait(d).until(lambda d: "Game over" in text(d, "render"))
+        d.save_screenshot(str(shots / f"{game}-{who}-end.png"))
+        lines = _fresh(lambda d=d: [li.text for li in d.find_elements(By.CSS_SELECTOR, "#log li")])
+        assert lines[-1].startswith("Game over"), lines[-3:]
+        assert not any("seat " in line and "rolled" in line for line in lines)  # rolls by name
+        board = text(d, "render")
+        assert "Ann" in board and "Bob" in board and "seat 0" not in board
+        assert not d.find_elements(By.CSS_SELECTOR, PIECES)  # nothing to click after the end
+        if game in ("sechs_nimmt", "diamant"):  # the face-down choices are revealed in the log
+            assert any(line.startswith("Revealed: Ann ") for line in lines)
+        if game in ("heckmeck", "court"):
+            assert any(line.startswith(("Ann rolled", "Bob rolled")) for line in lines)
+    assert (shots / f"{game}-ann-mid.png").stat().st_size > 1000
+
+
+def test_the_table_fits_a_phone(base_url: str, driver: object) -> None:
+    # A phone-sized window: no sideways scrolling; the board is drawn to the width.
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.remote.webdriver import WebDriver
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    assert isinstance(driver, WebDriver)
+    import json
+    import urllib.request
+
+    request = urllib.request.Request(
+        base_url + "/api/tables",
+        data=json.dumps({"game": "sechs_nimmt"}).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request) as response:
+        table_id = json.loads(response.read())["id"]
+    driver.set_window_size(390, 844)
+    driver.get(f"{base_url}/table/{table_id}")
+    wait = WebDriverWait(driver, 10, poll_frequency=0.05)
+    wait.until(lambda d: d.find_element(By.ID, "phase").text == "waiting")
+    driver.find_element(By.ID, "name").send_keys("Ann")
+    driver.find_element(By.ID, "join").click()
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#seats li"))
+    driver.find_element(By.ID, "add-bot").click()
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#seats li")) == 2)
+    driver.find_element(By.ID, "start").click()
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, PIECES))
+    width = driver.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+    assert width[0] <= width[1], width
+    board = driver.find_element(By.CSS_SELECTOR, "#render svg")
+    assert 300 <= board.size["width"] <= 390
+    shots = ARTIFACTS / "browser"
+    shots.mkdir(parents=True, exist_ok=True)
+    driver.save_screenshot(str(shots / "sechs_nimmt-phone.png"))

@@ -30,9 +30,20 @@ ALICE, BOB, CAROL = "alice-token-0001", "bob-token-0002", "carol-token-0003"
 
 
 @contextlib.contextmanager
-def site(db: str | Path = ":memory:") -> Iterator[TestClient]:
-    with TestClient(create_app(str(db))) as http:
+def site(db: str | Path = ":memory:", **settings: Any) -> Iterator[TestClient]:
+    settings.setdefault("allowed_hosts", ["testserver"])  # TestClient's host name
+    settings.setdefault("rate", 10_000.0)  # these tests send as fast as they can; the limit has its own
+    settings.setdefault("burst", 10_000)
+    with TestClient(create_app(str(db), **settings)) as http:
         yield http
+
+
+@contextlib.contextmanager
+def seated(http: TestClient, table_id: str, client: str) -> Iterator[Any]:
+    """A socket at the table that has sent its client token (its first message)."""
+    with http.websocket_connect(f"/ws/{table_id}") as socket:
+        socket.send_json({"client": client})
+        yield socket
 
 
 def new_table(http: TestClient, game: str, **options: bool) -> str:
@@ -64,7 +75,7 @@ class Room:
         self.stack.close()
 
     def connect(self, client: str) -> dict[str, Any]:
-        socket = self.stack.enter_context(self.http.websocket_connect(f"/ws/{self.table_id}?client={client}"))
+        socket = self.stack.enter_context(seated(self.http, self.table_id, client))
         self.sockets[client] = socket
         first = self._receive(client)
         assert set(first) == {"view"}
@@ -82,7 +93,9 @@ class Room:
         self.sockets[client].send_json({"command": command})
         message = self._receive(client)
         reply = message["reply"]
-        if reply["ok"]:
+        if reply["ok"] and command.split(" ")[0] in ("/status", "/help"):
+            assert set(message) == {"reply"}  # read-only: the asker alone hears, nothing is broadcast
+        elif reply["ok"]:
             assert message["view"]["version"] == self.views[client]["version"]
             for other in self.sockets:
                 if other != client:
@@ -162,12 +175,13 @@ def test_sockets_need_a_client_token_and_a_table() -> None:
     with site() as http:
         table_id = new_table(http, "court")
         with http.websocket_connect(f"/ws/{table_id}") as socket:
-            assert "client=TOKEN" in socket.receive_json()["error"]
-        with http.websocket_connect(f"/ws/{table_id}?client=a%20b") as socket:
+            socket.send_json({"command": "/help"})
+            assert '{"client": TOKEN}' in socket.receive_json()["error"]
+        with seated(http, table_id, "a b") as socket:
             assert "error" in socket.receive_json()
-        with http.websocket_connect(f"/ws/nosuch?client={ALICE}") as socket:
+        with seated(http, "nosuch", ALICE) as socket:
             assert socket.receive_json() == {"error": "no such table"}
-        with http.websocket_connect(f"/ws/{table_id}?client={ALICE}") as socket:
+        with seated(http, table_id, ALICE) as socket:
             assert socket.receive_json()["view"]["phase"] == "waiting"
             for bad in ("not json", json.dumps(["/help"]), json.dumps({"command": 5}), "x" * 5000):
                 socket.send_text(bad)
@@ -202,7 +216,7 @@ def test_hidden_cards_never_reach_another_seat() -> None:
             assert room.views[ALICE]["log"][-1] == f"you chose: play {card}"
             for other in (BOB, CAROL):
                 log = room.views[other]["log"]
-                assert log[-1] == "Alice (seat 0) has chosen." and not any(f"play {card}" in x for x in log)
+                assert log[-1] == "Alice has chosen." and not any(f"play {card}" in x for x in log)
                 assert room.views[other]["state"]["choice"] is None
                 assert room.views[other]["state"]["trick"] == [None, None]
             assert room.views[BOB]["state"]["has_chosen"] == [True, False]
@@ -245,12 +259,30 @@ def test_replays_show_a_seat_only_after_the_game() -> None:
             assert "hands" not in public.text and str(hand[1:4])[1:-1] not in public.text
             refused = http.get(f"/api/tables/{table_id}/replay?seat=0")
             assert refused.status_code == 403 and "only after the game" in refused.json()["error"]
+            assert http.get(f"/api/tables/{table_id}/replay/1?seat=0").status_code == 403
             assert http.get(f"/api/tables/{table_id}/replay?seat=x").status_code == 400
             assert http.get(f"/api/tables/{table_id}/replay?seat=5").status_code == 400
             while room.views[ALICE]["phase"] != "finished":
                 room.ok(ALICE, room.views[ALICE]["legal"][-1])
             own = http.get(f"/api/tables/{table_id}/replay?seat=0").json()
             assert own["seat"] == 0 and own["phase"] == "finished" and len(own["frames"]) > 20
+
+            # each step's board, drawn as that seat saw it, with nothing to click
+            board = http.get(f"/api/tables/{table_id}/replay/3?seat=0")
+            assert board.status_code == 200 and board.headers["content-type"].startswith("image/svg+xml")
+            assert board.text.startswith("<svg") and "Your hand" in board.text
+            assert "data-command" not in board.text
+            public = http.get(f"/api/tables/{table_id}/replay/3").text
+            assert "Your hand" not in public
+            last = len(own["frames"]) - 1
+            assert "Game over" in http.get(f"/api/tables/{table_id}/replay/{last}").text
+            for path, message in [
+                (f"/replay/{last + 1}", f"step must be from 0 to {last}"),
+                ("/replay/x", "step must be a whole number"),
+                ("/replay/2?seat=9", "no seat 9"),
+            ]:
+                answer = http.get(f"/api/tables/{table_id}{path}")
+                assert answer.status_code == 400 and message in answer.json()["error"], path
 
 
 def test_a_name_with_html_stays_text() -> None:
@@ -263,7 +295,7 @@ def test_a_name_with_html_stays_text() -> None:
                 room.connect(client)
                 seat = len(room.views[client]["seats"])
                 assert room.ok(client, f"/join {name}")["text"] == f"you sit at seat {seat} as {seen}"
-                assert room.views[client]["log"][-1] == f"{seen} joins at seat {seat}."
+                assert room.views[client]["log"][-1] == f"{seen} joins the table."
             assert [s["name"] for s in room.views[ALICE]["seats"]] == shown
         response = http.get("/api/tables")
         assert response.headers["content-type"] == "application/json"
@@ -364,7 +396,7 @@ def test_many_bot_tables_play_out_at_once(tmp_path: Path) -> None:
         with contextlib.ExitStack() as stack:
             sockets = []
             for (_, bots), table_id, k in zip(lineups, ids, itertools.count(), strict=False):
-                socket = stack.enter_context(http.websocket_connect(f"/ws/{table_id}?client=watcher-{k:04d}"))
+                socket = stack.enter_context(seated(http, table_id, f"watcher-{k:04d}"))
                 assert socket.receive_json()["view"]["phase"] == "waiting"
                 for bot in bots:
                     socket.send_json({"command": f"/bot {bot}"})
@@ -504,6 +536,21 @@ def test_serve_sub_command() -> None:
     assert (args.host, args.port, args.db, args.func) == ("127.0.0.1", 8123, "x.sqlite3", server.cmd_serve)
     defaults = parser.parse_args(["serve"])
     assert (defaults.port, defaults.db) == (8000, "tablezoo.sqlite3")
+    assert (defaults.allow_host, defaults.allow_origin, defaults.expire_after) == (
+        [],
+        [],
+        server.EXPIRE_AFTER,
+    )
+    args = parser.parse_args(
+        ["serve", "--allow-origin", "https://a.example", "--allow-origin", "https://b.example",
+         "--allow-host", "games.example", "--expire-after", "600"]
+    )  # fmt: skip
+    assert args.allow_origin == ["https://a.example", "https://b.example"] and args.allow_host == [
+        "games.example"
+    ]
+    args.expire_after = 0
+    with pytest.raises(server.ConfigError, match="--expire-after must be a positive number of seconds"):
+        server.cmd_serve(args)
 
 
 @pytest.mark.parametrize("path", ["/api/tables", "/api/games"])
@@ -549,3 +596,196 @@ def test_random_messages_on_live_sockets(game: str) -> None:
                 for who, view in room.views.items():
                     assert view["you"] == table.seat_of(who)
             assert table.phase in ("playing", "finished")
+
+
+# --------------------------------------------------------------------------- hardening
+
+
+def test_deeply_nested_json_is_a_clear_error() -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    with site() as http:
+        for url in ("/api/bot/move", "/api/tables"):
+            response = http.post(url, content=deep, headers={"content-type": "application/json"})
+            assert response.status_code == 400, response.text
+            assert response.json() == {
+                "error": "the body must be a JSON object (the JSON is nested too deeply)"
+            }
+        table_id = new_table(http, "diamant")
+        with seated(http, table_id, ALICE) as socket:
+            assert "view" in socket.receive_json()
+            socket.send_text("[" * 999 + "]" * 999)  # under the message size limit
+            reply = socket.receive_json()["reply"]
+            assert reply["ok"] is False and "nested too deeply" in reply["text"]
+            socket.send_json({"command": "/status"})  # the socket lives on
+            assert socket.receive_json()["reply"]["ok"]
+        with http.websocket_connect(f"/ws/{table_id}") as socket:
+            socket.send_text("[" * 999 + "]" * 999)  # as the first message
+            assert '{"client": TOKEN}' in socket.receive_json()["error"]
+
+
+def test_the_client_token_is_the_first_message_never_part_of_the_url() -> None:
+    with site() as http:
+        table_id = new_table(http, "diamant")
+        with http.websocket_connect(f"/ws/{table_id}?client={ALICE}") as socket:
+            error = socket.receive_json()["error"]
+            assert "first message" in error and "not in the URL" in error
+        with seated(http, table_id, ALICE) as socket:
+            view = socket.receive_json()["view"]
+            assert view["phase"] == "waiting"
+            socket.send_json({"command": "/join Alice"})
+            assert socket.receive_json()["view"]["you"] == 0
+        script = (STATIC / "app.js").read_text()
+        assert "?client=" not in script and "JSON.stringify({ client })" in script
+
+
+def test_other_sites_and_other_host_names_are_refused() -> None:
+    from starlette.websockets import WebSocketDisconnect
+
+    with site(allowed_origins=["https://friend.example"]) as http:
+        table_id = new_table(http, "diamant")
+        # a socket opened by another site's page is closed before it is accepted
+        with (
+            pytest.raises(WebSocketDisconnect) as closed,
+            http.websocket_connect(f"/ws/{table_id}", headers={"origin": "http://evil.example"}) as socket,
+        ):
+            socket.send_json({"client": ALICE})
+            socket.receive_json()
+        assert closed.value.code == 4403
+        for origin in ("http://testserver", "https://friend.example"):
+            with http.websocket_connect(f"/ws/{table_id}", headers={"origin": origin}) as socket:
+                socket.send_json({"client": ALICE})
+                assert "view" in socket.receive_json()
+        # posts: JSON only (a form or text/plain post from any page would be a "simple" request)
+        body = json.dumps({"game": "diamant"})
+        response = http.post("/api/tables", content=body, headers={"content-type": "text/plain"})
+        assert response.status_code == 415 and "application/json" in response.json()["error"]
+        response = http.post(
+            "/api/tables", json={"game": "diamant"}, headers={"origin": "http://evil.example"}
+        )
+        assert response.status_code == 403 and "evil.example" in response.json()["error"]
+        response = http.post("/api/bot/move", json={}, headers={"origin": "http://evil.example"})
+        assert response.status_code == 403
+        assert http.post(
+            "/api/tables", json={"game": "diamant"}, headers={"origin": "http://testserver"}
+        ).is_success
+        # a host name that is not the site's (DNS rebinding) gets nothing at all
+        assert http.get("/api/tables", headers={"host": "evil.example:8000"}).status_code == 400
+    with TestClient(create_app(":memory:"), base_url="http://127.0.0.1:8000") as local:
+        assert local.get("/api/games").status_code == 200  # loopback names by default
+        assert local.get("/", headers={"host": "evil.example"}).status_code == 400
+
+
+def test_reading_commands_are_answered_to_the_asker_alone_and_not_stored(tmp_path: Path) -> None:
+    with site(tmp_path / "tables.sqlite3") as http:
+        table_id = new_table(http, "diamant")
+        hub = http.app.state.hub  # type: ignore[attr-defined]
+        saves: list[int] = []
+        hub.tables[table_id].listeners.append(lambda t: saves.append(t.version))
+        with Room(http, table_id) as room:
+            room.connect(ALICE)
+            room.connect(CAROL)
+            room.ok(ALICE, "/join Alice")
+            version = room.views[ALICE]["version"]
+            for _ in range(20):
+                room.ok(CAROL, "/status")  # Room.send checks the reply comes alone, Alice gets nothing
+                room.ok(CAROL, "/help")
+            assert hub.tables[table_id].version == version and saves == [version]
+            row = hub.store._db.execute("SELECT record FROM tables WHERE id = ?", (table_id,)).fetchone()
+            assert json.loads(row[0])["version"] == version
+
+
+def test_each_client_is_rate_limited() -> None:
+    with site(rate=1.0, burst=3) as http:
+        table_id = new_table(http, "diamant")
+        with seated(http, table_id, ALICE) as alice, seated(http, table_id, BOB) as bob:
+            alice.receive_json()
+            bob.receive_json()
+            replies = []
+            for _ in range(5):
+                alice.send_json({"command": "/status"})
+                replies.append(alice.receive_json()["reply"])
+            assert [r["ok"] for r in replies] == [True, True, True, False, False]
+            assert replies[-1]["text"] == "too many commands: at most 1 a second; wait a moment"
+            bob.send_json({"command": "/status"})  # another client has its own allowance
+            assert bob.receive_json()["reply"]["ok"]
+
+
+def test_finished_tables_leave_memory_and_abandoned_ones_expire(tmp_path: Path) -> None:
+    import time
+
+    db = tmp_path / "tables.sqlite3"
+    with site(db, expire_after=100.0) as http:
+        hub = http.app.state.hub  # type: ignore[attr-defined]
+        done = new_table(http, "diamant")
+        with seated(http, done, ALICE) as socket:
+            socket.receive_json()
+            for command in ("/bot random", "/bot random", "/bot random", "/start"):
+                socket.send_json({"command": command})
+                message = socket.receive_json()
+            assert message["view"]["phase"] == "finished"
+            assert done in hub.tables  # watched: kept
+        assert done not in hub.tables  # the last socket left: archived (in the store only)
+        assert http.get(f"/api/tables/{done}").json()["phase"] == "finished"
+        assert done not in hub.tables  # reading it back does not keep it either
+
+        waiting, watched = new_table(http, "heckmeck"), new_table(http, "court")
+        with seated(http, watched, BOB) as socket:
+            socket.receive_json()
+            assert hub.sweep(time.monotonic() + 50) == []  # not abandoned long enough
+            assert hub.sweep(time.monotonic() + 101) == [waiting]  # a watched table stays
+        assert waiting not in hub.tables and watched in hub.tables
+        listed = {t["id"] for t in http.get("/api/tables").json()}
+        assert listed == {done, watched}
+    with site(db) as http:  # expired tables are not resumed at a restart
+        assert set(http.app.state.hub.tables) == {watched}  # type: ignore[attr-defined]
+
+
+def test_the_lobby_is_paged_and_filtered() -> None:
+    with site() as http:
+        ids = [new_table(http, "heckmeck") for _ in range(5)]
+        with seated(http, ids[0], ALICE) as socket:
+            socket.receive_json()
+            for command in ("/join Alice", "/bot random", "/start"):
+                socket.send_json({"command": command})
+                socket.receive_json()
+        assert len(http.get("/api/tables").json()) == 5
+        page1 = http.get("/api/tables?limit=2").json()
+        page2 = http.get("/api/tables?limit=2&offset=2").json()
+        page3 = http.get("/api/tables?limit=2&offset=4").json()
+        assert [len(p) for p in (page1, page2, page3)] == [2, 2, 1]
+        assert {t["id"] for t in page1 + page2 + page3} == set(ids)
+        assert [t["id"] for t in http.get("/api/tables?phase=playing").json()] == [ids[0]]
+        assert {t["id"] for t in http.get("/api/tables?phase=open").json()} == set(ids[1:])
+        assert http.get("/api/tables?phase=finished").json() == []
+        for query, message in [
+            ("phase=closed", "phase must be one of open, waiting, playing, finished"),
+            ("limit=0", "limit must be a whole number from 1 to 200"),
+            ("limit=1000", "limit must be"),
+            ("offset=-1", "offset must be a whole number"),
+        ]:
+            response = http.get(f"/api/tables?{query}")
+            assert response.status_code == 400 and message in response.json()["error"], query
+
+
+def test_table_creation_is_limited() -> None:
+    with site(create_rate=3) as http:
+        for _ in range(3):
+            new_table(http, "diamant")
+        response = http.post("/api/tables", json={"game": "diamant"})
+        assert response.status_code == 429 and "at most 3 a minute" in response.json()["error"]
+    with site(max_open_tables=2) as http:
+        for _ in range(2):
+            new_table(http, "diamant")
+        response = http.post("/api/tables", json={"game": "diamant"})
+        assert response.status_code == 429 and "2 tables are waiting for players" in response.json()["error"]
+
+
+@pytest.mark.parametrize(
+    "path", ["/", "/static/app.js", "/static/style.css", "/static/table.html", "/api/games"]
+)
+def test_every_response_has_the_security_headers(path: str) -> None:
+    with site() as http:
+        response = http.get(path)
+        assert response.status_code == 200
+        for name, value in server.PAGE_HEADERS.items():
+            assert response.headers[name] == value, (path, name)

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tablezoo.games import GAMES, game_class
-from tablezoo.tables.table import FINISHED, PLAYING, Table
+from tablezoo.games import GAMES, draw, game_class
+from tablezoo.tables.table import FINISHED, PLAYING, TABLE_COMMANDS, Table
 
 SCENARIOS = sorted((Path(__file__).resolve().parent / "scenarios").glob("*.json"))
 
@@ -111,7 +111,7 @@ def test_a_person_who_leaves_is_replaced_by_a_bot_and_the_game_ends() -> None:
     assert table.handle("ann", "/leave").ok
     assert table.phase == FINISHED
     assert table.seats[0].bot == "heuristic" and table.seats[0].client is None
-    assert "Ann leaves; a heuristic bot plays seat 0 on." in table.view(None, log_from=0)["log"]
+    assert "Ann leaves; a heuristic bot plays Ann's seat on." in table.view(None, log_from=0)["log"]
 
 
 @pytest.mark.parametrize("game", list(GAMES))
@@ -157,7 +157,7 @@ def test_a_replay_shows_each_position_and_hides_other_seats_cards() -> None:
     assert all(set(f) == {"step", "text", "render"} for f in public)  # no raw deals or card ids
     secret = [f for f in public if f["text"].endswith("has chosen")]
     assert secret and not any(": play" in f["text"] for f in public)
-    assert any(f["text"].startswith("Ann (seat 0): play") for f in own)
+    assert any(f["text"].startswith("Ann: play") for f in own)
 
 
 COMMAND_WORDS = [
@@ -213,10 +213,12 @@ def test_no_log_line_or_view_shows_a_seat_what_it_may_not_see() -> None:
     clients = {0: "ann", 1: "bob", 2: "cy"}
     game = table.game
     assert game is not None
-    checked = 0
+    checked, revealed, since = 0, 0, 0
     while table.phase == PLAYING:
         mover = table.to_move()
         legal = table.view(clients[mover])["legal"]
+        if not table.secret_round:  # a round of face-down cards starts with this move
+            since = table.log[-1].number + 1
         table.handle(clients[mover], legal[int(rng.integers(len(legal)))])
         if table.phase != PLAYING:
             break
@@ -225,6 +227,104 @@ def test_no_log_line_or_view_shows_a_seat_what_it_may_not_see() -> None:
             other = game.determinize(table.state, seat, rng)
             assert view["state"] == game.view(other, seat)
             assert view["render"] == game.render(other, seat)
-            assert not any(f"(seat {s}): play" in line for line in view["log"] for s in clients)
+            assert view["board"] == draw.svg(game, game.view(other, seat), names=["Ann", "Bob", "Cy"])
+            # the cards others chose face down in the round under way are in no line since it began
+            pending = [f"{table.seats[s].name} {game.command(a)}" for s, a in table.secret_round if s != seat]
+            lines = [line.text for line in table.visible_log(seat, since)]
+            assert not any(p in line for line in lines for p in pending), (pending, lines)
+            assert not any(line.startswith(("Ann: play", "Bob: play", "Cy: play")) for line in lines)
+            revealed = max(revealed, sum(line.startswith("Revealed: Ann play") for line in view["log"]))
             checked += 1
-    assert checked > 100
+    assert checked > 100 and revealed > 5  # once all have chosen, the cards are logged to everyone
+
+
+def test_names_are_unique_regardless_of_case_and_bot_is_kept_for_bots() -> None:
+    table = Table.new("heckmeck", seed=1)
+    assert table.handle("ann", "/join Ann").ok
+    before = snapshot(table)
+    for client, command, message in [
+        ("eve", "/join ann", "the name 'ann' is taken at this table (names ignore case)"),
+        ("eve", "/join ANN", "is taken"),
+        ("eve", "/join heuristic bot", "the word 'bot' is kept for bots' names"),
+        ("eve", "/join Bot", "kept for bots"),
+        ("eve", "/join my bots", "kept for bots"),
+    ]:
+        reply = table.handle(client, command)
+        assert not reply.ok and message in reply.text, reply.text
+        assert snapshot(table) == before
+    assert table.handle("eve", "/join Abbott").ok  # "bot" inside a word is a name like any other
+    assert table.handle("joe", "/join").ok  # no name: the first free "player N"
+    assert [o.name for o in table.seats] == ["Ann", "Abbott", "player 3"]
+
+
+def test_the_agent_is_seated_only_where_a_seat_count_has_one_and_bots_can_be_removed() -> None:
+    # Court's agents play at 2 and 4 seats: a fifth seat can never have one.
+    table = Table.new("court", seed=1)
+    for who in ("ann", "bob", "cy", "dan"):
+        assert table.handle(who, f"/join {who.title()}").ok
+    reply = table.handle("ann", "/bot agent")
+    assert not reply.ok and "plays only at tables of 2 or 4 seats; this table would have 5" in reply.text
+    assert "/unbot SEAT" in reply.text
+
+    # Seated at 3 seats (4 is still reachable), the agent is checked again at the start.
+    table = Table.new("court", seed=1)
+    assert table.handle("ann", "/join Ann").ok
+    assert table.handle("ann", "/bot agent").ok
+    assert table.handle("ann", "/bot random").ok
+    before = snapshot(table)
+    reply = table.handle("ann", "/start")
+    assert not reply.ok and "this table would have 3" in reply.text
+    assert snapshot(table) == before
+    # /unbot takes a bot off by its seat number, before the start, and nothing else
+    for command, message in [
+        ("/unbot 0", "no bot at seat '0'"),
+        ("/unbot x", "no bot at seat 'x'"),
+        ("/unbot", "/unbot SEAT with the seat number of a bot (1, 2)"),
+    ]:
+        reply = table.handle("ann", command)
+        assert not reply.ok and message in reply.text, reply.text
+    assert not table.handle("eve", "/unbot 2").ok  # only the seated players set the table up
+    assert snapshot(table) == before
+    reply = table.handle("ann", "/unbot 2")
+    assert reply.ok and reply.text == "random bot left seat 2"
+    assert [o.name for o in table.seats] == ["Ann", "agent bot"]
+    assert table.handle("ann", "/start").ok
+    assert not table.handle("ann", "/unbot 1").ok  # the game is under way
+
+
+def test_reading_commands_change_nothing_and_help_lists_the_command_table() -> None:
+    table = Table.new("diamant", seed=1)
+    table.handle("ann", "/join Ann")
+    calls: list[int] = []
+    table.listeners.append(lambda t: calls.append(t.version))
+    before = snapshot(table)
+    for client in ("ann", "onlooker"):
+        for command in ("/status", "/help"):
+            reply = table.handle(client, command)
+            assert reply.ok and not reply.changed
+    assert snapshot(table) == before and calls == []  # no new version, nothing to store or send
+    text = table.handle("onlooker", "/help").text
+    for name, command in TABLE_COMMANDS.items():
+        assert text.count(f"{command.usage}: {command.help}") == 1, name
+    assert "/unbot SEAT" in text
+
+
+def test_the_choices_of_diamant_are_revealed_in_the_log_by_name() -> None:
+    table = Table.new("diamant", seed=4)
+    for who in ("ann", "bob", "cy"):
+        table.handle(who, f"/join {who.title()}")
+    table.scripted.extend(["15", "fire"])
+    table.handle("ann", "/start")
+    table.handle("ann", "camp")
+    table.handle("bob", "go")
+    assert not any(line.startswith("Revealed") for line in table.view("cy")["log"])
+    table.handle("cy", "go")
+    for who in ("ann", "bob", "cy", None):
+        log = table.view(who)["log"]
+        assert "Revealed: Ann camp, Bob go, Cy go." in log
+        assert not any("seat " in line for line in log), log  # names, never seat numbers
+    # a record rebuilt in the middle of a round of choices reveals that whole round
+    table.handle("bob", "go")
+    resumed = Table.from_record(json.loads(json.dumps(table.to_record())))
+    resumed.handle("cy", "camp")
+    assert resumed.view(None)["log"][-2:][0].startswith("Revealed: Bob go, Cy camp.")

@@ -42,8 +42,21 @@ def test_play_a_whole_game_typing_commands() -> None:
     cli.cmd_play(args, read=lambda prompt: next(typed), write=lines.append)
     text = "\n".join(lines)
     assert "'nonsense' is not a move of Heckmeck" in text
-    assert "your moves:" in text and "heuristic bot (seat 1):" in text
+    assert "your moves:" in text and "heuristic bot:" in text
+    assert "player 1 joins the table." in text  # no --name: the table names the player
     assert lines[-1] in ("You win!", "You lose.", "You share the win.")
+
+
+@pytest.mark.parametrize("key", [EOFError, KeyboardInterrupt])
+def test_ctrl_d_and_ctrl_c_abandon_the_game_quietly(key: type[BaseException]) -> None:
+    lines: list[str] = []
+
+    def read(prompt: str) -> str:
+        raise key
+
+    args = cli.build_parser().parse_args(["play", "heckmeck", "--bot", "random", "--seed", "4"])
+    cli.cmd_play(args, read=read, write=lines.append)  # returns: no traceback, no exit status
+    assert lines[-1] == "game abandoned"
 
 
 def test_bots_lists_what_a_game_offers(capsys: pytest.CaptureFixture[str]) -> None:
