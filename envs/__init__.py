@@ -11,6 +11,9 @@ registry, where importing this package registers every game for both APIs::
 
     env = pettingzoo.make("aec", "tablezoo/heckmeck-v0", num_players=4)
     par = pettingzoo.make("parallel", "tablezoo/diamant-v0")
+
+Importing the package also registers the Gymnasium ids of the single-agent
+views (``gymnasium.make("tablezoo/Heckmeck-v0")``, see :mod:`tablezoo.envs.gym_ids`).
 """
 
 from __future__ import annotations
@@ -48,3 +51,8 @@ for _module in ENV_MODULES:
             entry_point=f"tablezoo.envs.{_module}:{_factory}",
             max_cycles=MAX_CYCLES[_module],
         )
+
+# Gymnasium ids of the single-agent views (tablezoo/Heckmeck-v0 ...): registering imports nothing else
+from tablezoo.envs import gym_ids as _gym_ids  # noqa: E402 - needs ENV_MODULES above
+
+_gym_ids.register()

@@ -317,7 +317,9 @@ class TablezooEnv(TablezooEnvBase, AECEnv):
         )
 
     def observe(self, agent: str) -> Any:
-        if agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent]):
+        # an agent removed after its last dead step is done (SuperSuit's wrappers still observe it)
+        done = self.terminations.get(agent, True) or self.truncations.get(agent, True)
+        if agent == self.agent_selection and not done:
             if self.flat:
                 return self.game.observe(self.game_state, self.seat_of[agent])
             mask = action_mask(self.legal_actions(), self.game.num_actions)

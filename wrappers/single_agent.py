@@ -11,7 +11,23 @@ learner:
   observation with the reward the learner received over that whole stretch
   (its zero-sum result at the end, or its points with ``reward="score"``);
 * ``action_masks()`` gives the learner's legal moves, as sb3-contrib's
-  ``MaskablePPO`` expects (no ``ActionMasker`` needed).
+  ``MaskablePPO`` expects (no ``ActionMasker`` needed); the same mask is in
+  every ``info["action_mask"]`` (all False once the episode is over), which
+  is where a Gymnasium vector env's user finds it (``infos["action_mask"]``,
+  one row per sub-env).
+
+Opponents are bots by name (``"heuristic"``, ``"search:samples=4"``: the
+registry :func:`tablezoo.bots.registry.make_bot`) or :class:`Bot` objects,
+one for every other seat or a list with one per other seat.
+
+Registered with Gymnasium on import of :mod:`tablezoo.envs`:
+``gymnasium.make("tablezoo/Heckmeck-v0", num_players=2, opponents="heuristic")``
+(also ``SechsNimmt-v0``, ``Diamant-v0`` and ``Court-v0``) calls :func:`make_env`.
+In a vector env (``gymnasium.make_vec``) a masked learner reads the masks of
+every sub-env from ``infos["action_mask"]`` or ``vec.call("action_masks")``.
+Under Gymnasium's default next-step autoreset, a sub-env whose episode has just
+ended shows an all-False row: its next action is ignored (it resets), so any
+action will do there.
 
 An illegal learner action (only an unmasked learner makes one) follows
 ``illegal_move``: ``"lose"`` (default, as PettingZoo's ``env()``) ends the
@@ -26,6 +42,8 @@ actions give the same episode.
 
 from __future__ import annotations
 
+import copy
+import importlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -33,8 +51,13 @@ import gymnasium
 import numpy as np
 
 from tablezoo.bots.core import Bot, RandomBot, Seat
+from tablezoo.bots.registry import make_bot
+from tablezoo.envs import ENV_MODULES
 from tablezoo.envs.aec import CheckedEnv, TablezooEnv
-from tablezoo.games.core import IllegalActionError
+from tablezoo.games.core import ConfigError, Game, IllegalActionError
+
+Opponents = str | Bot | Sequence[str | Bot]
+"""A bot name or a :class:`Bot` for every other seat, or a list with one per other seat."""
 
 
 class SingleAgentEnv(gymnasium.Env):
@@ -44,22 +67,23 @@ class SingleAgentEnv(gymnasium.Env):
         env: a tablezoo AEC environment (``raw_env(...)`` or ``env(...)``), or a
             callable that makes one.
         learner: the learner's seat, or ``"random"`` for a seat drawn each episode.
-        opponents: one bot for every other seat, or a list with one bot per
-            other seat (in seat order, skipping the learner); random bots by
-            default.
+        opponents: one bot (a name such as ``"heuristic"``, or a :class:`Bot`)
+            for every other seat, or a list with one per other seat (in seat
+            order, skipping the learner); random bots by default. A name makes
+            a fresh bot for each seat; one Bot object plays every other seat.
         illegal_move: ``"lose"`` or ``"raise"``, what an illegal learner action does.
         illegal_reward: the learner's reward for an illegal action under ``"lose"``.
         scale_observations: divide each observation entry by its field's upper bound,
             so that the learner sees values in 0..1 (what the shipped policies expect).
     """
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"]}  # noqa: RUF012 - Gymnasium's convention
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "render_fps": 1}  # noqa: RUF012 - Gymnasium's convention
 
     def __init__(
         self,
         env: TablezooEnv | CheckedEnv | Callable[[], TablezooEnv | CheckedEnv],
         learner: int | str = 0,
-        opponents: Bot | Sequence[Bot] | None = None,
+        opponents: Opponents | None = None,
         illegal_move: str = "lose",
         illegal_reward: float = -1.0,
         scale_observations: bool = False,
@@ -76,21 +100,24 @@ class SingleAgentEnv(gymnasium.Env):
         if learner != "random" and (isinstance(learner, bool) or learner not in range(n)):
             raise ValueError(f"learner must be a seat 0..{n - 1} or 'random', not {learner!r}")
         self.learner_choice = learner
-        if opponents is None:
-            opponents = [RandomBot() for _ in range(n - 1)]
-        elif not isinstance(opponents, Sequence):
-            opponents = [opponents] * (n - 1)
-        if len(opponents) != n - 1:
-            raise ValueError(f"{n} seats need {n - 1} opponents, not {len(opponents)}")
-        self.opponents: list[Bot] = list(opponents)
+        self.opponents: list[Bot] = _opponents(opponents, self.game)
         agent = self.aec.possible_agents[0]
-        self.observation_space = self.aec.observation_space(agent)["observation"]
+        # the game's own bounds: the AEC env's space depends on its observation type
+        spec = self.game.observation_spec
+        self.observation_space = gymnasium.spaces.Box(spec.low(), spec.high(), dtype=np.float32)
         self._scale = None
         if scale_observations:
             self._scale = self.game.observation_spec.scale()
             self.observation_space = gymnasium.spaces.Box(0.0, 1.0, self._scale.shape, np.float32)
         self.action_space = self.aec.action_space(agent)
         self.render_mode = self.aec.render_mode
+        # the AEC env's render modes and pace, which Gymnasium's checker and video recorder read
+        aec_meta = self.aec.metadata
+        self.metadata = {
+            **type(self).metadata,
+            "render_modes": list(aec_meta["render_modes"]),
+            "render_fps": aec_meta.get("render_fps", 1),
+        }
         self.learner = 0 if learner == "random" else int(learner)
         self._bots: dict[int, Bot] = {}
 
@@ -173,4 +200,63 @@ class SingleAgentEnv(gymnasium.Env):
         return obs if self._scale is None else obs / self._scale
 
     def _info(self) -> dict[str, Any]:
-        return {"seat": self.learner}
+        return {"seat": self.learner, "action_mask": self.action_masks()}
+
+
+def _opponents(opponents: Opponents | None, game: Game[Any]) -> list[Bot]:
+    """One bot per other seat, from what ``SingleAgentEnv(opponents=...)`` takes."""
+    n = game.num_seats
+    if opponents is None:
+        return [RandomBot() for _ in range(n - 1)]
+    if isinstance(opponents, str) or not isinstance(opponents, Sequence):
+        opponents = [opponents] * (n - 1)
+    if len(opponents) != n - 1:
+        raise ValueError(f"{n} seats need {n - 1} opponents, not {len(opponents)}")
+    bots = []
+    for opponent in opponents:
+        if isinstance(opponent, str):
+            bots.append(make_bot(opponent, game))  # a fresh bot, with its own random stream
+        elif isinstance(opponent, Bot):
+            bots.append(opponent)
+        else:
+            raise ValueError(f"an opponent is a bot name or a Bot (with name, reset, act), not {opponent!r}")
+    return bots
+
+
+def make_env(
+    env_module: str,
+    num_players: int | None = None,
+    opponents: Opponents = "random",
+    learner: int | str = 0,
+    illegal_move: str = "lose",
+    illegal_reward: float = -1.0,
+    scale_observations: bool = False,
+    render_mode: str | None = None,
+    **env_kwargs: Any,
+) -> SingleAgentEnv:
+    """The single-agent view of the game of ``env_module``: what the Gymnasium ids make.
+
+    ``gymnasium.make("tablezoo/Heckmeck-v0", **kwargs)`` calls it with
+    ``env_module="heckmeck_v0"``. ``num_players``, ``render_mode`` and
+    ``env_kwargs`` (``reward``, ``max_cycles``, the game's options such as
+    ``quick=True``) go to the AEC env's ``raw_env``; the others to
+    :class:`SingleAgentEnv`. Bot objects among ``opponents`` are copied, so
+    that the sub-envs of a vector env made with the same arguments never share
+    a bot (nor its random stream).
+    """
+    if env_module not in ENV_MODULES:
+        raise ConfigError(f"no env module {env_module!r}; env modules are: {', '.join(ENV_MODULES)}")
+    module = importlib.import_module(f"tablezoo.envs.{env_module}")
+    raw = module.raw_env(num_players=num_players, render_mode=render_mode, **env_kwargs)
+    if isinstance(opponents, Bot):
+        opponents = [copy.deepcopy(opponents) for _ in range(raw.game.num_seats - 1)]
+    elif not isinstance(opponents, str):
+        opponents = [o if isinstance(o, str) else copy.deepcopy(o) for o in opponents]
+    return SingleAgentEnv(
+        raw,
+        learner=learner,
+        opponents=opponents,
+        illegal_move=illegal_move,
+        illegal_reward=illegal_reward,
+        scale_observations=scale_observations,
+    )
