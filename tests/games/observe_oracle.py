@@ -103,7 +103,9 @@ def sechs_nimmt(game: Any, state: Any, seat: int) -> np.ndarray:
     n = game.num_seats
     off = game.observation_spec.offsets
     o_hand, o_choice, o_seen, o_trick = (off[k] - 1 for k in ("hand", "choice", "seen", "trick"))
-    o_fit, o_fit_heads, o_gap, o_open = (off[k] - 1 for k in ("hand_fit", "hand_heads", "hand_gap", "hand_open"))
+    o_fit, o_fit_heads, o_gap, o_open = (
+        off[k] - 1 for k in ("hand_fit", "hand_heads", "hand_gap", "hand_open")
+    )
     logic, profi = game.options["logic"], game.options["profi"]
     order = [(seat + k) % n for k in range(n)]
     buf = bytearray(game.observation_spec.size)
