@@ -602,11 +602,11 @@ class SechsNimmt(Game[SechsNimmtState]):
             # hand cards before it in the same bracket (the hand ascends).
             fit, heads_at, gap, open_ = self._o_fit, self._o_fit_heads, self._o_gap, self._o_open
             seen_at, template = self._o_seen, table.template
-            brackets, bracket_of = table.brackets, table.bracket_of
+            ends, brackets = table.ends, table.brackets
             bracket, first = -1, 0
             for i, c in enumerate(hand):
                 buf[hand_at + c] = 1
-                k = bracket_of[c]
+                k = bisect.bisect_left(ends, c)  # rows ending below c
                 if k:
                     if k != bracket:
                         bracket, first = k, i
@@ -747,9 +747,6 @@ class SechsNimmt(Game[SechsNimmtState]):
         return "\n".join(lines)
 
 
-_BYTES = [bytes([k]) for k in range(ROWS + 1)]
-
-
 class _Table:
     """The public table of a 6 nimmt! state, digested once for the observations of all seats.
 
@@ -758,9 +755,9 @@ class _Table:
     """
 
     __slots__ = (
-        "bracket_of",
         "brackets",
         "counts",
+        "ends",
         "fewest",
         "heads2",
         "pending",
@@ -806,13 +803,12 @@ class _Table:
         self.template = bytes(buf)
         self.counts, self.row_heads = counts, row_heads
         self.fewest = min(row_heads, default=0)
-        # brackets[k] = (end, count, heads) of the row with the k-th lowest last card, and
-        # bracket_of[c] = how many rows end below card c: c joins brackets[bracket_of[c]]
-        # (0: below every row). The rows' ends all differ.
-        by_end = sorted(zip(lasts, counts, row_heads, strict=True))
-        self.brackets = [(0, 0, 0), *by_end]
-        cuts = [-1, *(end for end, _, _ in by_end), game.deck]
-        self.bracket_of = b"".join(_BYTES[k] * (cuts[k + 1] - cuts[k]) for k in range(len(by_end) + 1))
+        # brackets[k] = (end, count, heads) of the row with the k-th lowest last card: a
+        # card above k of the ends (ascending in ``ends``) joins it (k = 0: below every row)
+        brackets = sorted(zip(lasts, counts, row_heads, strict=True))
+        self.ends = [end for end, _, _ in brackets]
+        brackets.insert(0, (0, 0, 0))
+        self.brackets = brackets
 
 
 def observation_fields(num_seats: int, deck: int, logic: bool) -> tuple[Field, ...]:
