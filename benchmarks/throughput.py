@@ -1,11 +1,19 @@
 """Throughput of every tablezoo game, as ratios to PettingZoo's connect_four_v3 in the same run.
 
-    python benchmarks/throughput.py [--seconds 1.5] [--repeats 5] [--out results.json]
+    python benchmarks/throughput.py [--seconds 1.0] [--repeats 5] [--out results.json]
 
 For each game (at its default seat count, or ``--players``), random legal play:
 
 * ``engine``: decisions per second of the bare engine (``advance`` +
   ``legal_actions`` + ``apply(check=False)``);
+* the split of one decision of ``env()`` in microseconds: ``engine_us`` (the
+  engine's own work), ``observe_us`` (``observe`` of the seat to move, the
+  observation an env hands out with each decision) and ``adapter_us`` (the rest
+  of an ``env()`` step: the mask, rewards, checks, PettingZoo's bookkeeping),
+  and ``observe_vs_engine``, the cost of ``observe`` in engine decisions;
+  ``seat_counts`` gives engine and observe at the game's fewest and most seats too;
+* ``observe_batch``: the cost per state of ``observe_batch`` against a loop of
+  ``observe`` over the same 64 (state, seat) pairs taken from random games;
 * ``env`` and ``raw_env``: AEC steps per second of ``env()`` (with its checks)
   and ``raw_env()``, driven by ``agent_iter`` / ``last`` / ``step`` with a
   policy that picks uniformly among the mask's legal moves (as cheaply as
@@ -15,10 +23,14 @@ For each game (at its default seat count, or ``--players``), random legal play:
   copies) and its size as JSON (what search bots and stored tables pay).
 
 The reference, ``connect_four_v3`` ``env()`` and ``raw_env()``, runs in the same
-process with the same policy loop. Each figure is the best of ``--repeats``
-timed runs of ``--seconds`` each, interleaved with the reference, because this
-machine is shared and noisy: compare the ratios, not the absolute numbers.
-Targets: engine >= 20x and env >= 5x the reference's ``env()``.
+process with the same policy loop. This machine is shared and noisy, so every
+figure is timed in ``--repeats`` slices of ``--seconds`` each, interleaved with
+the reference and with the figures it is compared to, in CPU time of this
+process (time the processor spends on others is not counted); a ratio is the
+median of its per-slice ratios and a rate the median of its slices: compare the
+ratios, not the absolute numbers. Targets: engine >= 20x and env >= 5x the
+reference's ``env()``, observe at most one engine decision, observe_batch at
+least 3x cheaper per state than the loop.
 """
 
 from __future__ import annotations
@@ -28,6 +40,7 @@ import importlib
 import json
 import platform
 import random
+import statistics
 import sys
 import time
 import tracemalloc
@@ -41,14 +54,18 @@ from tablezoo.games.core import TERMINAL
 
 ENGINE_TARGET = 20.0
 ENV_TARGET = 5.0
+OBSERVE_TARGET = 1.0  # observe's cost in engine decisions, at most
+BATCH_TARGET = 3.0  # observe_batch's speed-up per state over a loop of observe, at least
+BATCH_SIZE = 64
+clock = time.process_time  # CPU time of this process: the machine is shared
 
 
 def aec_steps_per_second(make_env: Callable[[], Any], seconds: float, seed: int) -> float:
     env = make_env()
     pick = random.Random(seed)  # the cheapest fair policy: the env's cost is what is measured
     steps, episode = 0, 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    start = clock()
+    while clock() - start < seconds:
         env.reset(seed=seed + episode)
         episode += 1
         for _ in env.agent_iter():
@@ -60,21 +77,70 @@ def aec_steps_per_second(make_env: Callable[[], Any], seconds: float, seed: int)
                 action = int(legal[int(pick.random() * len(legal))])
             env.step(action)
             steps += 1
-    return steps / (time.perf_counter() - start)
+    return steps / (clock() - start)
 
 
 def engine_decisions_per_second(game: Any, seconds: float, seed: int) -> float:
     chance = np.random.default_rng(seed)
     pick = random.Random(seed)
     decisions = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    start = clock()
+    while clock() - start < seconds:
         state = game.initial_state()
         while game.advance(state, chance) != TERMINAL:
             legal = game.legal_actions(state)
             game.apply(state, legal[int(pick.random() * len(legal))], check=False)
             decisions += 1
-    return decisions / (time.perf_counter() - start)
+    return decisions / (clock() - start)
+
+
+def engine_observe_decisions_per_second(game: Any, seconds: float, seed: int) -> float:
+    """As :func:`engine_decisions_per_second`, with ``observe`` of the seat to move at each decision."""
+    chance = np.random.default_rng(seed)
+    pick = random.Random(seed)
+    observe = game.observe
+    decisions = 0
+    start = clock()
+    while clock() - start < seconds:
+        state = game.initial_state()
+        while (mover := game.advance(state, chance)) != TERMINAL:
+            observe(state, mover)
+            legal = game.legal_actions(state)
+            game.apply(state, legal[int(pick.random() * len(legal))], check=False)
+            decisions += 1
+    return decisions / (clock() - start)
+
+
+def batch_pairs(game: Any, seed: int, size: int = BATCH_SIZE) -> tuple[list[Any], list[int]]:
+    """``size`` (state, mover) pairs spread over random games, as a search or vector env meets them."""
+    rng = np.random.default_rng(seed)
+    pairs: list[tuple[Any, int]] = []
+    while len(pairs) < 8 * size:
+        state = game.initial_state()
+        while (mover := game.advance(state, rng)) != TERMINAL and len(pairs) < 8 * size:
+            pairs.append((game.clone(state), mover))
+            legal = game.legal_actions(state)
+            game.apply(state, legal[int(rng.integers(len(legal)))])
+    picked = [pairs[i] for i in rng.choice(len(pairs), size, replace=False)]
+    return [s for s, _ in picked], [m for _, m in picked]
+
+
+def batch_microseconds(game: Any, states: list[Any], seats: list[int], seconds: float) -> tuple[float, float]:
+    """Per state: a loop of ``observe`` and one ``observe_batch``, in interleaved rounds."""
+    loop_time = batch_time = 0.0
+    rounds = 0
+    start = clock()
+    while clock() - start < seconds or not rounds:
+        t0 = clock()
+        np.stack([game.observe(s, seat) for s, seat in zip(states, seats, strict=True)])
+        t1 = clock()
+        game.observe_batch(states, seats)
+        t2 = clock()
+        loop_time += t1 - t0
+        batch_time += t2 - t1
+        rounds += 1
+    per = rounds * len(states) / 1e6
+    return loop_time / per, batch_time / per
 
 
 def mid_game_state(game: Any, seed: int) -> Any:
@@ -102,16 +168,16 @@ def state_memory_bytes(game: Any, state: Any, copies: int = 2000) -> int:
 
 def clone_microseconds(game: Any, state: Any) -> float:
     n = 20_000
-    start = time.perf_counter()
+    start = clock()
     for _ in range(n):
         game.clone(state)
-    return (time.perf_counter() - start) / n * 1e6
+    return (clock() - start) / n * 1e6
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=1.5, help="length of one timed run")
-    parser.add_argument("--repeats", type=int, default=5, help="timed runs per figure (the best counts)")
+    parser.add_argument("--seconds", type=float, default=1.0, help="length of one timed slice")
+    parser.add_argument("--repeats", type=int, default=5, help="slices per figure (the median counts)")
     parser.add_argument("--players", type=int, default=None, help="seat count (default: each game's)")
     parser.add_argument("--games", nargs="*", default=list(ENV_MODULES), help="env modules to measure")
     parser.add_argument("--out", default=None, help="also write the JSON here")
@@ -119,43 +185,99 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     from pettingzoo.classic import connect_four_v3
 
-    best: dict[str, float] = {}
+    slices: dict[str, list[float]] = {}
 
     def record(key: str, value: float) -> None:
-        best[key] = max(best.get(key, 0.0), value)
+        slices.setdefault(key, []).append(value)
+
+    def median(key: str) -> float:
+        return statistics.median(slices[key])
+
+    def median_ratio(top: str, bottom: str) -> float:
+        return statistics.median(a / b for a, b in zip(slices[top], slices[bottom], strict=True))
 
     modules = {name: importlib.import_module(f"tablezoo.envs.{name}") for name in args.games}
+    # seat counts for the engine / observe split: the measured one, the fewest and the most
+    seat_counts: dict[str, list[int]] = {}
+    for name, module in modules.items():
+        info = module.raw_env(num_players=args.players).game.info
+        main_seats = args.players or info.default_seats
+        seat_counts[name] = [main_seats, *sorted({info.min_seats, info.max_seats} - {main_seats})]
+    games_at = {
+        (name, n): modules[name].raw_env(num_players=n).game for name in modules for n in seat_counts[name]
+    }
+    pairs = {name: batch_pairs(games_at[name, seat_counts[name][0]], 0) for name in modules}
     for repeat in range(args.repeats):
         record("reference/env", aec_steps_per_second(connect_four_v3.env, args.seconds, repeat))
         record("reference/raw_env", aec_steps_per_second(connect_four_v3.raw_env, args.seconds, repeat))
         for name, module in modules.items():
-            game = module.raw_env(num_players=args.players).game
-            record(f"{name}/engine", engine_decisions_per_second(game, args.seconds, repeat))
+            for n in seat_counts[name]:
+                game = games_at[name, n]
+                record(f"{name}/{n}/engine", engine_decisions_per_second(game, args.seconds, repeat))
+                record(f"{name}/{n}/observe", engine_observe_decisions_per_second(game, args.seconds, repeat))
+            n = seat_counts[name][0]
             for kind in ("env", "raw_env"):
                 factory = getattr(module, kind)
                 record(
                     f"{name}/{kind}",
-                    aec_steps_per_second(lambda f=factory: f(num_players=args.players), args.seconds, repeat),
+                    aec_steps_per_second(lambda f=factory, n=n: f(num_players=n), args.seconds, repeat),
                 )
+            loop_us, batch_us = batch_microseconds(games_at[name, n], *pairs[name], args.seconds / 4)
+            record(f"{name}/batch_loop_us", loop_us)
+            record(f"{name}/batch_us", batch_us)
 
-    ref_env, ref_raw = best["reference/env"], best["reference/raw_env"]
+    def split(name: str, n: int) -> dict[str, float]:
+        engine = slices[f"{name}/{n}/engine"]
+        both = slices[f"{name}/{n}/observe"]
+        observe_us = [1e6 / b - 1e6 / e for e, b in zip(engine, both, strict=True)]
+        in_decisions = [o * e / 1e6 for o, e in zip(observe_us, engine, strict=True)]
+        return {
+            "engine_us": round(1e6 / median(f"{name}/{n}/engine"), 3),
+            "observe_us": round(statistics.median(observe_us), 3),
+            "observe_vs_engine": round(statistics.median(in_decisions), 2),
+        }
+
+    ref_env, ref_raw = median("reference/env"), median("reference/raw_env")
     games: dict[str, Any] = {}
-    for name, module in modules.items():
-        game = module.raw_env(num_players=args.players).game
+    for name in modules:
+        n = seat_counts[name][0]
+        game = games_at[name, n]
         state = mid_game_state(game, 0)
-        engine, env, raw = best[f"{name}/engine"], best[f"{name}/env"], best[f"{name}/raw_env"]
+        engine, env, raw = median(f"{name}/{n}/engine"), median(f"{name}/env"), median(f"{name}/raw_env")
+        main_split = split(name, n)
+        adapter_us = statistics.median(
+            1e6 / e - 1e6 / b
+            for e, b in zip(slices[f"{name}/env"], slices[f"{name}/{n}/observe"], strict=True)
+        )
+        loop_us, batch_us = median(f"{name}/batch_loop_us"), median(f"{name}/batch_us")
+        speedup = median_ratio(f"{name}/batch_loop_us", f"{name}/batch_us")
         games[name] = {
-            "num_players": game.num_seats,
+            "num_players": n,
             "engine_decisions_per_s": round(engine),
             "env_steps_per_s": round(env),
             "raw_env_steps_per_s": round(raw),
-            "engine_vs_reference_env": round(engine / ref_env, 2),
-            "env_vs_reference_env": round(env / ref_env, 2),
-            "raw_env_vs_reference_raw_env": round(raw / ref_raw, 2),
+            "engine_vs_reference_env": round(median_ratio(f"{name}/{n}/engine", "reference/env"), 2),
+            "env_vs_reference_env": round(median_ratio(f"{name}/env", "reference/env"), 2),
+            "raw_env_vs_reference_raw_env": round(median_ratio(f"{name}/raw_env", "reference/raw_env"), 2),
+            "raw_env_vs_env": round(median_ratio(f"{name}/raw_env", f"{name}/env"), 2),
+            **main_split,
+            "adapter_us": round(adapter_us, 3),
+            "observe_batch": {
+                "n": BATCH_SIZE,
+                "loop_us_per_state": round(loop_us, 3),
+                "batch_us_per_state": round(batch_us, 3),
+                "speedup": round(speedup, 2),
+            },
+            "seat_counts": {str(k): split(name, k) for k in seat_counts[name]},
             "clone_us": round(clone_microseconds(game, state), 2),
             "state_bytes": state_memory_bytes(game, state),
             "state_json_bytes": len(game.to_json(state)),
-            "meets_targets": engine / ref_env >= ENGINE_TARGET and env / ref_env >= ENV_TARGET,
+            "meets_targets": median_ratio(f"{name}/{n}/engine", "reference/env") >= ENGINE_TARGET
+            and median_ratio(f"{name}/env", "reference/env") >= ENV_TARGET,
+            "observe_meets_target": all(
+                split(name, k)["observe_vs_engine"] <= OBSERVE_TARGET for k in seat_counts[name]
+            ),
+            "observe_batch_meets_target": speedup >= BATCH_TARGET,
         }
     result = {
         "reference": {
@@ -163,9 +285,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             "env_steps_per_s": round(ref_env),
             "raw_env_steps_per_s": round(ref_raw),
         },
-        "targets": {"engine_vs_reference_env": ENGINE_TARGET, "env_vs_reference_env": ENV_TARGET},
+        "targets": {
+            "engine_vs_reference_env": ENGINE_TARGET,
+            "env_vs_reference_env": ENV_TARGET,
+            "observe_vs_engine": OBSERVE_TARGET,
+            "observe_batch_speedup": BATCH_TARGET,
+        },
         "games": games,
-        "settings": {"seconds": args.seconds, "repeats": args.repeats},
+        "settings": {"seconds": args.seconds, "repeats": args.repeats, "clock": "process_time"},
         "machine": {"python": platform.python_version(), "platform": platform.platform()},
     }
     text = json.dumps(result, indent=2)

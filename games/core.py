@@ -351,6 +351,30 @@ class Game(ABC, Generic[S]):
     def observe(self, state: S, seat: int) -> np.ndarray:
         """The seat's observation, float32 of ``observation_spec.size``."""
 
+    def observe_batch(self, states: Sequence[S], seats: Sequence[int]) -> np.ndarray:
+        """The observations of ``seats[i]`` in ``states[i]``, as one float32 array ``(N, size)``.
+
+        Row ``i`` equals ``observe(states[i], seats[i])``. This default builds the rows
+        one by one into one array; a game overrides it where building them together is
+        cheaper (search evaluates many nodes at once, vector envs many tables).
+        """
+        self._check_batch(states, seats)
+        out = np.empty((len(states), self.observation_spec.size), np.float32)
+        observe = self.observe
+        for i, (state, seat) in enumerate(zip(states, seats, strict=True)):
+            out[i] = observe(state, seat)
+        return out
+
+    def _check_batch(self, states: Sequence[S], seats: Sequence[int]) -> None:
+        """Refuse a batch whose states and seats do not pair up, or a seat out of range."""
+        if len(states) != len(seats):
+            raise ValueError(
+                f"observe_batch needs one seat per state: got {len(states)} states and {len(seats)} seats"
+            )
+        for seat in seats:
+            if isinstance(seat, bool) or not 0 <= seat < self.num_seats:
+                raise ValueError(f"seat {seat!r} is out of range 0..{self.num_seats - 1}")
+
     @abstractmethod
     def view(self, state: S, seat: int | None) -> dict[str, Any]:
         """A JSON-able dict of what ``seat`` may see (``None``: a spectator).

@@ -728,9 +728,14 @@ class Court(Game[CourtState]):
         assert len(self.action_names) == NUM_ACTIONS
         self.max_dice = max_dice(self.num_seats)
         self.observation_spec = ObservationSpec(observation_fields(self.num_seats))
-        self._o = dict(self.observation_spec.offsets)
         self._supply0 = initial_supply(self.num_seats)
-        self._table_memo: tuple[list[list[int]], list[int], list[int], int, dict[int, np.ndarray]] = (
+        off = self.observation_spec.offsets
+        self._o_to_move, self._o_place, self._o_active = off["to_move"], off["place"], off["active"]
+        self._o_fresh, self._o_used, self._o_phase = off["fresh"], off["used"], off["phase"]
+        self._o_card, self._o_chosen, self._o_target = off["card"], off["chosen"], off["target"]
+        self._o_picked, self._o_final = off["picked"], off["final"]
+        self._bits_memo: tuple[list[int], int] = ([], 0)
+        self._table_memo: tuple[list[list[int]], list[int], list[int], int, dict[int, bytes]] = (
             [],
             [],
             [],
@@ -1072,39 +1077,47 @@ class Court(Game[CourtState]):
     # ------------------------------------------------------------ what seats see
 
     def observe(self, state: CourtState, seat: int) -> np.ndarray:
-        n, o = self.num_seats, self._o
-        obs = np.zeros(self.observation_spec.size, np.float32)
+        # Every entry is a whole number 0..18: the vector is built in a byte buffer,
+        # starting from the observer's table block.
+        obs = bytearray(self._table_block(state, seat))
         phase = state.phase
-        obs[o["place"] : o["active"]] = self._table_block(state, seat)
-        obs[o["active"] : o["fresh"]] = state.active + state.aside
+        at = self._o_active  # active and aside are consecutive
+        obs[at : at + 12] = state.active + state.aside
         if state.best[0]:
-            at = o["final"]
-            obs[at : at + 3] = [state.final, *state.best]
-        if phase in (OVER, ROLLING, START):
-            return obs
-        obs[o["to_move"] + (state.turn - seat) % n] = 1.0
-        obs[o["fresh"]] = state.fresh
-        used = held_bits(tuple(state.held[state.turn])) & ~state.ready
-        if used:
-            at = o["used"]
-            for i in used_slots(used):
-                obs[at + i] = 1.0
-        obs[o["phase"] + PHASE_INDEX[phase]] = 1.0
-        card = state.card
-        if card >= 0:
-            obs[o["card"] + ABILITY.index(card)] = 1.0
-            if state.die >= 0:
-                obs[o["chosen"] + state.die] = 1.0
-            if state.target >= 0:
-                obs[o["target"] + state.target] = 1.0
-            at = o["picked"]
-            obs[at : at + 8] = [*state.picked, state.pool, state.pool_dice]
-        return obs
+            at = self._o_final  # final, best_size and best_face are consecutive
+            obs[at] = state.final
+            obs[at + 1 : at + 3] = state.best
+        index = PHASE_INDEX.get(phase)
+        if index is not None:  # a seat is to decide
+            obs[self._o_to_move + (state.turn - seat) % self.num_seats] = 1
+            obs[self._o_fresh] = state.fresh
+            held = state.held[state.turn]
+            bits = self._bits_memo  # the mover's ability cards change only when a turn ends
+            if held != bits[0]:
+                bits = self._bits_memo = (held.copy(), held_bits(tuple(held)))
+            used = bits[1] & ~state.ready
+            if used:
+                at = self._o_used
+                for i in used_slots(used):
+                    obs[at + i] = 1
+            obs[self._o_phase + index] = 1
+            card = state.card
+            if card >= 0:
+                obs[self._o_card + ABILITY.index(card)] = 1
+                if state.die >= 0:
+                    obs[self._o_chosen + state.die] = 1
+                if state.target >= 0:
+                    obs[self._o_target + state.target] = 1
+                at = self._o_picked  # picked, pool and pool_dice are consecutive
+                obs[at : at + 6] = state.picked
+                obs[at + 6] = state.pool
+                obs[at + 7] = state.pool_dice
+        return np.frombuffer(obs, np.uint8).astype(np.float32)
 
-    def _table_block(self, state: CourtState, seat: int) -> np.ndarray:
-        """The fields from ``place`` to ``supply`` for ``seat``: they change only when
-        a turn ends, so they are kept (per observer) until then. A hit costs four
-        comparisons instead of building and converting 23 n + 19 numbers."""
+    def _table_block(self, state: CourtState, seat: int) -> bytes:
+        """``seat``'s observation with only the fields from ``place`` to ``supply`` filled
+        in, as bytes: they change only when a turn ends, so they are kept (per observer)
+        until then. A hit costs four comparisons instead of building 23 n + 19 numbers."""
         held, supply, order, pos = state.held, state.supply, state.order, state.pos
         memo_held, memo_supply, memo_order, memo_pos, blocks = self._table_memo
         if pos != memo_pos or order != memo_order or held != memo_held or supply != memo_supply:
@@ -1120,9 +1133,11 @@ class Court(Game[CourtState]):
                 places[k] = i + 1
                 played[k] = int(i < pos)
             cards = [x for s in relative_seats(seat, n) for x in held[s]]
-            block = blocks[seat] = np.array(
-                [*places, *played, *cards, supply[FOOL], *supply[FARMER:]], np.float32
-            )
+            buf = self.observation_spec.buffer()
+            at = self._o_place  # place, played, held and supply are consecutive
+            values = [*places, *played, *cards, supply[FOOL], *supply[FARMER:]]
+            buf[at : at + len(values)] = values
+            block = blocks[seat] = bytes(buf)
         return block
 
     def _card_list(self, held: list[int]) -> list[str]:

@@ -145,8 +145,7 @@ CHOICES = ("go", "camp")
 
 # Pieces of the observation.
 _CAVE_ONE_HOT = [(), *(tuple(float(i == c) for i in range(CAVES)) for c in range(CAVES))]  # by cave 1..5
-_HAS_CHOSEN = {None: 0.0, "go": 1.0, "camp": 1.0}
-_OWN_CHOICE = {None: (0.0, 0.0), "go": (1.0, 0.0), "camp": (0.0, 1.0)}
+_NO_CHOICE = (0.0,) * 8  # the chosen field before anyone has chosen, up to 8 seats
 
 # Phases.
 REVEAL = "reveal"  # a card is to be revealed (chance)
@@ -211,8 +210,17 @@ class Diamant(Game[DiamantState]):
         self.action_names = CHOICES
         self.observation_spec = ObservationSpec(observation_fields(self.num_seats))
         n = self.num_seats
-        # itemgetter of the seats in observation order (n >= 3, so it returns a tuple)
-        self._pick = [operator.itemgetter(*relative_seats(seat, n)) for seat in range(n)]
+        off = self.observation_spec.offsets
+        self._o_chosen, self._o_own_choice = off["chosen"], off["own_choice"]
+        # _rotate[seat]: the indices of seat 0's observation that make seat's (the seats'
+        # fields start from the observer); one fancy index builds every seat's at once
+        rotate = np.tile(np.arange(self.observation_spec.size), (n, 1))
+        for name in ("in_cave", "chosen", "haul", "banked"):
+            at = off[name]
+            for seat in range(n):
+                rotate[seat, at : at + n] = [at + s for s in relative_seats(seat, n)]
+        self._rotate = rotate
+        self._table_memo: _Table | None = None
 
     def _add_aliases(self) -> None:
         self._alias("continue", GO)
@@ -390,26 +398,41 @@ class Diamant(Game[DiamantState]):
 
     # ------------------------------------------------------------ what seats see
 
+    def _table(self, state: DiamantState) -> _Table:
+        """Every seat's observation of ``state`` but the choices, kept until the table changes.
+
+        After a card is revealed the seats IN choose one by one, each observing the same
+        table: it is built once per card, for all seats at once, not once per observation.
+        """
+        memo = self._table_memo
+        if (
+            memo is not None
+            and state.deck == memo.deck
+            and state.hauls == memo.hauls
+            and state.pool == memo.pool
+            and state.inside == memo.inside
+            and state.banked == memo.banked
+            and len(state.path) == memo.path_length
+            and state.seen == memo.seen
+            and state.cave == memo.cave
+            and state.removed == memo.removed
+        ):
+            return memo
+        memo = self._table_memo = _Table(self, state)
+        return memo
+
     def observe(self, state: DiamantState, seat: int) -> np.ndarray:
-        # One list in the order of observation_fields, converted once: about half
-        # the cost of writing a zeroed array field by field.
-        pick = self._pick[seat]  # the seats' values, observer first
-        choices, deck = state.choices, state.deck
-        values = [
-            *_CAVE_ONE_HOT[state.cave],
-            len(state.path),
-            *map(operator.sub, FULL_DECK[:NUM_TREASURE_KINDS], deck),  # treasure revealed here
-            *state.seen,
-            state.pool,
-            *pick(state.inside),
-            *map(_HAS_CHOSEN.__getitem__, pick(choices)),
-            *pick(state.hauls),
-            *pick(state.banked),
-            *_OWN_CHOICE[choices[seat]],
-            *deck,
-            *state.removed,
-        ]
-        return np.array(values, np.float32)
+        obs = self._table(state).observations[seat].copy()
+        # what changes with every decision: who has chosen, and the observer's own choice
+        choices, n = state.choices, self.num_seats
+        at = self._o_chosen
+        for s, choice in enumerate(choices):
+            if choice is not None:
+                obs[at + (s - seat) % n] = 1.0
+        own = choices[seat]
+        if own is not None:
+            obs[self._o_own_choice + CHOICES.index(own)] = 1.0
+        return obs
 
     def view(self, state: DiamantState, seat: int | None) -> dict[str, Any]:
         return {
@@ -514,6 +537,50 @@ class Diamant(Game[DiamantState]):
             if s != seat and choice is not None:
                 choices[s] = CHOICES[int(rng.integers(2))]
         return new
+
+
+class _Table:
+    """The observations of a Diamant state for every seat, with no choice made yet.
+
+    It keeps copies of what it was built from, so :meth:`Diamant._table` can tell
+    whether a state still has it.
+    """
+
+    __slots__ = (
+        "banked",
+        "cave",
+        "deck",
+        "hauls",
+        "inside",
+        "observations",
+        "path_length",
+        "pool",
+        "removed",
+        "seen",
+    )
+
+    def __init__(self, game: Diamant, state: DiamantState) -> None:
+        self.cave, self.pool, self.path_length = state.cave, state.pool, len(state.path)
+        self.deck, self.seen, self.removed = state.deck.copy(), state.seen.copy(), state.removed.copy()
+        self.inside, self.hauls, self.banked = state.inside.copy(), state.hauls.copy(), state.banked.copy()
+        # seat 0's observation with no choice shown, the fields in the order of
+        # observation_fields; every seat's is a permutation of it (Diamant._rotate)
+        seat0 = [
+            *_CAVE_ONE_HOT[self.cave],
+            self.path_length,
+            *map(operator.sub, FULL_DECK[:NUM_TREASURE_KINDS], self.deck),  # treasure revealed here
+            *self.seen,
+            self.pool,
+            *self.inside,
+            *_NO_CHOICE[: game.num_seats],
+            *self.hauls,
+            *self.banked,
+            0.0,
+            0.0,
+            *self.deck,
+            *self.removed,
+        ]
+        self.observations = np.array(seat0, np.float32)[game._rotate]
 
 
 def observation_fields(num_seats: int) -> tuple[Field, ...]:

@@ -102,6 +102,7 @@ DECIDING = "decide"  # roll again or stop with a claim
 CLAIMING = "claim"  # no dice or faces left: the turn ends with a claim
 OVER = "over"
 PHASES = (KEEPING, DECIDING, CLAIMING)
+_PHASE_INDEX = {phase: i for i, phase in enumerate(PHASES)}
 
 
 def worms(tile: int) -> int:
@@ -165,6 +166,8 @@ class Heckmeck(Game[HeckmeckState]):
         self._quick = self.options["quick"]
         off = self.observation_spec.offsets
         self._o = {name: off[name] for name in off}
+        self._table_memo: tuple[list[int], list[list[int]], dict[int, bytes]] | None = None
+        self._o_to_move, self._o_roll, self._o_phase = off["to_move"], off["roll"], off["phase"]
 
     def _add_aliases(self) -> None:
         self._alias("keep w", WORM)
@@ -308,31 +311,45 @@ class Heckmeck(Game[HeckmeckState]):
 
     # ------------------------------------------------------------ what seats see
 
+    def _table(self, state: HeckmeckState, seat: int) -> bytes:
+        """``seat``'s observation of the grill and the stacks (the rest zero), as bytes.
+
+        They change only when a turn ends, so they are kept, per observer, until then.
+        """
+        memo = self._table_memo
+        if memo is None or state.grill != memo[0] or state.stacks != memo[1]:
+            memo = self._table_memo = (state.grill.copy(), [s.copy() for s in state.stacks], {})
+        table = memo[2].get(seat)
+        if table is None:
+            n, o = self.num_seats, self._o
+            buf = self.observation_spec.buffer()
+            for t in state.grill:
+                buf[t - 21] = 1
+            top, wo, ti = o["top"], o["worms"], o["tiles"]
+            for k in range(n):
+                stack = state.stacks[(seat + k) % n]
+                if stack:
+                    buf[top + 16 * k + stack[-1] - 21] = 1
+                    buf[wo + k] = sum([(t - 17) // 4 for t in stack])
+                    buf[ti + k] = len(stack)
+            table = memo[2][seat] = bytes(buf)
+        return table
+
     def observe(self, state: HeckmeckState, seat: int) -> np.ndarray:
-        n, o = self.num_seats, self._o
-        spec = self.observation_spec
-        obs = spec.buffer()
-        for t in state.grill:
-            obs[t - 21] = 1
-        top, wo, ti = o["top"], o["worms"], o["tiles"]
-        for k in range(n):
-            stack = state.stacks[(seat + k) % n]
-            if stack:
-                obs[top + 16 * k + stack[-1] - 21] = 1
-                obs[wo + k] = sum([(t - 17) // 4 for t in stack])
-                obs[ti + k] = len(stack)
-        if state.phase != OVER:
-            obs[o["to_move"] + (state.turn - seat) % n] = 1
-        obs[o["roll"] : o["roll"] + 6] = state.roll
-        obs[o["kept"] : o["kept"] + 6] = state.kept
-        obs[o["sum"]] = state.total
-        obs[o["dice_left"]] = state.left
-        if state.phase in PHASES:
-            obs[o["phase"] + PHASES.index(state.phase)] = 1
+        obs = bytearray(self._table(state, seat))
+        phase = state.phase
+        if phase != OVER:
+            obs[self._o_to_move + (state.turn - seat) % self.num_seats] = 1
+        at = self._o_roll  # roll, kept, sum and dice_left are consecutive
+        obs[at : at + 14] = [*state.roll, *state.kept, state.total, state.left]
+        index = _PHASE_INDEX.get(phase)
+        if index is not None:
+            at = self._o_phase  # phase, take_tile and can_steal are consecutive
+            obs[at + index] = 1
             tile, victim = self.claims(state)
-            obs[o["take_tile"]] = tile
-            obs[o["can_steal"]] = victim >= 0
-        return spec.to_array(obs)
+            obs[at + 3] = tile
+            obs[at + 4] = victim >= 0
+        return np.frombuffer(obs, np.uint8).astype(np.float32)
 
     def view(self, state: HeckmeckState, seat: int | None) -> dict[str, Any]:
         tile, victim = self.claims(state) if state.phase in PHASES else (0, -1)

@@ -274,6 +274,11 @@ class SechsNimmt(Game[SechsNimmtState]):
         self._o_others_hands = off.get("others_hands", 0) - 1
         self._o_pool = off.get("pool", 0) - 1
         self._order = [relative_seats(s, n) for s in range(n)]
+        # has_chosen seen from each seat while seat ``turn`` chooses: the seats before it
+        self._has_chosen = [
+            [bytes(int((s + k) % n < turn) for k in range(n)) for turn in range(n + 1)] for s in range(n)
+        ]
+        self._table_memo: _Table | None = None
 
     def _add_aliases(self) -> None:
         if not self._logic:
@@ -534,102 +539,120 @@ class SechsNimmt(Game[SechsNimmtState]):
         seen += [trick[s] for s in state.pending]
         return seen
 
+    def _table(self, state: SechsNimmtState) -> _Table:
+        """The public table of ``state`` digested for :meth:`observe`, kept until it changes.
+
+        In a trick every seat chooses against the same rows and seen cards, so this
+        is built once per trick (or placement), not once per observation.
+        """
+        memo = self._table_memo
+        if (
+            memo is not None
+            and state.rows == memo.rows
+            and state.piles == memo.piles
+            and state.pending == memo.pending
+            and state.trick == memo.trick
+            and state.round_heads == memo.round_heads
+            and state.totals == memo.totals
+        ):
+            return memo
+        memo = self._table_memo = _Table(self, state)
+        return memo
+
     def observe(self, state: SechsNimmtState, seat: int) -> np.ndarray:
-        # Every entry is a whole number 0..236: the vector is built in the spec's byte buffer.
+        # Every entry is a whole number 0..236: the vector is built in a byte buffer,
+        # starting from the table's template (rows, seen cards), which all seats share.
         n = self.num_seats
-        buf = self.observation_spec.buffer()
+        table = self._table(state)
+        buf = bytearray(table.template)
         hand = state.hands[seat]
-        base = self._o_hand
-        for c in hand:
-            buf[base + c] = 1
         chosen = state.chosen[seat]
         if chosen:
             buf[self._o_choice + chosen] = 1
-        base = self._o_seen
-        rows = state.rows
-        if rows:
-            lasts, firsts, counts, row_heads = [], [], [], []
-            for row in rows:
-                lasts.append(row[-1])
-                firsts.append(row[0])
-                counts.append(len(row))
-                h = 0
-                for c in row:
-                    h += HEADS[c]
-                    buf[base + c] = 1
-                row_heads.append(h)
-            at = self._o_rows  # row_last, row_first, row_count, row_heads are consecutive
-            buf[at : at + 4 * ROWS] = lasts + firsts + counts + row_heads
-        for pile in state.piles:
-            for c in pile:
-                buf[base + c] = 1
-        trick = state.trick
-        for s in state.pending:
-            buf[base + trick[s]] = 1
-        order = self._order[seat]
         at = self._o_heads  # heads_round, heads_total are consecutive
-        round_heads, totals = state.round_heads, state.totals
-        buf[at : at + 2 * n] = [round_heads[s] for s in order] + [totals[s] for s in order]
-        phase = state.phase
+        buf[at : at + 2 * n] = table.heads2[seat : seat + n] + table.totals2[seat : seat + n]
+        phase, turn = state.phase, state.turn
         if phase == CHOOSE:
-            buf[self._o_to_move + (state.turn - seat) % n] = 1
+            buf[self._o_to_move + (turn - seat) % n] = 1
             buf[self._o_phase] = 1
             # seats choose in seat order: those before the one to move have chosen
-            base = self._o_has_chosen
-            for s in range(state.turn):
-                buf[base + (s - seat) % n] = 1
+            at = self._o_has_chosen
+            buf[at : at + n] = self._has_chosen[seat][turn]
         elif phase == ROW:
-            buf[self._o_to_move + (state.turn - seat) % n] = 1
+            buf[self._o_to_move + (turn - seat) % n] = 1
             buf[self._o_phase + 1] = 1
             base = self._o_trick
+            trick = state.trick
             for c in trick:
                 buf[base + c] = 1
-            buf[self._o_placing] = trick[state.turn]
+            buf[self._o_placing] = trick[turn]
         elif phase == DRAFT:
-            buf[self._o_to_move + (state.turn - seat) % n] = 1
+            buf[self._o_to_move + (turn - seat) % n] = 1
             buf[self._o_phase + 2] = 1
         buf[self._o_cards_left] = len(hand)
-        if rows:
+        hand_at = self._o_hand
+        if not table.rows:  # no rows yet: no hand_* fields
+            for c in hand:
+                buf[hand_at + c] = 1
+        elif self._profi:
+            self._fill_hand_profi(buf, table, hand)
+        else:
+            # A card joins the row with the highest end below it, the ``k``-th lowest end when
+            # ``k`` rows end below it. The hand cards between that end and the card are the
+            # hand cards before it in the same bracket (the hand ascends).
             fit, heads_at, gap, open_ = self._o_fit, self._o_fit_heads, self._o_gap, self._o_open
-            seen_at, hand_at = self._o_seen, self._o_hand
-            if self._profi:  # left ends too: the engine's own rule
-                for c in hand:
-                    t = target(rows, c, True)
-                    if t < 0:
-                        buf[fit + c], buf[heads_at + c] = ROW_MAX + 1, min(row_heads)
-                        continue
-                    i = t % ROWS
-                    buf[fit + c], buf[heads_at + c] = counts[i], row_heads[i]
-                    lo, hi = (lasts[i], c) if t < ROWS else (c, firsts[i])
-                    buf[gap + c] = hi - lo
-                    # the cards between that this seat has not seen (hand and seen are disjoint)
-                    known = buf.count(1, seen_at + lo + 1, seen_at + hi)
-                    known += buf.count(1, hand_at + lo + 1, hand_at + hi)
-                    buf[open_ + c] = hi - lo - 1 - known
-            else:  # a card joins the row with the highest end below it (rows' ends all differ)
-                ends = sorted(zip(lasts, counts, row_heads, strict=True), reverse=True)
-                fewest = min(row_heads)
-                for c in hand:
-                    for end, count, heads in ends:
-                        if end < c:
-                            buf[fit + c], buf[heads_at + c], buf[gap + c] = count, heads, c - end
-                            known = buf.count(1, seen_at + end + 1, seen_at + c)
-                            known += buf.count(1, hand_at + end + 1, hand_at + c)
-                            buf[open_ + c] = c - end - 1 - known
-                            break
-                    else:
-                        buf[fit + c], buf[heads_at + c] = ROW_MAX + 1, fewest
+            seen_at, template = self._o_seen, table.template
+            ends, brackets = table.ends, table.brackets
+            bracket, first = -1, 0
+            for i, c in enumerate(hand):
+                buf[hand_at + c] = 1
+                k = bisect.bisect_left(ends, c)  # rows ending below c
+                if k:
+                    if k != bracket:
+                        bracket, first = k, i
+                    end, count, heads = brackets[k]
+                    buf[fit + c] = count
+                    buf[heads_at + c] = heads
+                    buf[gap + c] = c - end
+                    # cards between the row's end and c, neither seen nor in the hand
+                    seen = template.count(1, seen_at + end + 1, seen_at + c)
+                    buf[open_ + c] = c - end - 1 - seen - (i - first)
+                else:
+                    buf[fit + c] = ROW_MAX + 1
+                    buf[heads_at + c] = table.fewest
         if self._logic:
             hands, d = state.hands, self.deck
             base = self._o_others_hands
-            for s in order[1:]:
+            for s in self._order[seat][1:]:
                 for c in hands[s]:
                     buf[base + c] = 1
                 base += d
             base = self._o_pool
             for c in state.pool:
                 buf[base + c] = 1
-        return self.observation_spec.to_array(buf)
+        return np.frombuffer(buf, np.uint8).astype(np.float32)
+
+    def _fill_hand_profi(self, buf: bytearray, table: _Table, hand: list[int]) -> None:
+        """The hand one-hot and the ``hand_*`` fields under ``profi`` (left ends too)."""
+        hand_at = self._o_hand
+        for c in hand:
+            buf[hand_at + c] = 1
+        fit, heads_at, gap, open_ = self._o_fit, self._o_fit_heads, self._o_gap, self._o_open
+        rows, counts, row_heads, template = table.rows, table.counts, table.row_heads, table.template
+        seen_at = self._o_seen
+        for c in hand:
+            t = target(rows, c, True)
+            if t < 0:
+                buf[fit + c], buf[heads_at + c] = ROW_MAX + 1, table.fewest
+                continue
+            i = t % ROWS
+            buf[fit + c], buf[heads_at + c] = counts[i], row_heads[i]
+            lo, hi = (rows[i][-1], c) if t < ROWS else (c, rows[i][0])
+            buf[gap + c] = hi - lo
+            # the cards between that this seat has not seen (hand and seen are disjoint)
+            known = template.count(1, seen_at + lo + 1, seen_at + hi)
+            known += buf.count(1, hand_at + lo + 1, hand_at + hi)
+            buf[open_ + c] = hi - lo - 1 - known
 
     def view(self, state: SechsNimmtState, seat: int | None) -> dict[str, Any]:
         n = self.num_seats
@@ -722,6 +745,70 @@ class SechsNimmt(Game[SechsNimmtState]):
         if phase == OVER:
             lines.append("winner(s): " + ", ".join(f"seat {s}" for s in self.winners(state)))
         return "\n".join(lines)
+
+
+class _Table:
+    """The public table of a 6 nimmt! state, digested once for the observations of all seats.
+
+    It keeps copies of what it was built from (the rows, taken cards, revealed cards
+    and heads), so :meth:`SechsNimmt._table` can tell whether a state still has it.
+    """
+
+    __slots__ = (
+        "brackets",
+        "counts",
+        "ends",
+        "fewest",
+        "heads2",
+        "pending",
+        "piles",
+        "round_heads",
+        "row_heads",
+        "rows",
+        "template",
+        "totals",
+        "totals2",
+        "trick",
+    )
+
+    def __init__(self, game: SechsNimmt, state: SechsNimmtState) -> None:
+        self.rows = rows = [row.copy() for row in state.rows]
+        self.piles = [pile.copy() for pile in state.piles]
+        self.pending = state.pending.copy()
+        self.trick = state.trick.copy()
+        self.round_heads = state.round_heads.copy()
+        self.totals = state.totals.copy()
+        # doubled, so that a seat's view (itself first, then clockwise) is one slice
+        self.heads2 = self.round_heads * 2
+        self.totals2 = self.totals * 2
+        buf = bytearray(game.observation_spec.size)  # the fields every seat sees alike
+        seen_at = game._o_seen
+        counts, row_heads = [], []
+        for row in rows:
+            counts.append(len(row))
+            h = 0
+            for c in row:
+                h += HEADS[c]
+                buf[seen_at + c] = 1
+            row_heads.append(h)
+        lasts = [row[-1] for row in rows]
+        if rows:
+            at = game._o_rows  # row_last, row_first, row_count, row_heads are consecutive
+            buf[at : at + 4 * ROWS] = lasts + [row[0] for row in rows] + counts + row_heads
+        for pile in self.piles:
+            for c in pile:
+                buf[seen_at + c] = 1
+        for s in self.pending:
+            buf[seen_at + self.trick[s]] = 1
+        self.template = bytes(buf)
+        self.counts, self.row_heads = counts, row_heads
+        self.fewest = min(row_heads, default=0)
+        # brackets[k] = (end, count, heads) of the row with the k-th lowest last card: a
+        # card above k of the ends (ascending in ``ends``) joins it (k = 0: below every row)
+        brackets = sorted(zip(lasts, counts, row_heads, strict=True))
+        self.ends = [end for end, _, _ in brackets]
+        brackets.insert(0, (0, 0, 0))
+        self.brackets = brackets
 
 
 def observation_fields(num_seats: int, deck: int, logic: bool) -> tuple[Field, ...]:
