@@ -18,6 +18,9 @@ For each game (at its default seat count, or ``--players``), random legal play:
   and ``raw_env()``, driven by ``agent_iter`` / ``last`` / ``step`` with a
   policy that picks uniformly among the mask's legal moves (as cheaply as
   possible, so that the figure is the env's cost);
+* ``parallel_env``: decisions per second of ``parallel_env()`` with the same
+  policy (a simultaneous choice of k seats counts k decisions), and its ratio
+  to ``env()``;
 * ``clone_us``, ``state_bytes`` and ``state_json_bytes``: the cost of copying
   a mid-game state, its size in memory (measured with tracemalloc over many
   copies) and its size as JSON (what search bots and stored tables pay).
@@ -78,6 +81,26 @@ def aec_steps_per_second(make_env: Callable[[], Any], seconds: float, seed: int)
             env.step(action)
             steps += 1
     return steps / (clock() - start)
+
+
+def parallel_decisions_per_second(make_env: Callable[[], Any], seconds: float, seed: int) -> float:
+    """Decisions per second of a parallel env (a simultaneous choice of k seats is k decisions)."""
+    env = make_env()
+    pick = random.Random(seed)
+    decisions, episode = 0, 0
+    start = clock()
+    while clock() - start < seconds:
+        observations, _ = env.reset(seed=seed + episode)
+        episode += 1
+        while env.agents:
+            actions = {}
+            for agent, obs in observations.items():
+                legal = obs["action_mask"].nonzero()[0]
+                if len(legal):
+                    actions[agent] = int(legal[int(pick.random() * len(legal))])
+            decisions += len(actions)
+            observations, *_ = env.step(actions)
+    return decisions / (clock() - start)
 
 
 def engine_decisions_per_second(game: Any, seconds: float, seed: int) -> float:
@@ -222,6 +245,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     f"{name}/{kind}",
                     aec_steps_per_second(lambda f=factory, n=n: f(num_players=n), args.seconds, repeat),
                 )
+            parallel = module.parallel_env
+            record(
+                f"{name}/parallel_env",
+                parallel_decisions_per_second(lambda f=parallel, n=n: f(num_players=n), args.seconds, repeat),
+            )
             loop_us, batch_us = batch_microseconds(games_at[name, n], *pairs[name], args.seconds / 4)
             record(f"{name}/batch_loop_us", loop_us)
             record(f"{name}/batch_us", batch_us)
@@ -260,6 +288,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             "env_vs_reference_env": round(median_ratio(f"{name}/env", "reference/env"), 2),
             "raw_env_vs_reference_raw_env": round(median_ratio(f"{name}/raw_env", "reference/raw_env"), 2),
             "raw_env_vs_env": round(median_ratio(f"{name}/raw_env", f"{name}/env"), 2),
+            "parallel_env_decisions_per_s": round(median(f"{name}/parallel_env")),
+            "parallel_env_vs_env": round(median_ratio(f"{name}/parallel_env", f"{name}/env"), 2),
             **main_split,
             "adapter_us": round(adapter_us, 3),
             "observe_batch": {
