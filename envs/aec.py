@@ -261,7 +261,7 @@ class TablezooEnv(TablezooEnvBase, AECEnv):
             for agent in rewards:
                 rewards[agent] = 0.0
             self._rewarded = False
-        changes = self._score_changes()
+        changes = self._score_changes() if self.reward_mode == "score" else None
         if changes is not None:
             for seat, change in enumerate(changes):
                 if change:
@@ -317,15 +317,16 @@ class TablezooEnv(TablezooEnvBase, AECEnv):
         )
 
     def observe(self, agent: str) -> Any:
+        vector = self.game.observe(self.game_state, self.seat_of[agent])
+        if self.flat:
+            return vector
         # an agent removed after its last dead step is done (SuperSuit's wrappers still observe it)
         done = self.terminations.get(agent, True) or self.truncations.get(agent, True)
         if agent == self.agent_selection and not done:
-            if self.flat:
-                return self.game.observe(self.game_state, self.seat_of[agent])
             mask = action_mask(self.legal_actions(), self.game.num_actions)
         else:
             mask = self._no_moves
-        return self._observation(self.seat_of[agent], mask)
+        return {"observation": vector, "action_mask": mask}
 
 
 class CheckedEnv(BaseWrapper):
