@@ -7,7 +7,10 @@ env's own generator, so ``agent_selection`` is always a seat that decides.
 
 Observation of an agent: ``{"observation": float32 vector from that seat's
 point of view, "action_mask": int8 legal-move mask}``; the mask is all zeros
-for agents that are not to move.
+for agents that are not to move. With ``obs_type="flat"`` the observation is
+the vector alone and each agent's mask is in ``infos[agent]["action_mask"]``.
+``state()`` is the whole game state for centralised critics
+(:meth:`~tablezoo.games.core.Game.encode_state`).
 
 Rewards:
 
@@ -16,8 +19,11 @@ Rewards:
 * ``reward="score"``: each seat's change of game points (``Game.scores``) as it
   happens, whoever caused it.
 
-``max_cycles`` (default ``None``: no limit) truncates an episode after that
-many decisions: every agent is then truncated, the rules are never changed.
+``max_cycles`` caps each agent's own decisions: once the agent to move has
+made that many, every agent is truncated (the rules are never changed). The
+default is the game's cap (``tablezoo.envs.MAX_CYCLES``), far above any game
+measured; ``None`` lifts it. The parallel API over the same engine is
+:mod:`tablezoo.envs.parallel`; the code both share is :class:`TablezooEnvBase`.
 
 Two ways to meet an illegal action, as PettingZoo's classic environments:
 
