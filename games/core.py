@@ -114,6 +114,11 @@ class GameInfo:
     chance: bool = True
 
     @property
+    def seat_range(self) -> range:
+        """The seat counts the game allows, ``min_seats`` to ``max_seats``."""
+        return range(self.min_seats, self.max_seats + 1)
+
+    @property
     def option_names(self) -> tuple[str, ...]:
         return tuple(o.name for o in self.options)
 
@@ -417,6 +422,53 @@ class Game(ABC, Generic[S]):
         to a seat: it holds the others' secrets.
         """
         return np.concatenate([self.observe(state, seat) for seat in range(self.num_seats)])
+
+    # ------------------------------------------------------------ one layout for every seat count
+
+    @functools.cached_property
+    def padded_spec(self) -> ObservationSpec:
+        """The layout of :meth:`observe_padded`: the same at every seat count of these options.
+
+        A field ``seats`` (one-hot: the seat count, entry ``n - 1``) comes first,
+        then every observation field at its size for the game's largest seat
+        count. A per-seat field lists the seats observer first, seat by seat, so
+        a smaller table's entries are the field's first ones and the seats that
+        are not there read 0. One network can then play every seat count.
+        """
+        games = [self if n == self.num_seats else type(self)(n, **self.options) for n in self.info.seat_range]
+        widest = games[-1].observation_spec
+        fields = [Field("seats", self.info.max_seats, 0, 1, "one-hot: entry n-1 for n seats")]
+        for f in widest.fields:
+            same = [g.observation_spec[f.name] for g in games if f.name in g.observation_spec.offsets]
+            if len(same) != len(games) or any(s.size > f.size for s in same):
+                raise ConfigError(
+                    f"{self.info.title}: field {f.name!r} has no layout shared by every seat count"
+                )
+            high = max(s.high for s in same)
+            fields.append(Field(f.name, f.size, min(s.low for s in same), high, f.doc))
+        if len(widest.fields) != len(self.observation_spec.fields):
+            raise ConfigError(f"{self.info.title}: the fields differ between seat counts")
+        return ObservationSpec(tuple(fields))
+
+    @functools.cached_property
+    def _padded_index(self) -> np.ndarray:
+        """Where each entry of :meth:`observe` goes in :meth:`observe_padded`."""
+        padded = self.padded_spec
+        return np.concatenate(
+            [padded.offsets[f.name] + np.arange(f.size) for f in self.observation_spec.fields]
+        ).astype(np.intp)
+
+    def pad(self, observations: np.ndarray) -> np.ndarray:
+        """Observations of :attr:`observation_spec` (one, or ``(N, size)``) in :attr:`padded_spec`."""
+        observations = np.asarray(observations, np.float32)
+        out = np.zeros((*observations.shape[:-1], self.padded_spec.size), np.float32)
+        out[..., self._padded_index] = observations
+        out[..., self.num_seats - 1] = 1.0
+        return out
+
+    def observe_padded(self, state: S, seat: int) -> np.ndarray:
+        """``seat``'s observation in :attr:`padded_spec`, the layout every seat count shares."""
+        return self.pad(self.observe(state, seat))
 
     def determinize(self, state: S, seat: int, rng: np.random.Generator) -> S:
         """A copy of ``state`` with everything ``seat`` cannot see drawn anew.

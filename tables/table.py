@@ -252,16 +252,19 @@ class Table:
         if self.phase != WAITING:
             raise ConfigError("bots take seats before /start; the game is under way")
         name = name.strip()
-        if self.policy_files and name.endswith(".npz"):
-            if not Path(name).is_file():
-                raise ConfigError(f"no policy file {name}")
-        elif name.lower() in (allowed := self.bot_names()):
-            name = name.lower()
+        base, colon, settings = name.partition(":")
+        if self.policy_files and base.endswith(".npz"):
+            if not Path(base).is_file():
+                raise ConfigError(f"no policy file {base}")
+        elif base.lower() in (allowed := self.bot_names()):
+            name = base.lower() + colon + settings.replace(" ", "")
         else:
-            raise ConfigError(f"no bot {name!r} for {self.info.title}; bots: {', '.join(allowed)}")
+            raise ConfigError(f"no bot {base!r} for {self.info.title}; bots: {', '.join(allowed)}")
+        if settings:  # a wrong setting is refused now, with what the bot takes, not at /start
+            make_bot(name, make(self.game_name, None, **self.options))
         if len(self.seats) >= self.info.max_seats:
             raise ConfigError(f"the table is full: {self.info.title} takes at most {self.info.max_seats}")
-        if name == "agent":
+        if base.lower() == "agent":
             # the agent is chosen at /start for the seat count then; refuse it now if no count the
             # table can still reach (this seat and more, up to the game's maximum) has one
             reachable = range(max(len(self.seats) + 1, self.info.min_seats), self.info.max_seats + 1)
@@ -310,7 +313,9 @@ class Table:
                 f"{info.title} is for {info.min_seats} to {info.max_seats} players; "
                 f"{n} {'is' if n == 1 else 'are'} seated (/join or /bot NAME to add seats)"
             )
-        if any(o.bot == "agent" for o in self.seats) and n not in agent_seats(self.game_name):
+        if any((o.bot or "").partition(":")[0] == "agent" for o in self.seats) and n not in agent_seats(
+            self.game_name
+        ):
             raise ConfigError(self._agent_counts(n))
         game = make(self.game_name, n, **self.options)
         bots = {s: make_bot(o.bot, game) for s, o in enumerate(self.seats) if o.bot}
