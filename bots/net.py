@@ -66,8 +66,10 @@ class PolicyValueNet:
         self.value_b = float(np.asarray(value_b).reshape(-1)[0])
         self.scale = np.asarray(scale, np.float32)
         self.meta = dict(meta)
-        # the scale folded into the first layer: one multiply fewer per call
+        # the scale folded into the first layer: one multiply fewer per call; its transpose lets one
+        # observation (mostly zeros: one-hots, cards not held) read only the rows of its nonzero entries
         self._w0 = self.weights[0] / self.scale[None, :]
+        self._w0t = np.ascontiguousarray(self._w0.T)
 
     @property
     def observation_size(self) -> int:
@@ -103,7 +105,8 @@ class PolicyValueNet:
 
     def evaluate(self, x: np.ndarray) -> tuple[np.ndarray, float]:
         """Logits and win share of one padded observation."""
-        h = np.maximum(self._w0 @ x + self.biases[0], 0.0)
+        nz = np.flatnonzero(x)
+        h = np.maximum(x[nz] @ self._w0t[nz] + self.biases[0], 0.0)
         for w, b in zip(self.weights[1:-1], self.biases[1:-1], strict=True):
             h = np.maximum(w @ h + b, 0.0)
         logits = self.weights[-1] @ h + self.biases[-1]

@@ -26,7 +26,10 @@ words are fixed by the configuration and parse both ways
 
 Observations are fixed-length float32 vectors described by an
 :class:`ObservationSpec`: a table of named fields from which the offsets, the
-bounds and the documentation are all derived.
+bounds and the documentation are all derived. Their length grows with the seat
+count; :meth:`Game.observe_padded` gives the same observation in one layout
+shared by every seat count (:attr:`Game.padded_spec`), for a network that plays
+them all.
 """
 
 from __future__ import annotations

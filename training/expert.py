@@ -347,6 +347,7 @@ def run_expert(config: ExpertConfig) -> Path:
         entry = {
             "iteration": iteration,
             "player": player,
+            "decisions": int((new.policy.sum(axis=1) > 0).sum()),
             "new_samples": len(new),
             "buffer": len(data),
             **losses,
