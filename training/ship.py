@@ -112,7 +112,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("run", type=Path, help="a run folder written by `tablezoo expert`")
     parser.add_argument("--games", type=int, default=1000, help="games per row for the network alone")
-    parser.add_argument("--search", type=int, default=32, help="simulations of the agent:search=N rows (0: none)")
+    parser.add_argument("--search", type=int, default=32, help="agent:search=N rows' N (0: none)")
     parser.add_argument("--search-games", type=int, default=200, help="games per agent:search=N row")
     parser.add_argument("--seed", type=int, default=2026, help="seed of the evaluation tournaments")
     parser.add_argument("--jobs", type=int, default=2, help="rows measured at once, one process each")

@@ -38,7 +38,8 @@ def test_every_game_has_its_pieces(name: str) -> None:
     bot_module = importlib.import_module(f"tablezoo.bots.{name}")
     assert registry.GAME_BOTS[name] is bot_module.BOTS
     assert sorted(p.name for p in (SCENARIOS / name).glob("*.json")), f"tests/scenarios/{name}/ is empty"
-    assert registry.agent_seats(name) == list(game_class(name).info.seat_range), "an agent at every seat count"
+    seats = list(game_class(name).info.seat_range)
+    assert registry.agent_seats(name) == seats, "an agent at every seat count"
     assert (registry.AGENTS_DIR / f"{name}.md").exists(), "every shipped agent has its card"
 
 

@@ -92,7 +92,7 @@ def test_ship_writes_the_agent_and_a_card_with_every_seat_count(
         assert "agent" in registry.bot_names(game)
         bot = registry.make_bot("agent:search=3", game)
         assert isinstance(bot, AgentBot) and bot.simulations == 3
-    with pytest.raises(ConfigError, match="takes search=0, c_puct=1.5, horizon=0"):
+    with pytest.raises(ConfigError, match=r"takes search=0, c_puct=1\.5, horizon=0"):
         registry.make_bot("agent:depth=3", make("diamant", 4))
 
 
