@@ -220,6 +220,11 @@ class ObservationSpec:
         return "\n".join(rows)
 
 
+@functools.lru_cache(maxsize=64)
+def _padded_spec(cls: type[Game[Any]], options: tuple[tuple[str, bool], ...]) -> ObservationSpec:
+    return cls(cls.info.default_seats, **dict(options))._build_padded_spec()
+
+
 def action_mask(actions: Iterable[int], num_actions: int) -> np.ndarray:
     """An int8 mask with a 1 at each of ``actions`` (built as bytes: the fast way for short lists)."""
     mask = bytearray(num_actions)
@@ -438,7 +443,19 @@ class Game(ABC, Generic[S]):
         a smaller table's entries are the field's first ones and the seats that
         are not there read 0. One network can then play every seat count.
         """
-        games = [self if n == self.num_seats else type(self)(n, **self.options) for n in self.info.seat_range]
+        return _padded_spec(type(self), tuple(sorted(self.options.items())))
+
+    @functools.cached_property
+    def _padded_index(self) -> np.ndarray:
+        """Where each entry of :meth:`observe` goes in :meth:`observe_padded`."""
+        padded = self.padded_spec
+        return np.concatenate(
+            [padded.offsets[f.name] + np.arange(f.size) for f in self.observation_spec.fields]
+        ).astype(np.intp)
+
+    def _build_padded_spec(self) -> ObservationSpec:
+        """:attr:`padded_spec`, built from a game of every seat count (once per class and options)."""
+        games = [type(self)(n, **self.options) for n in self.info.seat_range]
         widest = games[-1].observation_spec
         fields = [Field("seats", self.info.max_seats, 0, 1, "one-hot: entry n-1 for n seats")]
         for f in widest.fields:
@@ -452,14 +469,6 @@ class Game(ABC, Generic[S]):
         if len(widest.fields) != len(self.observation_spec.fields):
             raise ConfigError(f"{self.info.title}: the fields differ between seat counts")
         return ObservationSpec(tuple(fields))
-
-    @functools.cached_property
-    def _padded_index(self) -> np.ndarray:
-        """Where each entry of :meth:`observe` goes in :meth:`observe_padded`."""
-        padded = self.padded_spec
-        return np.concatenate(
-            [padded.offsets[f.name] + np.arange(f.size) for f in self.observation_spec.fields]
-        ).astype(np.intp)
 
     def pad(self, observations: np.ndarray) -> np.ndarray:
         """Observations of :attr:`observation_spec` (one, or ``(N, size)``) in :attr:`padded_spec`."""

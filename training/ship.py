@@ -59,6 +59,26 @@ def opening_turn_worms(bot: Bot, num_seats: int, turns: int, seed: int) -> tuple
     return float(np.mean(gains)), float(np.std(gains, ddof=1) / np.sqrt(turns))
 
 
+def move_times(bot_name: str, game_name: str, seats: int, positions: int, seed: int) -> float:
+    """The median milliseconds ``bot_name`` takes for a move, over positions of random games."""
+    game = make(game_name, seats)
+    bot = make_bot(bot_name, game)
+    rng = np.random.default_rng(seed)
+    times: list[float] = []
+    state = game.initial_state()
+    while len(times) < positions:
+        mover = game.advance(state, rng)
+        if mover == TERMINAL:
+            state = game.initial_state()
+            continue
+        start = time.perf_counter()
+        bot.act(Seat.of(game, state, mover))
+        times.append(1000 * (time.perf_counter() - start))
+        legal = game.legal_actions(state)
+        game.apply(state, legal[int(rng.integers(len(legal)))])
+    return float(np.median(times))
+
+
 def expert_command(config: dict[str, Any]) -> str:
     """The ``tablezoo expert`` command of a run's saved config: every setting that is not the default."""
     defaults = ExpertConfig(game=config["game"])
@@ -165,6 +185,15 @@ def main(argv: list[str] | None = None) -> None:
             f"| exact turn solver | {solver_mean:.3f} ± {solver_se:.3f} (exact value {exact:.3f}) |\n"
         )
 
+    latency = [
+        (
+            n,
+            move_times(agent, game_name, n, 200, args.seed),
+            move_times(searcher, game_name, n, 50, args.seed),
+        )
+        for n in (info.min_seats, info.max_seats)
+    ]
+    timing = "\n".join(f"| {n} | {alone:.2f} | {searching:.1f} |" for n, alone, searching in latency)
     decisions = sum(e.get("decisions", 0) for e in log)
     hours = sum(e["play_seconds"] + e["fit_seconds"] for e in log) / 3600
     iterations = "\n".join(
@@ -215,6 +244,14 @@ seed {args.seed}. Reproduce a row with `tablezoo evaluate {game_name} --players 
 ### Strength targets
 
 {chr(10).join(aims)}
+
+### Time a move takes
+
+Median milliseconds per move over positions of random games, on the machine that shipped it:
+
+| seats | `agent` | `agent:search={args.search}` |
+|---|---|---|
+{timing}
 {extra}"""
     (AGENTS_DIR / f"{game_name}.md").write_text(card)
     (AGENTS_DIR / f"{game_name}.json").write_text(json.dumps(list(results.values()), indent=1) + "\n")
