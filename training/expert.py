@@ -227,6 +227,7 @@ def fit(net: PolicyValueNet, data: Samples, config: ExpertConfig, seed: int) -> 
     from torch import nn
 
     torch.manual_seed(seed)
+    torch.set_num_threads(1)  # small layers: more threads only wait on each other on a shared machine
     sizes = [net.observation_size, *config.hidden]
     trunk = nn.Sequential(*[m for a, b in itertools.pairwise(sizes) for m in (nn.Linear(a, b), nn.ReLU())])
     policy_head = nn.Linear(sizes[-1], net.num_actions)
