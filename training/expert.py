@@ -28,7 +28,8 @@ and the search needs the engine's ``determinize`` and chance nodes, which an
 environment hides.
 
 A run lives in ``<out>/expert-<game>/``: ``net.npz`` (the latest network),
-``net-<k>.npz`` per iteration, ``buffer.npz`` (the samples), ``log.jsonl``
+``net-<k>.npz`` per iteration, ``buffer.npz`` (the samples; ``played-<k>.npz``
+holds a round's games until the network has learnt from them), ``log.jsonl``
 (one line per iteration: samples, losses, seconds, win share against the
 heuristic) and ``config.json``. Run the same command again to resume after the
 last finished iteration; ``--hours`` stops cleanly before the time is up.
@@ -328,13 +329,17 @@ def run_expert(config: ExpertConfig) -> Path:
             break
         t0 = time.monotonic()
         seed = config.seed * 1000 + iteration
-        if iteration == 0:
-            new = generate(config, config.teacher, config.teacher_games, 0, seed)
-            player = f"teacher {config.teacher}"
+        player = f"teacher {config.teacher}" if iteration == 0 else f"search={config.simulations}"
+        played = run / f"played-{iteration}.npz"
+        if played.exists():  # played before a stop, not yet learnt from
+            with np.load(played) as b:
+                new = Samples(b["obs"], b["policy"], b["value"])
         else:
-            path = run / "net.npz"
-            new = generate(config, str(path), config.games, config.simulations, seed)
-            player = f"search={config.simulations}"
+            if iteration == 0:
+                new = generate(config, config.teacher, config.teacher_games, 0, seed)
+            else:
+                new = generate(config, str(run / "net.npz"), config.games, config.simulations, seed)
+            np.savez(played, obs=new.obs, policy=new.policy, value=new.value)
         t1 = time.monotonic()
         data = Samples.join([data, new]).tail(config.buffer)
         net, losses = fit(net, data, config, seed)
@@ -344,6 +349,7 @@ def run_expert(config: ExpertConfig) -> Path:
         net.save(run / f"net-{iteration}.npz")
         net.save(run / "net.npz")
         np.savez(run / "buffer.npz", obs=data.obs, policy=data.policy, value=data.value)
+        played.unlink()
         t2 = time.monotonic()
         entry = {
             "iteration": iteration,
