@@ -125,10 +125,13 @@ def search(
                 break
             key = obs.tobytes()
             child = tree.get(key)
-            if child is None:
-                moves = game.legal_actions(x)
+            moves = game.legal_actions(x)
+            if child is None or child.legal != moves:
+                # a new information state (or, where an observation leaves out something that
+                # changes the legal moves, another state behind the same one: valued, not entered)
                 logits, v = net.evaluate(pad(obs))
-                tree[key] = Node(moves, masked_softmax(logits, moves), v)
+                if child is None:
+                    tree[key] = Node(moves, masked_softmax(logits, moves), v)
                 break
             node = child
         for n, i in path:
