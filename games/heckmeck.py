@@ -388,13 +388,13 @@ class Heckmeck(Game[HeckmeckState]):
         ends = np.cumsum(sizes)
         taken = np.fromiter(chain.from_iterable(every), np.int64, ends[-1])
         worms_so_far = np.concatenate([[0], np.cumsum((taken - 17) // 4)])
-        stack = np.zeros((3, count * n), np.int64)  # top tile (0: none), worms, tiles
-        stack[0, sizes > 0] = taken[ends[sizes > 0] - 1]
-        stack[1] = worms_so_far[ends] - worms_so_far[ends - sizes]
-        stack[2] = sizes
-        stack = stack.reshape(3, count, n)
+        facts = np.zeros((3, count * n), np.int64)  # top tile (0: none), worms, tiles
+        facts[0, sizes > 0] = taken[ends[sizes > 0] - 1]
+        facts[1] = worms_so_far[ends] - worms_so_far[ends - sizes]
+        facts[2] = sizes
+        by_seat = facts.reshape(3, count, n)
         others = (seat[:, None] + np.arange(n)) % n
-        top, worms, held = np.take_along_axis(stack, others[None], axis=2)
+        top, worms, held = np.take_along_axis(by_seat, others[None], axis=2)
         has = np.nonzero(top)
         out[has[0], o["top"] + 16 * has[1] + top[has] - TILES[0]] = 1
         out[:, o["worms"] : o["worms"] + 2 * n] = np.concatenate([worms, held], axis=1)  # worms, tiles
@@ -412,7 +412,7 @@ class Heckmeck(Game[HeckmeckState]):
         total = dice[deciding, 12, None]
         face_up = out[deciding, :16] > 0
         out[deciding, at + 3] = np.where(face_up & (total >= _TILE_ARRAY), _TILE_ARRAY, 0).max(axis=1)
-        victim = (stack[0, deciding] == total) & (np.arange(n) != turn_at[deciding, None])
+        victim = (by_seat[0, deciding] == total) & (np.arange(n) != turn_at[deciding, None])
         out[deciding, at + 4] = victim.any(axis=1)
         return out
 
