@@ -512,8 +512,8 @@ ROLLING = "roll"  # chance: roll state.to_roll dice into the active dice
 OVER = "over"
 PHASES = (PLAY, TAKE_PHASE, CHOOSE_DIE, CHOOSE_TARGET, CHOOSE_PIPS, CHOOSE_VALUE, PICK)
 PHASE_INDEX = {phase: i for i, phase in enumerate(PHASES)}
-# what Court.observe_batch reads of each state, in one call per state: 40 numbers in lists
-# (supply, active, aside, picked, best) and 10 single numbers
+# what Court.observe_batch reads of each state, in one call per state: the lists supply,
+# active, aside, picked and best, then 10 single numbers
 _BATCH_LISTS = attrgetter("supply", "active", "aside", "picked", "best")
 _BATCH_NUMBERS = attrgetter(
     "pos", "turn", "fresh", "ready", "card", "die", "target", "pool", "pool_dice", "final"
@@ -1172,12 +1172,11 @@ class Court(Game[CourtState]):
         off = self.observation_spec.offsets
         rows, seat = np.arange(count), np.asarray(seats)
         # every number in these lists is 0..255: bytes() reads them faster than numpy does
-        lists = _small_numbers(chain.from_iterable(map(_BATCH_LISTS, states))).reshape(count, 40)
-        supply, dice, best = (
-            lists[:, :NUM_KINDS],
-            lists[:, NUM_KINDS:38],
-            lists[:, 38:],
-        )  # active, aside, picked
+        lists = _small_numbers(chain.from_iterable(map(_BATCH_LISTS, states)))
+        lists = lists.reshape(count, NUM_KINDS + 3 * 6 + 2)
+        supply, dice, best = np.split(
+            lists, [NUM_KINDS, NUM_KINDS + 3 * 6], axis=1
+        )  # dice: active, aside, picked
         numbers = np.fromiter(chain.from_iterable(map(_BATCH_NUMBERS, states)), np.int64, count * 10)
         pos, turn, fresh, ready, card, die, target, pool, pool_dice, final = numbers.reshape(count, 10).T
         held = _small_numbers(chain.from_iterable(map(attrgetter("held"), states))).reshape(

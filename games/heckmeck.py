@@ -378,10 +378,10 @@ class Heckmeck(Game[HeckmeckState]):
         o = self._o
         grills, stacks, turn, phase = zip(*map(_BATCH_FIELDS, states), strict=True)
         rows, seat, turn_at = np.arange(count), np.asarray(seats), np.array(turn)
-        # the grill field: tile t of state i is out[i, t - 21]
+        # the grill field: tile t of state i is out[i, grill + t - 21]
         grill_sizes = list(map(len, grills))
         tiles = np.fromiter(chain.from_iterable(grills), np.int64, sum(grill_sizes))
-        out[np.repeat(rows, grill_sizes), tiles - TILES[0]] = 1
+        out[np.repeat(rows, grill_sizes), o["grill"] + tiles - TILES[0]] = 1
         # every stack's top tile, worms and tile count (seat by seat), then as the observer sees them
         every = list(chain.from_iterable(stacks))
         sizes = np.fromiter(map(len, every), np.int64, count * n)
@@ -405,15 +405,17 @@ class Heckmeck(Game[HeckmeckState]):
         dice = np.fromiter(chain.from_iterable(map(_batch_dice, states)), np.int64, 14 * count)
         dice = dice.reshape(count, 14)
         out[:, self._o_roll : self._o_roll + 14] = dice
-        # phase, take_tile and can_steal are consecutive; the claims need a kept worm (Heckmeck.claims)
-        deciding = np.flatnonzero((index >= 0) & (dice[:, 6 + WORM] > 0))
-        at = self._o_phase
-        out[np.flatnonzero(index >= 0), at + index[index >= 0]] = 1
-        total = dice[deciding, 12, None]
-        face_up = out[deciding, :16] > 0
-        out[deciding, at + 3] = np.where(face_up & (total >= _TILE_ARRAY), _TILE_ARRAY, 0).max(axis=1)
-        victim = (by_seat[0, deciding] == total) & (np.arange(n) != turn_at[deciding, None])
-        out[deciding, at + 4] = victim.any(axis=1)
+        at = self._o_phase  # phase, take_tile and can_steal are consecutive
+        deciding = np.flatnonzero(index >= 0)
+        out[deciding, at + index[deciding]] = 1
+        # the claims (Heckmeck.claims) need a kept worm: the highest face-up tile up to the
+        # sum, and a steal when another seat's top tile is the sum
+        claiming = deciding[dice[deciding, 6 + WORM] > 0]
+        total = dice[claiming, 12, None]
+        face_up = out[claiming, o["grill"] : o["grill"] + 16] > 0
+        out[claiming, at + 3] = np.where(face_up & (total >= _TILE_ARRAY), _TILE_ARRAY, 0).max(axis=1)
+        victim = (by_seat[0, claiming] == total) & (np.arange(n) != turn_at[claiming, None])
+        out[claiming, at + 4] = victim.any(axis=1)
         return out
 
     def view(self, state: HeckmeckState, seat: int | None) -> dict[str, Any]:

@@ -172,6 +172,7 @@ def heads(card: int) -> int:
 HEADS = (0, *(heads(c) for c in range(1, FULL_DECK + 1)))
 """``HEADS[c]``: bull heads of card ``c`` (index 0 unused)."""
 HEADS_ARRAY = np.array(HEADS, np.int64)
+""":data:`HEADS` as a numpy array, for the observations of many states at once."""
 
 
 def deck_size(num_seats: int, tactic: bool, logic: bool) -> int:
@@ -720,8 +721,8 @@ class SechsNimmt(Game[SechsNimmtState]):
         flat[starts[chose] + self._o_choice + choice[chose]] = 1
         # the seats' fields, the observer first: seat (seat + k) % n is entry k
         others = (seat[:, None] + np.arange(n)) % n
-        heads = chain(chain.from_iterable(round_heads), chain.from_iterable(totals))
-        by_seat = np.fromiter(heads, np.int64, 2 * n * count).reshape(2, count, n)
+        taken = chain(chain.from_iterable(round_heads), chain.from_iterable(totals))
+        by_seat = np.fromiter(taken, np.int64, 2 * n * count).reshape(2, count, n)
         at = self._o_heads  # heads_round and heads_total are consecutive
         out[:, at : at + n] = np.take_along_axis(by_seat[0], others, axis=1)
         out[:, at + n : at + 2 * n] = np.take_along_axis(by_seat[1], others, axis=1)
