@@ -18,7 +18,8 @@ the same command runs before and after new bots or agents are shipped.
   the bots and more copies of them, in turn, when there are fewer), taken in
   an order shuffled by the seed, each table's seats rotated one place further
   each time it comes round. Every game has its own seed (split from
-  ``--seed``), so a run repeats to the move.
+  ``--seed``), so a run repeats to the move. A bot's win share is its share
+  of the wins over the seats it held (fair share ``1/seats``).
 * **Ratings**: OpenSkill's Plackett-Luce model, updated game by game from the
   finishing order (ties share a place): the winners first, then the other
   seats by score where the game's score orders them (in To Court the King
@@ -40,7 +41,9 @@ Games are played by ``tablezoo.training.evaluate``'s loop (``play_game``,
 games and win share; the head-to-heads; the command, the versions and the
 seconds taken), ``strength.png`` (one panel per game, mu with a bar of
 ``2 sigma`` each side) and ``strength.md`` (the tables, also printed) to
-``--out``. ``--quick`` plays a few games per league: a smoke run.
+``--out`` (by default ``benchmarks/results/``). ``--quick`` plays a few games
+per league: a smoke run. ``--jobs N`` plays the leagues and head-to-heads in
+``N`` processes; each has its own seed, so the figures are the same.
 """
 
 from __future__ import annotations
@@ -338,7 +341,7 @@ def plot(result: dict[str, Any], path: Path) -> None:
         ax.invert_yaxis()
         ax.set_title(game["title"], fontsize=10)
         ax.grid(axis="x", alpha=0.3)
-        ax.legend(fontsize=7, loc="lower right")
+        ax.legend(fontsize=7, loc="best")
     axes[-1, 0].set_xlabel("OpenSkill Plackett-Luce rating μ (bars: ±2σ)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
