@@ -261,7 +261,7 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--games", type=int, default=None, help="self-play games per iteration (default 150)")
     x.add_argument("--simulations", type=int, default=None, help="search simulations per move (default 24)")
     x.add_argument("--hidden", type=int, nargs="+", default=None, help="hidden layer sizes (default 256 256)")
-    x.add_argument("--epochs", type=int, default=None, help="passes over the buffer per round (default 3)")
+    x.add_argument("--epochs", type=int, default=None, help="passes over the buffer per round (default 4)")
     x.add_argument("--buffer", type=int, default=None, help="latest samples trained on (default 300000)")
     x.add_argument("--workers", type=int, default=None, help="self-play processes (default 2)")
     x.add_argument("--hours", type=float, default=None, help="stop before this much time has passed")

@@ -10,8 +10,8 @@ search of :mod:`tablezoo.bots.search`):
    ``teacher_games`` games, seat counts taken in turn from all the game allows,
    each seat played by the teacher or, one time in four, by ``random`` (so that
    the outcomes vary even where identical teachers would always tie); the
-   network learns the teacher's moves and, from every seat's observation at
-   every decision, the win share that seat ended with.
+   network learns the teacher's moves and, from the mover's and one other
+   seat's observation at every decision, the win share that seat ended with.
 2. **Expert iteration** (iterations 1, 2, ...): every seat is played by the
    search (``simulations`` per move, Dirichlet noise at the root), guided by the
    current network. The network then learns the search's visit distribution
@@ -72,7 +72,7 @@ class ExpertConfig:
     games: int = 150
     simulations: int = 24
     hidden: tuple[int, ...] = (256, 256)
-    epochs: int = 3
+    epochs: int = 4
     batch_size: int = 256
     learning_rate: float = 1e-3
     buffer: int = 300_000
@@ -148,8 +148,8 @@ def play_one(task: tuple[str, dict[str, bool], int, str, int, int]) -> Samples:
     """One recorded game: ``(game, options, seats, player, simulations, seed)``.
 
     ``player`` is a bot name (its moves are the policy targets) or the path of a
-    network (the search's visit counts are). Every decision also gives a value
-    sample from each seat's observation.
+    network (the search's visit counts are). Every decision gives the mover's
+    observation with its target and a value-only sample of one other seat's.
     """
     game_name, options, n, player, simulations, seed = task
     game = make(game_name, n, **options)
@@ -185,11 +185,13 @@ def play_one(task: tuple[str, dict[str, bool], int, str, int, int]) -> Samples:
             root = search(at, net, simulations, rng, noise=0.25)
             target[root.legal] = root.visits / root.visits.sum()
             action = root.legal[int(np.argmax(root.visits + 1e-3 * root.prior))]
-        # the mover's observation with its target, every other seat's for the value only
-        for s in range(n):
-            obs.append(game.observe(state, s))
-            targets.append(target if s == mover else np.zeros_like(target))
-            seat_of.append(s)
+        # the mover's observation with its target, and one other seat's for the value only: the
+        # search values positions from a seat that is waiting too (all of them would crowd out the
+        # policy samples at big tables)
+        other = (mover + 1 + int(rng.integers(n - 1))) % n
+        obs += [game.observe(state, mover), game.observe(state, other)]
+        targets += [target, np.zeros_like(target)]
+        seat_of += [mover, other]
         game.apply(state, action, check=False)
     else:  # a game that does not end teaches nothing about winning
         return Samples.empty(game.padded_spec.size, game.num_actions)
