@@ -355,13 +355,8 @@ class TablezooEnv(TablezooEnvBase, AECEnv):
         decisions = self.decisions
         decisions[previous] += 1
         self._cumulative_rewards[previous] = 0.0
-        if self._rewarded:  # clear what the previous step paid, only if it paid
-            rewards = self.rewards
-            for agent in rewards:
-                rewards[agent] = 0.0
-            self._rewarded = False
-        if self._score_mode:
-            self._pay_score_changes()
+        if self._rewarded or self._score_mode:  # under zero_sum nothing is paid before the end
+            self._pay_rewards()
         if mover >= 0:  # a seat (advance resolves chance; below 0 is TERMINAL)
             agent = self.possible_agents[mover]
             cap = self.max_cycles
@@ -370,38 +365,45 @@ class TablezooEnv(TablezooEnvBase, AECEnv):
                 self.agent_selection = agent
                 self._seat = mover
                 self._legal = game.legal_actions(state)
-                if self._rewarded:
-                    self._accumulate_rewards()
                 if self.flat:
                     self._update_flat_masks(previous)
                 return
             # the next mover has made max_cycles decisions already: no agent makes more
             self.truncations = dict.fromkeys(self.agents, True)
         else:  # the game is over
-            if self.reward_mode == "zero_sum":
-                rewards = self.rewards
+            if not self._score_mode:
+                rewards, cumulative = self.rewards, self._cumulative_rewards
                 for seat, value in enumerate(game.returns(state)):
-                    rewards[self.possible_agents[seat]] = value
+                    agent = self.possible_agents[seat]
+                    rewards[agent] = value
+                    cumulative[agent] += value
                 self._rewarded = True
             self.terminations = dict.fromkeys(self.agents, True)
         # Dead agents then step None in seat order.
         self._over = True
         self._legal = None
         self.agent_selection = self.agents[0]
-        if self._rewarded:
-            self._accumulate_rewards()
         if self.flat:
             self._update_flat_masks(previous)
 
-    def _pay_score_changes(self) -> None:
-        """Under ``reward="score"``: this step's reward of each seat whose points changed."""
-        changes = self._score_changes()
-        if changes is not None:
-            rewards = self.rewards
-            for seat, change in enumerate(changes):
-                if change:
-                    rewards[self.possible_agents[seat]] = change
-            self._rewarded = True
+    def _pay_rewards(self) -> None:
+        """Clear what the previous step paid (only if it paid); under ``reward="score"``, pay
+        and accumulate each seat's change of points."""
+        rewards = self.rewards
+        if self._rewarded:
+            for agent in rewards:
+                rewards[agent] = 0.0
+            self._rewarded = False
+        if self._score_mode:
+            changes = self._score_changes()
+            if changes is not None:
+                cumulative = self._cumulative_rewards
+                for seat, change in enumerate(changes):
+                    if change:
+                        agent = self.possible_agents[seat]
+                        rewards[agent] = change
+                        cumulative[agent] += change
+                self._rewarded = True
 
     def _update_flat_masks(self, previous: str | None) -> None:
         """``obs_type="flat"``: the mask of the agent to move, and of no other, in ``infos``."""
