@@ -157,10 +157,6 @@ class TablezooEnvBase:
         """
         return self.game.encode_state(self.game_state)
 
-    def _observation(self, seat: int, mask: np.ndarray) -> Any:
-        vector = self.game.observe(self.game_state, seat)
-        return vector if self.flat else {"observation": vector, "action_mask": mask}
-
     def _start(self, seed: int | None) -> int:
         """A new game: reseed (only when ``seed`` is given), deal, resolve chance; the first mover."""
         if seed is not None:
