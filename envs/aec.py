@@ -55,12 +55,12 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import BaseWrapper
 from pettingzoo.utils.env_logger import EnvLogger
 
-from tablezoo.games.core import ConfigError, Game, action_mask
+from tablezoo.games.core import ConfigError, Game
 
 REWARD_MODES = ("zero_sum", "score")
 OBS_TYPES = ("dict", "flat")
 MASK_CACHE_SIZE = 4096
-"""The most legal-move lists whose masks an env keeps (a few hundred cover a game's usual ones)."""
+"""The most legal-move lists whose masks an env keeps at once."""
 
 
 class TablezooEnvBase:
@@ -128,19 +128,26 @@ class TablezooEnvBase:
         self._scores: list[float] = []
 
     def _mask_of(self, legal: list[int]) -> np.ndarray:
-        """The read-only mask of ``legal``, shared by every decision with the same legal moves.
+        """The read-only mask of ``legal``, shared by the decisions with the same legal moves.
 
-        Building a mask costs several times what looking it up does, and a game
-        meets the same few legal lists again and again; the cache stops growing
-        at :data:`MASK_CACHE_SIZE` lists (the rarer ones are then built each time).
+        A game meets many legal lists again and again (Heckmeck's and Diamant's
+        few, 6 nimmt!'s row choices), and looking a mask up costs a fraction of
+        building one. Once :data:`MASK_CACHE_SIZE` lists are kept the cache
+        starts afresh, so that it holds the lists met lately.
         """
         key = tuple(legal)
         mask = self._masks.get(key)
-        if mask is None:
-            mask = action_mask(legal, self.game.num_actions)
-            mask.flags.writeable = False  # shared: nobody may change another decision's mask
-            if len(self._masks) < MASK_CACHE_SIZE:
-                self._masks[key] = mask
+        return self._new_mask(key) if mask is None else mask
+
+    def _new_mask(self, legal: tuple[int, ...]) -> np.ndarray:
+        """The mask of ``legal``, built and kept (see :meth:`_mask_of`)."""
+        if len(self._masks) >= MASK_CACHE_SIZE:
+            self._masks.clear()
+        bits = bytearray(self.game.num_actions)
+        for action in legal:
+            bits[action] = 1
+        # over bytes the array is read-only, without the cost of setting its flag
+        mask = self._masks[legal] = np.frombuffer(bytes(bits), np.int8)
         return mask
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -431,10 +438,10 @@ class TablezooEnv(TablezooEnvBase, AECEnv):
         vector = self._observe(self.game_state, self._seat)
         if self.flat:
             return vector, self._cumulative_rewards[agent], False, False, self.infos[agent]
-        legal = self._legal
-        mask = self._masks.get(tuple(legal))  # type: ignore[arg-type]
+        key = tuple(self._legal)  # type: ignore[arg-type]
+        mask = self._masks.get(key)
         if mask is None:
-            mask = self._mask_of(legal)  # type: ignore[arg-type]
+            mask = self._new_mask(key)
         observation = {"observation": vector, "action_mask": mask}
         return observation, self._cumulative_rewards[agent], False, False, self.infos[agent]
 
