@@ -131,11 +131,13 @@ def _row(r: dict[str, Any], target: float | None = None) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("run", type=Path, help="a run folder written by `tablezoo expert`")
-    parser.add_argument("--games", type=int, default=1000, help="games per row for the network alone")
+    parser.add_argument("--games", type=int, default=1000, help="games per seat count against heuristic")
+    parser.add_argument("--target-games", type=int, default=0, help="games per target row (default: --games)")
     parser.add_argument("--search", type=int, default=32, help="agent:search=N rows' N (0: none)")
     parser.add_argument("--search-games", type=int, default=200, help="games per agent:search=N row")
     parser.add_argument("--seed", type=int, default=2026, help="seed of the evaluation tournaments")
     parser.add_argument("--jobs", type=int, default=2, help="rows measured at once, one process each")
+    parser.add_argument("--turns", type=int, default=4000, help="Heckmeck: opening turns sampled")
     args = parser.parse_args(argv)
 
     config = json.loads((args.run / "config.json").read_text())
@@ -150,7 +152,8 @@ def main(argv: list[str] | None = None) -> None:
     targets = [(n, bot if bot in bots else "heuristic", t) for n, bot, t in TARGETS[game_name]]
 
     tasks = [(game_name, n, agent, "heuristic", args.games, args.seed) for n in info.seat_range]
-    tasks += [(game_name, n, agent, bot, args.games, args.seed) for n, bot, _ in targets]
+    target_games = args.target_games or args.games
+    tasks += [(game_name, n, agent, bot, target_games, args.seed) for n, bot, _ in targets]
     if args.search:
         tasks += [(game_name, n, searcher, bot, args.search_games, args.seed) for n, bot, _ in targets]
     unique = list(dict.fromkeys(tasks))
@@ -164,7 +167,7 @@ def main(argv: list[str] | None = None) -> None:
     every += [_row(results[t]) for t in tasks[: len(info.seat_range)]]
     aims = [header + " target |", "|---|---|---|---|---|---|---|"]
     for n, bot, target in targets:
-        aims.append(_row(results[(game_name, n, agent, bot, args.games, args.seed)], target))
+        aims.append(_row(results[(game_name, n, agent, bot, target_games, args.seed)], target))
         if args.search:
             aims.append(_row(results[(game_name, n, searcher, bot, args.search_games, args.seed)], target))
 
@@ -172,7 +175,7 @@ def main(argv: list[str] | None = None) -> None:
     if game_name == "heckmeck":
         from tablezoo.bots.heckmeck import HeckmeckSolverBot, TurnSolver
 
-        turns = 4000
+        turns = args.turns
         agent_mean, agent_se = opening_turn_worms(make_bot(agent, make("heckmeck", 2)), 2, turns, args.seed)
         solver_mean, solver_se = opening_turn_worms(HeckmeckSolverBot(), 2, turns, args.seed)
         exact = TurnSolver(list(range(21, 37)), [], []).before_roll(0, 8, 0)
