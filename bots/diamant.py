@@ -31,9 +31,21 @@ one in the same round.
     times the gems this seat ends ahead of the best other seat; the action with
     the higher mean is played, ``go`` on a tie.
 
-    *Budget*: ``2 * samples`` rollouts of the rest of the game by a small
+    *Budget*: ``2 * samples`` (192) rollouts of the rest of the game by a small
     simulator of the rules (the deck kept as counts, as the engine keeps it), not
     the engine, for speed; the tests check the simulator against the engine.
+    Measured (CPU time, one game per seat count): about 18 ms per decision on
+    average at 3 to 6 seats and 23 ms at 8, at most about 55 ms (a decision in
+    the first cave, with the whole game behind it).
+
+    *Strength* (one search bot against ``heuristic`` at every other seat, seats
+    rotated, ``tablezoo evaluate diamant --players N --bots search heuristic``):
+    4 seats, 200 games: win rate 0.990 (95% CI 0.964-0.997; fair share 0.25),
+    48.6 gems against 15.9; 3 seats: 0.922 (0.864-0.956, fair share 0.333) over
+    the first 136 games (48.3 gems against 23.2); 6 and 8 seats: every one of the
+    first 55 games (0.935-1.000; fair shares 0.167 and 0.125). Against the
+    shipped 4-seat agent, which it does not model: 0.553 (0.484-0.620) over 200
+    games, 30.5 gems against 25.4.
 """
 
 from __future__ import annotations
