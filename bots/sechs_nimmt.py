@@ -65,6 +65,18 @@ card (the other hands, their chosen cards, the undealt cards) has been drawn ane
 
     The ``logic`` draft is left to the heuristic (up to 44 options with a whole
     round behind each).
+
+    *Budget* (CPU time per decision, no option): 2 seats, about 33 ms on average
+    (90% under 70 ms, the first trick of a round up to about 120 ms); 4 seats,
+    about 65 ms (90% under 135 ms, up to about 190 ms). The plain bot takes 9
+    and 13 ms; ``search:samples=12,extra=24`` is a quicker setting.
+
+    *Strength* (one search bot against ``montecarlo`` at every other seat, seats
+    rotated, ``tablezoo evaluate sechs_nimmt --players N --bots search
+    montecarlo --seed S``): 4 seats, 120 games (``--seed 11``): win rate 0.333
+    (95% CI 0.255-0.422; fair share 0.25), mean final heads 46.6 against 55.5;
+    2 seats, 150 games (``--seed 11``): 0.723 (0.647-0.789; fair share 0.5),
+    53.2 heads against 67.5.
 """
 
 from __future__ import annotations
