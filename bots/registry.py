@@ -5,7 +5,8 @@
 | ``random`` | uniform among the legal moves (every game) |
 | ``heuristic`` | the game's rule-of-thumb baseline (every game) |
 | ``solver`` | Heckmeck: exact expectimax over the turn's dice |
-| ``search`` | 6 nimmt!: determinised Monte Carlo search over the hidden hands |
+| ``search`` | 6 nimmt!: Monte Carlo search over the hidden hands; Diamant: go/camp by rollouts |
+| ``montecarlo`` | 6 nimmt!: plain determinised Monte Carlo, every card on the same deals, random rollouts |
 | ``agent`` | the game's shipped network alone: every seat count, a move in about a millisecond |
 | ``agent:search=N`` | the network guiding ``N`` simulations of search (:mod:`tablezoo.bots.search`) |
 | ``path/to/net.npz`` | a network of ``tablezoo expert`` (``:search=N`` allowed) |
@@ -15,7 +16,7 @@ Each game's bot module (``tablezoo.bots.<game>``) declares its own bots in a
 ``BOTS`` dict, name -> class; :data:`GAME_BOTS` collects them by game name.
 A bot's settings follow its name after a colon, comma-separated:
 ``heuristic:samples=96`` is To Court the King's greedy bot with 96 rollouts per
-stopping decision, ``search:samples=32,candidates=6`` a deeper 6 nimmt!
+stopping decision, ``search:samples=32,extra=64`` a deeper 6 nimmt!
 search. The settings are the bot class's keyword arguments; a wrong name or
 value is refused with the list of what the bot takes.
 """

@@ -465,7 +465,7 @@ def test_bot_move_from_an_observation_refuses_bad_requests() -> None:
     cases = [
         ({"bot": "heuristic"}, "the heuristic bot plays from the game's state"),
         ({"bot": "heuristic"}, "only these bots play: random, agent"),
-        ({"bot": "search"}, "no bot 'search' for Diamant"),
+        ({"bot": "solver"}, "no bot 'solver' for Diamant"),
         ({"bot": "/etc/passwd.npz"}, "no bot '/etc/passwd.npz'"),
         ({"bot": None}, "no bot None"),
         ({"game": "go"}, "no game 'go'"),
