@@ -8,7 +8,7 @@ person typed (or a button sent) and the client that sent it:
 | ``/join [name]`` | take a free seat (before the start) |
 | ``/leave`` | give up the seat; during a game a ``heuristic`` bot takes it over |
 | ``/option NAME`` | switch a game option on or off (before the start) |
-| ``/bot NAME`` | seat a bot: ``random``, ``heuristic``, ``solver``, ``search``, ``montecarlo``, ``agent`` |
+| ``/bot NAME`` | seat a bot: ``random``, ``heuristic``, ``solver``, ``search``, ``montecarlo``, ``agent``, ``agent:search=N`` |
 | ``/unbot SEAT`` | remove the bot seated at seat number ``SEAT`` (before the start) |
 | ``/start`` | start the game, when the seat count fits the game |
 | ``/status`` | the table: game, options, seats, whose turn |
@@ -23,9 +23,10 @@ stays, and front ends answer the asker alone. Bots act through the same path as
 people: after every accepted command, the bots whose turn it is play their moves.
 
 Names are unique at a table regardless of case, and a person's name may not
-contain the word "bot" (bots are named after what they are). ``/bot agent`` is
-refused when no agent is shipped for any seat count the table can still reach,
-and ``/start`` refuses a seat count the seated agents do not play.
+contain the word "bot" (bots are named after what they are). A bot's settings
+follow its name (``/bot agent:search=32``) and are checked when it sits down.
+The game's agent plays every seat count, but only the options it learnt
+(none): ``/start`` refuses a table whose options it does not play.
 
 Each client sees the table through :meth:`Table.view`: the game's view and
 render for its own seat (a client without a seat sees what everyone sees), and
