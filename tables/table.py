@@ -8,7 +8,7 @@ person typed (or a button sent) and the client that sent it:
 | ``/join [name]`` | take a free seat (before the start) |
 | ``/leave`` | give up the seat; during a game a ``heuristic`` bot takes it over |
 | ``/option NAME`` | switch a game option on or off (before the start) |
-| ``/bot NAME`` | seat a bot: ``random``, ``heuristic``, ``solver``, ``search``, ``montecarlo``, ``agent``, ``agent:search=N`` |
+| ``/bot NAME`` | seat a bot by name (``heuristic``, ``agent``, ``agent:search=32``; ``/help`` lists them) |
 | ``/unbot SEAT`` | remove the bot seated at seat number ``SEAT`` (before the start) |
 | ``/start`` | start the game, when the seat count fits the game |
 | ``/status`` | the table: game, options, seats, whose turn |
