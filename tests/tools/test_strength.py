@@ -58,7 +58,7 @@ def test_quick_run_writes_ratings_and_ranks_the_heuristic_above_random(
     strength: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     result = strength.main(
-        ["--quick", "--games-filter", "diamant", "--extra", "agent:search=32", "--out", str(tmp_path)]
+        ["--quick", "--games-filter", "diamant", "--extra", "agent:depth=3", "--out", str(tmp_path)]
     )
     assert json.loads((tmp_path / "strength.json").read_text()) == result
     assert (tmp_path / "strength.png").read_bytes().startswith(b"\x89PNG")
@@ -67,7 +67,7 @@ def test_quick_run_writes_ratings_and_ranks_the_heuristic_above_random(
     assert result["versions"]["openskill"] and result["versions"]["tablezoo"]
     assert "--quick" in result["command"] and result["seconds"] > 0
     # a name make_bot refuses is skipped with a note, not an error
-    assert any("'agent:search=32'" in note for note in result["notes"])
+    assert any("'agent:depth=3'" in note for note in result["notes"])
     diamant = result["games"]["diamant"]
     assert list(diamant["leagues"]) == ["3", "4"]
     for seats, league in diamant["leagues"].items():
