@@ -5,34 +5,42 @@
 | ``random`` | uniform among the legal moves (every game) |
 | ``heuristic`` | the game's rule-of-thumb baseline (every game) |
 | ``solver`` | Heckmeck: exact expectimax over the turn's dice |
-| ``search`` | 6 nimmt!: determinised Monte Carlo search over the hidden hands |
-| ``agent`` | the trained agent shipped for this game and seat count |
-| ``path/to/policy.npz`` | a trained policy file (``tablezoo train`` writes one) |
+| ``search`` | 6 nimmt!: Monte Carlo search over the hidden hands; Diamant: go/camp by rollouts |
+| ``montecarlo`` | 6 nimmt!: plain determinised Monte Carlo, every card on the same deals, random rollouts |
+| ``agent`` | the game's shipped network alone: every seat count, a move in about a millisecond |
+| ``agent:search=N`` | the network guiding ``N`` simulations of search (:mod:`tablezoo.bots.search`) |
+| ``path/to/net.npz`` | a network of ``tablezoo expert`` (``:search=N`` allowed) |
+| ``path/to/policy.npz`` | a PPO policy of ``tablezoo train`` (for its seat count) |
 
 Each game's bot module (``tablezoo.bots.<game>``) declares its own bots in a
 ``BOTS`` dict, name -> class; :data:`GAME_BOTS` collects them by game name.
 A bot's settings follow its name after a colon, comma-separated:
 ``heuristic:samples=96`` is To Court the King's greedy bot with 96 rollouts per
-stopping decision, ``search:samples=32,candidates=6`` a deeper 6 nimmt!
+stopping decision, ``search:samples=32,extra=64`` a deeper 6 nimmt!
 search. The settings are the bot class's keyword arguments; a wrong name or
 value is refused with the list of what the bot takes.
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from tablezoo.bots import court, diamant, heckmeck, sechs_nimmt
 from tablezoo.bots.core import Bot, RandomBot
+from tablezoo.bots.net import PolicyValueNet
 from tablezoo.bots.policy import NumpyPolicy, PolicyBot
-from tablezoo.games import GAMES
+from tablezoo.bots.search import AgentBot
+from tablezoo.games import GAMES, game_class
 from tablezoo.games.core import ConfigError, Game
 
 AGENTS_DIR = Path(__file__).resolve().parent / "agents"
-"""The shipped agents: ``<game>-<seats>p.npz`` with a model card ``<game>-<seats>p.md``."""
+"""The shipped agents: ``<game>.npz`` (one network for every seat count) with a model card ``<game>.md``."""
 
 COMMON_BOTS: dict[str, type[Bot]] = {"random": RandomBot}
 """Bots that play every game."""
@@ -55,32 +63,46 @@ def game_bots(game_name: str) -> dict[str, type[Bot]]:
     return {**COMMON_BOTS, **GAME_BOTS[game_name]}
 
 
-def agent_path(game: Game[Any]) -> Path:
-    """Where the shipped agent of this game and seat count lies (it may not exist)."""
-    return AGENTS_DIR / f"{game.info.name}-{game.num_seats}p.npz"
+def agent_path(game_name: str) -> Path:
+    """Where the shipped agent of ``game_name`` lies (it may not exist)."""
+    return AGENTS_DIR / f"{game_name}.npz"
 
 
 def shipped_agents() -> list[str]:
-    """The shipped agents by file stem (``heckmeck-2p``), sorted."""
-    return sorted(p.stem for p in AGENTS_DIR.glob("*.npz"))
+    """The games an agent is shipped for, sorted."""
+    return sorted(p.stem for p in AGENTS_DIR.glob("*.npz") if p.stem in GAMES)
 
 
 def agent_seats(game_name: str) -> list[int]:
-    """The seat counts an agent of ``game_name`` is shipped for."""
-    prefix = f"{game_name}-"
-    counts = (stem[len(prefix) : -1] for stem in shipped_agents() if stem.startswith(prefix))
-    return sorted(int(c) for c in counts if c.isdigit())
+    """The seat counts the shipped agent of ``game_name`` plays: all the game allows, or none."""
+    if not agent_path(game_name).exists():
+        return []
+    return list(game_class(game_name).info.seat_range)
 
 
-def shipped_agent(game: Game[Any]) -> Path:
-    """The shipped agent's file for this game and seat count; a ConfigError lists the shipped ones."""
-    path = agent_path(game)
+@functools.lru_cache(maxsize=16)
+def _load_net(path: Path, mtime: float) -> PolicyValueNet:
+    return PolicyValueNet.load(path)
+
+
+def load_net(path: Path) -> PolicyValueNet:
+    """The network in ``path``, read once per file version (tables seat many agents)."""
+    return _load_net(path.resolve(), path.stat().st_mtime)
+
+
+def shipped_agent(game: Game[Any]) -> PolicyValueNet:
+    """The shipped agent's network for ``game``; a ConfigError says why there is none."""
+    path = agent_path(game.info.name)
     if not path.exists():
         raise ConfigError(
-            f"no agent is shipped for {game.info.title} with {game.num_seats} seats; "
+            f"no agent is shipped for {game.info.title}; "
             f"shipped agents: {', '.join(shipped_agents()) or 'none'}"
         )
-    return path
+    net = load_net(path)
+    # an option that keeps the observation and the actions (Heckmeck's quick) is played as it
+    # comes; one that changes them (6 nimmt!'s tactic deck) is refused, naming the sizes
+    net.check_fits(game, f"the agent of {game.info.title} (trained without options)")
+    return net
 
 
 def check_policy_fits(policy: NumpyPolicy, game: Game[Any], what: str) -> None:
@@ -93,7 +115,20 @@ def check_policy_fits(policy: NumpyPolicy, game: Game[Any], what: str) -> None:
         )
 
 
-def _policy_bot(path: Path, game: Game[Any], name: str) -> Bot:
+def _file_bot(path: Path, game: Game[Any], name: str, settings: str) -> Bot:
+    """A bot from a file: a policy-and-value network (search settings allowed) or a PPO policy."""
+    if not path.exists():
+        raise ConfigError(f"no policy file {path}")
+    with np.load(path, allow_pickle=False) as data:
+        is_net = "value_w" in data.files
+    if is_net:
+        net = load_net(path)
+        net.check_fits(game, path.name)
+        return AgentBot(net, name=name, **_settings(AgentBot, name, settings) if settings else {})
+    if settings:
+        raise ConfigError(
+            f"{path.name} is a policy without a value head: it takes no settings, not {settings!r}"
+        )
     policy = NumpyPolicy.load(path)
     check_policy_fits(policy, game, path.name)
     return PolicyBot(policy, name)
@@ -107,20 +142,17 @@ def game_bot_names(game_name: str) -> list[str]:
 
 def bot_names(game: Game[Any]) -> list[str]:
     """The bot names this game (and seat count) offers."""
-    names = list(game_bots(game.info.name))
-    return [*names, "agent"] if agent_path(game).exists() else names
+    return game_bot_names(game.info.name)
 
 
 def make_bot(name: str, game: Game[Any]) -> Bot:
     """The bot called ``name`` for ``game`` (see the module docstring)."""
-    if name.endswith(".npz"):
-        path = Path(name)
-        if not path.exists():
-            raise ConfigError(f"no policy file {name}")
-        return _policy_bot(path, game, path.stem)
-    if name == "agent":
-        return _policy_bot(shipped_agent(game), game, "agent")
     base, _, settings = name.partition(":")
+    if base.endswith(".npz"):
+        return _file_bot(Path(base), game, Path(base).stem, settings)
+    if base == "agent":
+        net = shipped_agent(game)
+        return AgentBot(net, name=name, **_settings(AgentBot, base, settings) if settings else {})
     classes = game_bots(game.info.name)
     if base not in classes:
         raise ConfigError(f"no bot {base!r} for {game.info.title}; bots: {', '.join(bot_names(game))}")

@@ -1,8 +1,8 @@
-"""Bots for 6 nimmt!: a rule-of-thumb player and a determinised Monte Carlo search.
+"""Bots for 6 nimmt!: a rule-of-thumb player, plain determinised Monte Carlo, and a search.
 
-Both read only what their seat may know. The heuristic reads its view; the
-search plans on ``seat.sample_state(rng)`` copies, in which every hidden card
-(the other hands, their chosen cards, the undealt cards) has been drawn anew.
+All read only what their seat may know. The heuristic reads its view; the
+Monte Carlo bots plan on ``seat.sample_state(rng)`` copies, in which every hidden
+card (the other hands, their chosen cards, the undealt cards) has been drawn anew.
 
 :class:`SechsNimmtHeuristicBot` (``"heuristic"``)
     *Card choice*: every card of the hand is given an expected cost in heads.
@@ -23,45 +23,60 @@ search plans on ``seat.sample_state(rng)`` copies, in which every hidden card
     random draft with the same card play, this was the best of the simple rules
     tried; taking the lowest or highest cards, or clumping, drafts much worse.
 
+:class:`SechsNimmtMonteCarloBot` (``"montecarlo"``)
+    The plain determinised Monte Carlo player, the baseline a search must beat.
+    At a card choice it draws ``samples`` (default 24) determinisations
+    ``seat.sample_state(rng)`` (the other hands, the undealt cards and the cards
+    the earlier seats chose in this trick, drawn anew from what this seat has not
+    seen), plays every card of its hand on each of them, and plays the rest of the
+    round out at random (every seat's cards and row choices uniform). An outcome
+    scores the heads this seat takes to the end of the round minus the mean the
+    others take; the card of lowest mean is played. Row choices and the ``logic``
+    draft are the heuristic's.
+
 :class:`SechsNimmtSearchBot` (``"search"``)
-    Determinised Monte Carlo search: one decision deep, one round of outcomes.
+    Determinised Monte Carlo search, one decision deep, one round of outcomes: the
+    plain bot above with five changes.
 
-    *What is sampled*: ``samples`` (default 16) determinisations
-    ``seat.sample_state(rng)``: the other hands and the undealt cards are
-    redrawn from the cards this seat has not seen (under ``logic`` the hands are
-    public and only the chosen cards are redrawn). The cards that the seats
-    before this one have already chosen in the trick are drawn uniformly from
-    their sampled hands by ``determinize``; the bot then replaces each by the
-    heuristic's choice from that sampled hand (an opponent model, ``model``;
-    it uses nothing but the sample).
+    *Candidates*: every card of the hand, and at a row choice every row (the plain
+    bot takes the fewest heads).
 
-    *What is tried*: at a card choice the heuristic's ``candidates`` (default 4)
-    cheapest cards; at a row choice all four rows. Each candidate is played on
-    every sample (the same samples for every candidate: common random numbers).
+    *Successive halving*: every candidate is first played on ``samples``
+    (default 16) determinisations; the ``keep`` (3) best by mean are then played
+    on ``extra`` (32) more each, and the best mean over all its samples wins. The
+    contenders get three times the samples of the plain bot for fewer rollouts in
+    all (at most ``10 * 16 + 3 * 32 = 256``, against 240).
 
-    *What is rolled out*: the rest of the current round only (the tricks left
-    and their row choices, no new deal), every seat playing the heuristic's
-    card and row rules from its own hand and the public cards of the sample.
-    The engine itself is driven (``apply``), so every rule and option holds.
+    *Common random numbers*: every candidate meets the same determinisations and
+    the same random stream in its rollout, so two candidates' means differ by the
+    decision far more than by luck.
 
-    *Score*: the heads this seat takes from the decision to the end of the round
-    minus ``relative`` (default 0.5) times the mean heads the other seats take;
-    the lowest mean wins, and the heuristic's own choice unless another beats it
-    by more than ``margin`` (default 0). The ``logic`` draft is left to the
-    heuristic (up to 44 options with a whole round behind each).
+    *Rollouts*: to the end of the round, as in the plain bot, but each move of
+    every seat (cards and rows) is the heuristic's with probability ``greedy``
+    (default 0.5), else uniform: more like real play than uniform moves, and
+    less predictable than the heuristic alone (a search whose rollouts all follow
+    one deterministic rule plans against that rule's mistakes).
 
-    *Budget*: at most ``candidates * samples`` = 64 rollouts of at most ten
-    tricks per decision. Measured at 4 seats: about 20 ms per decision on
-    average (about 45 ms at the first trick of a round, a few ms near its end);
-    it grows with the seat count (about 35 ms at 6 seats, 65 ms at 10). The
-    heuristic takes under 0.1 ms.
+    *Score*: the heads this seat takes to the end of the round minus
+    ``relative`` (1) times the others' mean, as the plain bot scores. With
+    ``model`` the cards the earlier seats chose in this trick are the heuristic's
+    choices from their sampled hands rather than uniform (off by default: the
+    real seats need not play like the heuristic).
 
-    *Strength* (one search bot against three heuristic bots, 4 seats, seats
-    rotated; the fair share is 0.25): no option, 400 games: win rate 0.375
-    (95% CI 0.328-0.422), mean final heads 45.6 against 55.4; ``profi``, 120
-    games: 0.558 (0.470-0.647). Under ``logic`` it wins every game, but that only
-    shows it reads the deterministic heuristic perfectly (public hands, no chance:
-    the tournament repeats the same few games).
+    The ``logic`` draft is left to the heuristic (up to 44 options with a whole
+    round behind each).
+
+    *Budget* (CPU time per decision, no option): 2 seats, about 33 ms on average
+    (90% under 70 ms, the first trick of a round up to about 120 ms); 4 seats,
+    about 65 ms (90% under 135 ms, up to about 190 ms). The plain bot takes 9
+    and 13 ms; ``search:samples=12,extra=24`` is a quicker setting.
+
+    *Strength* (one search bot against ``montecarlo`` at every other seat, seats
+    rotated, ``tablezoo evaluate sechs_nimmt --players N --bots search
+    montecarlo --seed S``): 4 seats, 120 games (``--seed 11``): win rate 0.333
+    (95% CI 0.255-0.422; fair share 0.25), mean final heads 46.6 against 55.5;
+    2 seats, 150 games (``--seed 11``): 0.723 (0.647-0.789; fair share 0.5),
+    53.2 heads against 67.5.
 """
 
 from __future__ import annotations
@@ -69,6 +84,7 @@ from __future__ import annotations
 import bisect
 import functools
 import math
+import random
 from collections.abc import Callable
 from itertools import accumulate
 from typing import Any, cast
@@ -298,27 +314,6 @@ def _public_prefix(game: SechsNimmt, state: SechsNimmtState) -> list[int] | None
     return known_prefix(game.deck, cards)
 
 
-def rollout(game: SechsNimmt, state: SechsNimmtState) -> None:
-    """Play ``state`` to the end of its round with the heuristic rules for every seat."""
-    start = state.round
-    public = table = None
-    fresh = False
-    while state.round == start and state.phase in (CHOOSE, ROW):
-        seat = state.turn
-        if state.phase == ROW:
-            game.apply(state, game.row_action + best_row(state.rows), check=False)
-            fresh = False
-            continue
-        if not fresh:
-            public = _public_prefix(game, state)
-            table = row_table(state.rows)
-            fresh = True
-        card = _rollout_card(game, state, seat, public, table)
-        game.apply(state, card - 1, check=False)
-        if seat == game.num_seats - 1:  # the trick was revealed
-            fresh = False
-
-
 def model_choices(game: SechsNimmt, state: SechsNimmtState, me: int) -> None:
     """Replace the cards the other seats have chosen in a sample (drawn uniformly from
     their sampled hands) by the heuristic's choice from those hands: an opponent model."""
@@ -333,14 +328,48 @@ def model_choices(game: SechsNimmt, state: SechsNimmtState, me: int) -> None:
 # --------------------------------------------------------------------------- the search bot
 
 
+def mixed_rollout(game: SechsNimmt, state: SechsNimmtState, rnd: random.Random, greedy: float) -> None:
+    """Play ``state`` to the end of its round: each card and row choice is the heuristic's
+    with probability ``greedy``, else uniform among the legal ones (``greedy=0`` plays as
+    :func:`random_rollout`)."""
+    start, n, row_action = state.round, game.num_seats, game.row_action
+    public = table = None
+    fresh = False
+    while state.round == start:
+        phase = state.phase
+        if phase == ROW:
+            if rnd.random() < greedy:
+                game.apply(state, row_action + best_row(state.rows), check=False)
+            else:
+                game.apply(state, row_action + int(rnd.random() * ROWS), check=False)
+            fresh = False
+            continue
+        if phase != CHOOSE:
+            return
+        seat = state.turn
+        hand = state.hands[seat]
+        if rnd.random() < greedy:
+            if not fresh:
+                public = _public_prefix(game, state)
+                table = row_table(state.rows)
+                fresh = True
+            card = _rollout_card(game, state, seat, public, table)
+        else:
+            card = hand[int(rnd.random() * len(hand))]
+        game.apply(state, card - 1, check=False)
+        if seat == n - 1:  # the trick was revealed
+            fresh = False
+
+
 class SechsNimmtSearchBot:
     """Determinised Monte Carlo search over the hidden hands (see the module docstring).
 
     Args:
-        samples: determinisations each searched action is played out on.
+        samples: determinisations every candidate is played out on in the first pass.
         seed: seed of the bot's own generator (``reset(seed)`` reseeds it).
-        candidates: the card choice searches only the heuristic's cheapest cards, this many.
-        margin: heads per round an action must save over the heuristic's choice to be played.
+        keep: the candidates with the best means after the first pass, searched on...
+        extra: ...this many more determinisations each (successive halving, one step).
+        greedy: in a rollout, the chance that a move is the heuristic's (else uniform).
         relative: weight of the others' mean heads in an action's score.
         model: in a sample, the cards the earlier seats chose are the heuristic's choices
             from their sampled hands (else the uniform draw of ``sample_state``).
@@ -352,14 +381,22 @@ class SechsNimmtSearchBot:
         self,
         samples: int = 16,
         seed: int | None = None,
-        candidates: int = 4,
-        margin: float = 0.0,
-        relative: float = 0.5,
-        model: bool = True,
+        keep: int = 3,
+        extra: int = 32,
+        greedy: float = 0.5,
+        relative: float = 1.0,
+        model: bool = False,
     ) -> None:
+        if samples < 1 or keep < 1 or extra < 0:
+            raise ValueError(
+                f"samples and keep are at least 1 and extra at least 0, not {samples}, {keep}, {extra}"
+            )
+        if not 0.0 <= greedy <= 1.0:
+            raise ValueError(f"greedy is a probability, 0 to 1, not {greedy}")
         self.samples = samples
-        self.candidates = candidates
-        self.margin = margin
+        self.keep = keep
+        self.extra = extra
+        self.greedy = greedy
         self.relative = relative
         self.model = model
         self.rng = np.random.default_rng(seed)
@@ -371,46 +408,125 @@ class SechsNimmtSearchBot:
 
     def act(self, seat: Seat) -> int:
         legal = seat.legal
-        game = cast(SechsNimmt, seat.game)
-        view = seat.view()
-        phase = view["phase"]
-        if phase == DRAFT or len(legal) == 1:
+        if seat.view()["phase"] == DRAFT or len(legal) == 1:
             return self.heuristic.act(seat)
-        if phase == ROW:
-            actions = legal
-            default = game.row_action + best_row(view["rows"])
-        else:
-            costs = self.heuristic.costs(seat, view)
-            actions = sorted(legal, key=lambda a: (costs[a], a))[: self.candidates]
-            default = actions[0]
-            if len(actions) == 1:
-                return default
-        means = self.evaluate(seat, actions)
-        best = min(actions, key=lambda a: (means[a], a))
-        return best if means[best] < means[default] - self.margin else default
+        sums = dict.fromkeys(legal, 0.0)
+        counts = dict.fromkeys(legal, 0)
+        self.evaluate(seat, legal, self.samples, sums, counts)
+        if len(legal) > self.keep and self.extra:
+            best = sorted(legal, key=lambda a: (sums[a] / counts[a], a))[: self.keep]
+            self.evaluate(seat, best, self.extra, sums, counts)
+            legal = best
+        return min(legal, key=lambda a: (sums[a] / counts[a], a))
 
-    def evaluate(self, seat: Seat, actions: list[int]) -> dict[int, float]:
-        """Mean score (heads taken to the end of the round, less ``relative`` times the
-        others' mean) of each action over ``samples`` determinisations."""
+    def evaluate(
+        self, seat: Seat, actions: list[int], samples: int, sums: dict[int, float], counts: dict[int, int]
+    ) -> None:
+        """Add to ``sums`` and ``counts`` the scores of ``actions`` on ``samples`` new
+        determinisations: the heads this seat takes to the end of the round, less
+        ``relative`` times the others' mean. Every action meets the same samples and the
+        same random stream in its rollout (common random numbers)."""
         game = cast(SechsNimmt, seat.game)
         me, n = seat.seat, game.num_seats
         w = self.relative / (n - 1)
-        totals = dict.fromkeys(actions, 0.0)
-        for _ in range(self.samples):
+        for _ in range(samples):
             sample = seat.sample_state(self.rng)
             if self.model:
                 model_choices(game, sample, me)
+            stream = int(self.rng.integers(2**63))
             before = [t + h for t, h in zip(sample.totals, sample.round_heads, strict=True)]
             for action in actions:
                 state = game.clone(sample)
                 game.apply(state, action, check=False)
-                rollout(game, state)
+                mixed_rollout(game, state, random.Random(stream), self.greedy)
                 after = [t + h for t, h in zip(state.totals, state.round_heads, strict=True)]
                 mine = after[me] - before[me]
                 theirs = sum(after) - sum(before) - mine
-                totals[action] += mine - w * theirs
+                sums[action] += mine - w * theirs
+                counts[action] += 1
+
+
+# --------------------------------------------------------------------------- the plain Monte Carlo bot
+
+
+def random_rollout(game: SechsNimmt, state: SechsNimmtState, rnd: random.Random) -> None:
+    """Play ``state`` to the end of its round with every card and row chosen uniformly at random."""
+    start, row_action = state.round, game.row_action
+    while state.round == start:
+        phase = state.phase
+        if phase == CHOOSE:
+            hand = state.hands[state.turn]
+            game.apply(state, hand[int(rnd.random() * len(hand))] - 1, check=False)
+        elif phase == ROW:
+            game.apply(state, row_action + int(rnd.random() * ROWS), check=False)
+        else:
+            return
+
+
+class SechsNimmtMonteCarloBot:
+    """Plain determinised Monte Carlo: every legal card tried on the same sampled deals.
+
+    At a card choice it draws ``samples`` determinisations ``seat.sample_state(rng)``
+    (the other hands, their pending choices and the undealt cards drawn anew from what
+    this seat has not seen), plays every card of its hand on each of them, and plays
+    the rest of the round out at random (every seat's cards and row choices uniform).
+    An outcome scores the heads this seat takes from now to the end of the round
+    minus the mean of what the other seats take; the card of lowest mean score is
+    played (the lowest card of equal ones). The row choice is the heuristic's (the
+    row with the fewest heads) and so is the ``logic`` draft.
+
+    Args:
+        samples: determinisations per decision (every card is played on each).
+        seed: seed of the bot's own generator (``reset(seed)`` reseeds it).
+    """
+
+    name = "montecarlo"
+
+    def __init__(self, samples: int = 24, seed: int | None = None) -> None:
+        if samples < 1:
+            raise ValueError(f"samples is the number of determinisations, at least 1, not {samples}")
+        self.samples = samples
+        self.rng = np.random.default_rng(seed)
+        self.heuristic = SechsNimmtHeuristicBot()
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def act(self, seat: Seat) -> int:
+        view = seat.view()
+        if view["phase"] != CHOOSE:
+            return self.heuristic.act(seat)
+        legal = seat.legal
+        if len(legal) == 1:
+            return legal[0]
+        means = self.evaluate(seat, legal)
+        return min(legal, key=lambda a: (means[a], a))
+
+    def evaluate(self, seat: Seat, actions: list[int]) -> dict[int, float]:
+        """Mean score of each action (heads taken to the end of the round, less the
+        others' mean) over ``samples`` determinisations, with random rollouts."""
+        game = cast(SechsNimmt, seat.game)
+        me, n = seat.seat, game.num_seats
+        rnd = random.Random(int(self.rng.integers(2**63)))
+        totals = dict.fromkeys(actions, 0.0)
+        for _ in range(self.samples):
+            sample = seat.sample_state(self.rng)
+            before = [t + h for t, h in zip(sample.totals, sample.round_heads, strict=True)]
+            for action in actions:
+                state = game.clone(sample)
+                game.apply(state, action, check=False)
+                random_rollout(game, state, rnd)
+                after = [t + h for t, h in zip(state.totals, state.round_heads, strict=True)]
+                mine = after[me] - before[me]
+                theirs = sum(after) - sum(before) - mine
+                totals[action] += mine - theirs / (n - 1)
         return {a: t / self.samples for a, t in totals.items()}
 
 
-BOTS: dict[str, type[Bot]] = {"heuristic": SechsNimmtHeuristicBot, "search": SechsNimmtSearchBot}
+BOTS: dict[str, type[Bot]] = {
+    "heuristic": SechsNimmtHeuristicBot,
+    "montecarlo": SechsNimmtMonteCarloBot,
+    "search": SechsNimmtSearchBot,
+}
 """This game's bots by name; ``random`` and ``agent`` serve every game (:mod:`tablezoo.bots.registry`)."""

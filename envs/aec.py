@@ -30,11 +30,17 @@ Two ways to meet an illegal action, as PettingZoo's classic environments:
 * ``raw_env`` (a :class:`TablezooEnv`) raises
   :class:`~tablezoo.games.core.IllegalActionError` naming the legal moves and
   leaves the game as it was;
-* ``env()`` wraps it in :class:`CheckedEnv`, one lean layer with the
-  guarantees of PettingZoo's three standard wrappers: order enforcement,
-  action bounds, and an illegal move ending the game
-  (:meth:`TablezooEnv.forfeit`) with ``illegal_reward`` for the mover. It uses
-  only the env's public API.
+* ``env()`` wraps it in :class:`CheckedEnv`, with the guarantees of
+  PettingZoo's three standard wrappers: order enforcement, action bounds, and
+  an illegal move ending the game (:meth:`TablezooEnv.forfeit`) with
+  ``illegal_reward`` for the mover. Once reset, the wrapper costs no call
+  layer: the checks run inside the env's own step.
+
+A step's bookkeeping is kept to what changed: the legal moves of the agent to
+move are listed once per decision (the step's check and the mask share them),
+masks are shared read-only arrays (one per legal-move list met), rewards are
+cleared only after a step that paid some, and the terminations and
+truncations dicts are rebuilt only when the game ends.
 """
 
 from __future__ import annotations
@@ -49,10 +55,12 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import BaseWrapper
 from pettingzoo.utils.env_logger import EnvLogger
 
-from tablezoo.games.core import TERMINAL, ConfigError, Game, IllegalActionError, action_mask
+from tablezoo.games.core import ConfigError, Game
 
 REWARD_MODES = ("zero_sum", "score")
 OBS_TYPES = ("dict", "flat")
+MASK_CACHE_SIZE = 4096
+"""The most legal-move lists whose masks an env keeps at once."""
 
 
 class TablezooEnvBase:
@@ -114,9 +122,33 @@ class TablezooEnvBase:
         self.state_space = spaces.Box(state_spec.low(), state_spec.high(), dtype=np.float32)
         self._no_moves = np.zeros(self.game.num_actions, np.int8)
         self._no_moves.flags.writeable = False  # one shared all-zero mask
+        self._masks: dict[tuple[int, ...], np.ndarray] = {}
         self._rng = np.random.default_rng()
         self.game_state: Any = None
         self._scores: list[float] = []
+
+    def _mask_of(self, legal: list[int]) -> np.ndarray:
+        """The read-only mask of ``legal``, shared by the decisions with the same legal moves.
+
+        A game meets many legal lists again and again (Heckmeck's and Diamant's
+        few, 6 nimmt!'s row choices), and looking a mask up costs a fraction of
+        building one. Once :data:`MASK_CACHE_SIZE` lists are kept the cache
+        starts afresh, so that it holds the lists met lately.
+        """
+        key = tuple(legal)
+        mask = self._masks.get(key)
+        return self._new_mask(key) if mask is None else mask
+
+    def _new_mask(self, legal: tuple[int, ...]) -> np.ndarray:
+        """The mask of ``legal``, built and kept (see :meth:`_mask_of`)."""
+        if len(self._masks) >= MASK_CACHE_SIZE:
+            self._masks.clear()
+        bits = bytearray(self.game.num_actions)
+        for action in legal:
+            bits[action] = 1
+        # over bytes the array is read-only, without the cost of setting its flag
+        mask = self._masks[legal] = np.frombuffer(bytes(bits), np.int8)
+        return mask
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -131,10 +163,6 @@ class TablezooEnvBase:
         so it is never part of a seat's observation.
         """
         return self.game.encode_state(self.game_state)
-
-    def _observation(self, seat: int, mask: np.ndarray) -> Any:
-        vector = self.game.observe(self.game_state, seat)
-        return vector if self.flat else {"observation": vector, "action_mask": mask}
 
     def _start(self, seed: int | None) -> int:
         """A new game: reseed (only when ``seed`` is given), deal, resolve chance; the first mover."""
@@ -187,6 +215,10 @@ class TablezooEnv(TablezooEnvBase, AECEnv):
         "is_parallelizable": True,
         "render_fps": 1,
     }
+    _has_updated = False
+    """Whether ``step`` or ``reset`` ran since the checked ``agent_iter`` last yielded."""
+    _illegal_reward = -1.0
+    """The reward of an illegal move under :class:`CheckedEnv` (which sets it)."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -208,7 +240,19 @@ class TablezooEnv(TablezooEnvBase, AECEnv):
     ) -> None:
         super().__init__()
         self._configure(num_players, reward, render_mode, max_cycles, obs_type, options)
+        # the engine's move itself (step checks the action against the legal list it holds),
+        # and its observation, bound once: the hot path looks up one attribute, not two
+        self._apply_move = self.game._apply
+        self._observe = self.game.observe
+        self._score_mode = self.reward_mode == "score"
         self._legal: list[int] | None = None
+        """The legal actions of the agent to move, listed once per decision (None once the game ends)."""
+        self._seat = 0
+        """The seat of the agent to move, while the game goes on."""
+        # Every agent is done (or none was dealt in yet): the slow branch of step.
+        # Agents are all live or all done together, so one flag stands for
+        # terminations and truncations on the hot path.
+        self._over = True
 
     # ------------------------------------------------------------ episode
 
@@ -221,22 +265,72 @@ class TablezooEnv(TablezooEnvBase, AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self._rewarded = False
-        self._legal = None
+        self._over = False
+        self._has_updated = True
+        self._skip_agent_selection = None
         self.num_moves = 0
         self.decisions = dict.fromkeys(self.agents, 0)
         """How many decisions each agent has made this episode (``max_cycles`` caps them)."""
         self.agent_selection = self.possible_agents[mover]
+        self._seat = mover
+        self._legal = self.game.legal_actions(self.game_state)
         if self.flat:
             self._update_flat_masks(None)
 
     def step(self, action: int | None) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
+        if self._over:
+            if "agent_selection" not in self.__dict__:
+                EnvLogger.error_step_before_reset()
+            self._was_dead_step(action)  # a done agent's step: None is its only action
             return
-        # the check reads the legal actions the env holds already (the mask was built from them)
-        self.game.apply(self.game_state, action, legal=self.legal_actions())  # type: ignore[arg-type]
+        legal = self._legal
+        if action.__class__ is int and action in legal:  # type: ignore[operator]
+            self._apply_move(self.game_state, action)
+        else:  # numpy integers, or an illegal action: the engine's check and message
+            self.game.apply(self.game_state, action, legal=legal)  # type: ignore[arg-type]
         self._after_move()
+
+    def _step_checked(self, action: int | None) -> None:
+        """``step`` with :class:`CheckedEnv`'s guarantees: bounds, the illegal-move policy, order.
+
+        The wrapper calls it once the env is reset, so the order checks left are
+        the ones a reset env can fail (stepping with no agents left, the loop of
+        ``agent_iter`` without a step).
+        """
+        self._has_updated = True
+        if self._over:
+            if not self.agents:
+                EnvLogger.warn_step_after_terminated_truncated()
+                return
+            self._was_dead_step(action)  # a done agent's step: None is its only action
+            return
+        legal = self._legal
+        if action.__class__ is int and action in legal:  # type: ignore[operator]
+            self._apply_move(self.game_state, action)
+            self._after_move()
+            return
+        agent, n = self.agent_selection, self.game.num_actions
+        # `type(...) is int` keeps bools (and floats equal to an action) out
+        if type(action) is not int and not isinstance(action, np.integer):
+            raise AssertionError(f"action {action!r} of {agent} is not in Discrete({n})")
+        if not 0 <= action < n:
+            raise AssertionError(f"action {action!r} of {agent} is not in Discrete({n})")
+        if action in legal:  # type: ignore[operator]
+            self._apply_move(self.game_state, int(action))
+            self._after_move()
+            return
+        EnvLogger.warn_on_illegal_move()
+        self.forfeit(agent, self._illegal_reward)
+
+    def _iter_checked(self, max_iter: int = 2**63) -> Iterator[str]:
+        """``agent_iter`` with :class:`CheckedEnv`'s check that each turn of the loop steps."""
+        for _ in range(max_iter):
+            if not self.agents:
+                return
+            if not self._has_updated:
+                raise AssertionError("need to call step() or reset() in a loop over `agent_iter`")
+            self._has_updated = False
+            yield self.agent_selection
 
     def forfeit(self, agent: str, penalty: float) -> None:
         """End the game because ``agent`` broke the rules: it is paid ``penalty``, the others 0.
@@ -250,6 +344,7 @@ class TablezooEnv(TablezooEnvBase, AECEnv):
         self._accumulate_rewards()
         self._rewarded = True
         self.terminations = dict.fromkeys(self.agents, True)
+        self._over = True
         self.infos[agent] = {**self.infos[agent], "illegal_move": True}
         if self.flat:
             self.infos[agent]["action_mask"] = self._no_moves
@@ -258,53 +353,70 @@ class TablezooEnv(TablezooEnvBase, AECEnv):
         """After the mover's action: resolve chance, pay rewards, pick the next agent."""
         game, state = self.game, self.game_state
         mover = game.advance(state, self._rng)
-        self._legal = None
         self.num_moves += 1
         previous = self.agent_selection
-        self.decisions[previous] += 1
-        rewards = self.rewards
-        if self._rewarded:  # clear what the previous step paid, only if it paid
-            for agent in rewards:
-                rewards[agent] = 0.0
-            self._rewarded = False
-        changes = self._score_changes() if self.reward_mode == "score" else None
-        if changes is not None:
-            for seat, change in enumerate(changes):
-                if change:
-                    rewards[self.possible_agents[seat]] = change
-            self._rewarded = True
+        decisions = self.decisions
+        decisions[previous] += 1
         self._cumulative_rewards[previous] = 0.0
-        if mover == TERMINAL:
-            if self.reward_mode == "zero_sum":
-                for seat, value in enumerate(game.returns(state)):
-                    rewards[self.possible_agents[seat]] = value
-                self._rewarded = True
-            self.terminations = dict.fromkeys(self.agents, True)
-            # Dead agents then step None in seat order.
-            self.agent_selection = self.agents[0]
-        elif self.max_cycles is not None and self.decisions[self.possible_agents[mover]] >= self.max_cycles:
+        if self._rewarded or self._score_mode:  # under zero_sum nothing is paid before the end
+            self._pay_rewards()
+        if mover >= 0:  # a seat (advance resolves chance; below 0 is TERMINAL)
+            agent = self.possible_agents[mover]
+            cap = self.max_cycles
+            # no agent has made more decisions than all agents together
+            if cap is None or self.num_moves < cap or decisions[agent] < cap:
+                self.agent_selection = agent
+                self._seat = mover
+                self._legal = game.legal_actions(state)
+                if self.flat:
+                    self._update_flat_masks(previous)
+                return
             # the next mover has made max_cycles decisions already: no agent makes more
             self.truncations = dict.fromkeys(self.agents, True)
-            self.agent_selection = self.agents[0]
-        else:
-            self.agent_selection = self.possible_agents[mover]
-        if self._rewarded:
-            for agent, value in rewards.items():
-                self._cumulative_rewards[agent] += value
+        else:  # the game is over
+            if not self._score_mode:
+                rewards, cumulative = self.rewards, self._cumulative_rewards
+                for seat, value in enumerate(game.returns(state)):
+                    agent = self.possible_agents[seat]
+                    rewards[agent] = value
+                    cumulative[agent] += value
+                self._rewarded = True
+            self.terminations = dict.fromkeys(self.agents, True)
+        # Dead agents then step None in seat order.
+        self._over = True
+        self._legal = None
+        self.agent_selection = self.agents[0]
         if self.flat:
             self._update_flat_masks(previous)
 
+    def _pay_rewards(self) -> None:
+        """Clear what the previous step paid (only if it paid); under ``reward="score"``, pay
+        and accumulate each seat's change of points."""
+        rewards = self.rewards
+        if self._rewarded:
+            for agent in rewards:
+                rewards[agent] = 0.0
+            self._rewarded = False
+        if self._score_mode:
+            changes = self._score_changes()
+            if changes is not None:
+                cumulative = self._cumulative_rewards
+                for seat, change in enumerate(changes):
+                    if change:
+                        agent = self.possible_agents[seat]
+                        rewards[agent] = change
+                        cumulative[agent] += change
+                self._rewarded = True
+
     def _update_flat_masks(self, previous: str | None) -> None:
         """``obs_type="flat"``: the mask of the agent to move, and of no other, in ``infos``."""
-        agent = self.agent_selection
-        done = self.terminations[agent] or self.truncations[agent]
-        if previous is None or done:
+        if previous is None or self._over:
             for other in self.agents:
                 self.infos[other]["action_mask"] = self._no_moves
         else:
             self.infos[previous]["action_mask"] = self._no_moves
-        if not done:
-            self.infos[agent]["action_mask"] = action_mask(self.legal_actions(), self.game.num_actions)
+        if not self._over:
+            self.infos[self.agent_selection]["action_mask"] = self._mask_of(self._legal)  # type: ignore[arg-type]
 
     def legal_actions(self) -> list[int]:
         """The legal actions of the agent to move (cached until the next step)."""
@@ -314,25 +426,45 @@ class TablezooEnv(TablezooEnvBase, AECEnv):
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         agent = self.agent_selection
-        return (
-            self.observe(agent) if observe else None,
-            self._cumulative_rewards[agent],
-            self.terminations[agent],
-            self.truncations[agent],
-            self.infos[agent],
-        )
+        if self._over or not observe:
+            return (
+                self.observe(agent) if observe else None,
+                self._cumulative_rewards[agent],
+                self.terminations[agent],
+                self.truncations[agent],
+                self.infos[agent],
+            )
+        # the agent to move while the game goes on: observe's work without its checks
+        vector = self._observe(self.game_state, self._seat)
+        if self.flat:
+            return vector, self._cumulative_rewards[agent], False, False, self.infos[agent]
+        key = tuple(self._legal)  # type: ignore[arg-type]
+        mask = self._masks.get(key)
+        if mask is None:
+            mask = self._new_mask(key)
+        observation = {"observation": vector, "action_mask": mask}
+        return observation, self._cumulative_rewards[agent], False, False, self.infos[agent]
 
     def observe(self, agent: str) -> Any:
-        vector = self.game.observe(self.game_state, self.seat_of[agent])
+        vector = self._observe(self.game_state, self.seat_of[agent])
         if self.flat:
             return vector
         # an agent removed after its last dead step is done (SuperSuit's wrappers still observe it)
-        done = self.terminations.get(agent, True) or self.truncations.get(agent, True)
-        if agent == self.agent_selection and not done:
-            mask = action_mask(self.legal_actions(), self.game.num_actions)
+        if agent == self.agent_selection and not self._over:
+            mask = self._mask_of(self._legal)  # type: ignore[arg-type]
         else:
             mask = self._no_moves
         return {"observation": vector, "action_mask": mask}
+
+    def agent_iter(self, max_iter: int = 2**63) -> Iterator[str]:
+        """The agent to move, until no agent is left (``max_iter`` turns at most).
+
+        PettingZoo's loop as a generator, which resumes faster than its iterator object's method.
+        """
+        for _ in range(max_iter):
+            if not self.agents:
+                return
+            yield self.agent_selection
 
 
 class CheckedEnv(BaseWrapper):
@@ -348,15 +480,18 @@ class CheckedEnv(BaseWrapper):
 
     It is the behaviour of PettingZoo's ``OrderEnforcingWrapper``,
     ``AssertOutOfBoundsWrapper`` and ``TerminateIllegalWrapper`` stacked, at
-    the cost of one layer.
+    the cost of no layer at all once reset: the checks that a reset env can
+    still fail live in the env (:meth:`TablezooEnv._step_checked`), and the
+    first ``reset`` points this wrapper's ``step``, ``last``, ``observe`` and
+    ``agent_iter`` straight at the env's. ``unwrapped`` is the env without
+    the checks, as for PettingZoo's own wrappers.
     """
 
     def __init__(self, env: TablezooEnv, illegal_reward: float = -1.0) -> None:
         super().__init__(env)
         self._raw = env
-        self._illegal_reward = float(illegal_reward)
+        env._illegal_reward = float(illegal_reward)
         self._has_reset = False
-        self._has_updated = False
 
     def __getattr__(self, name: str) -> Any:
         if not self.__dict__.get("_has_reset", False) and name in {
@@ -372,64 +507,37 @@ class CheckedEnv(BaseWrapper):
         return super().__getattr__(name)
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        self._has_reset = True
-        self._has_updated = True
-        self._raw.reset(seed=seed, options=options)
+        raw = self._raw
+        raw.reset(seed=seed, options=options)
+        if not self._has_reset:
+            self._has_reset = True
+            # From now on every order check left is the env's own: the instance's
+            # attributes shadow the checking methods below, one call layer less per step.
+            self.step = raw._step_checked  # type: ignore[method-assign]
+            self.last = raw.last  # type: ignore[method-assign]
+            self.observe = raw.observe  # type: ignore[method-assign]
+            self.agent_iter = raw._iter_checked  # type: ignore[method-assign]
+
+    # The methods below run only before the first reset, and raise as PettingZoo's wrappers do.
 
     def step(self, action: int | None) -> None:
-        raw = self._raw
-        if not self._has_reset:
-            EnvLogger.error_step_before_reset()
-        if not raw.agents:
-            self._has_updated = True
-            EnvLogger.warn_step_after_terminated_truncated()
-            return
-        self._has_updated = True
-        agent = raw.agent_selection
-        if raw.terminations[agent] or raw.truncations[agent]:
-            raw.step(action)  # a done agent's step: None is its only action
-            return
-        n = raw.game.num_actions
-        # `type(...) is int` keeps bools (and floats equal to an action) out
-        if type(action) is not int and not isinstance(action, np.integer):
-            raise AssertionError(f"action {action!r} of {agent} is not in Discrete({n})")
-        try:
-            raw.step(action)
-        except IllegalActionError:  # raised before anything changed
-            if not 0 <= action < n:
-                raise AssertionError(f"action {action!r} of {agent} is not in Discrete({n})") from None
-            EnvLogger.warn_on_illegal_move()
-            raw.forfeit(agent, self._illegal_reward)
+        EnvLogger.error_step_before_reset()
 
     def observe(self, agent: str) -> Any:
-        if not self._has_reset:
-            EnvLogger.error_observe_before_reset()
-        return self._raw.observe(agent)
+        EnvLogger.error_observe_before_reset()
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        if not self._has_reset:
-            EnvLogger.error_observe_before_reset()
-        return self._raw.last(observe)
+        EnvLogger.error_observe_before_reset()
+        raise AssertionError  # not reached (the line above raises): for the type checker
+
+    def agent_iter(self, max_iter: int = 2**63) -> Iterator[str]:
+        EnvLogger.error_agent_iter_before_reset()
+        raise AssertionError  # not reached (the line above raises): for the type checker
 
     def render(self) -> str | np.ndarray | None:
         if not self._has_reset:
             EnvLogger.error_render_before_reset()
         return self._raw.render()
-
-    def agent_iter(self, max_iter: int = 2**63) -> Iterator[str]:
-        if not self._has_reset:
-            EnvLogger.error_agent_iter_before_reset()
-        return self._iterate(max_iter)
-
-    def _iterate(self, max_iter: int) -> Iterator[str]:
-        raw = self._raw
-        for _ in range(max_iter):
-            if not raw.agents:
-                return
-            if not self._has_updated:
-                raise AssertionError("need to call step() or reset() in a loop over `agent_iter`")
-            self._has_updated = False
-            yield raw.agent_selection
 
     def __str__(self) -> str:
         return str(self._raw)

@@ -30,7 +30,7 @@ import numpy as np
 from pettingzoo import ParallelEnv
 
 from tablezoo.envs.aec import TablezooEnv, TablezooEnvBase, keyword_doc
-from tablezoo.games.core import TERMINAL, action_mask
+from tablezoo.games.core import TERMINAL
 
 
 class TablezooParallelEnv(TablezooEnvBase, ParallelEnv):
@@ -54,6 +54,9 @@ class TablezooParallelEnv(TablezooEnvBase, ParallelEnv):
     ) -> None:
         self._configure(num_players, reward, render_mode, max_cycles, obs_type, options)
         self.illegal_reward = float(illegal_reward)
+        # the engine's move and observation, bound once (step checks the actions itself)
+        self._apply_move = self.game._apply
+        self._observe = self.game.observe
         self.agents: list[str] = []
         self._due: dict[int, list[int]] = {}
 
@@ -95,22 +98,25 @@ class TablezooParallelEnv(TablezooEnvBase, ParallelEnv):
         self, actions: dict[str, Any]
     ) -> tuple[dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]]:
         game, state, agents = self.game, self.game_state, self.possible_agents
-        live = self.agents
+        live, decisions, apply_move = self.agents, self.decisions, self._apply_move
         for seat, legal in self._due.items():
             agent = agents[seat]
             action = actions.get(agent)
-            legal_action = (type(action) is int or isinstance(action, np.integer)) and action in legal
-            if not legal_action:
-                return self._forfeit(agent)
-            game.apply(state, int(action), check=False)  # type: ignore[arg-type]
-            self.decisions[agent] += 1
+            if action.__class__ is not int or action not in legal:
+                # numpy integers are fine too; anything else, or an illegal move, forfeits
+                if not isinstance(action, np.integer) or action not in legal:
+                    return self._forfeit(agent)
+                action = int(action)
+            apply_move(state, action)
+            decisions[agent] += 1
         mover = game.advance(state, self._rng)
         self.num_cycles += 1
         rewards = dict.fromkeys(live, 0.0)
-        changes = self._score_changes()
-        if changes is not None:
-            for seat, change in enumerate(changes):
-                rewards[agents[seat]] += change
+        if self.reward_mode == "score":
+            changes = self._score_changes()
+            if changes is not None:
+                for seat, change in enumerate(changes):
+                    rewards[agents[seat]] += change
         terminated = mover == TERMINAL
         if terminated and self.reward_mode == "zero_sum":
             for seat, value in enumerate(game.returns(state)):
@@ -119,15 +125,14 @@ class TablezooParallelEnv(TablezooEnvBase, ParallelEnv):
         if not terminated:
             self._due = self._due_now(mover)
             cap = self.max_cycles
-            truncated = cap is not None and any(self.decisions[agents[s]] >= cap for s in self._due)
+            # no agent has made more decisions than all the cycles' decisions together
+            truncated = cap is not None and any(decisions[agents[s]] >= cap for s in self._due)
         if terminated or truncated:
             self._due = {}
         observations, infos = self._observations(), self._infos()
-        terminations = dict.fromkeys(live, terminated)
-        truncations = dict.fromkeys(live, truncated)
         if terminated or truncated:
             self.agents = []
-        return observations, rewards, terminations, truncations, infos
+        return observations, rewards, dict.fromkeys(live, terminated), dict.fromkeys(live, truncated), infos
 
     def _forfeit(
         self, agent: str
@@ -144,11 +149,23 @@ class TablezooParallelEnv(TablezooEnvBase, ParallelEnv):
 
     def _mask(self, seat: int) -> np.ndarray:
         legal = self._due.get(seat)
-        return self._no_moves if legal is None else action_mask(legal, self.game.num_actions)
+        return self._no_moves if legal is None else self._mask_of(legal)
 
     def _observations(self) -> dict[str, Any]:
-        seat_of = self.seat_of
-        return {agent: self._observation(seat_of[agent], self._mask(seat_of[agent])) for agent in self.agents}
+        """Each live agent's observation, with its mask when it is due."""
+        observe, state, seat_of = self._observe, self.game_state, self.seat_of
+        if self.flat:
+            return {agent: observe(state, seat_of[agent]) for agent in self.agents}
+        due, no_moves, mask_of = self._due, self._no_moves, self._mask_of
+        observations = {}
+        for agent in self.agents:
+            seat = seat_of[agent]
+            legal = due.get(seat)
+            observations[agent] = {
+                "observation": observe(state, seat),
+                "action_mask": no_moves if legal is None else mask_of(legal),
+            }
+        return observations
 
     def _infos(self) -> dict[str, dict[str, Any]]:
         if not self.flat:

@@ -26,7 +26,10 @@ words are fixed by the configuration and parse both ways
 
 Observations are fixed-length float32 vectors described by an
 :class:`ObservationSpec`: a table of named fields from which the offsets, the
-bounds and the documentation are all derived.
+bounds and the documentation are all derived. Their length grows with the seat
+count; :meth:`Game.observe_padded` gives the same observation in one layout
+shared by every seat count (:attr:`Game.padded_spec`), for a network that plays
+them all.
 """
 
 from __future__ import annotations
@@ -112,6 +115,11 @@ class GameInfo:
     options: tuple[Option, ...] = ()
     hidden_information: bool = False
     chance: bool = True
+
+    @property
+    def seat_range(self) -> range:
+        """The seat counts the game allows, ``min_seats`` to ``max_seats``."""
+        return range(self.min_seats, self.max_seats + 1)
 
     @property
     def option_names(self) -> tuple[str, ...]:
@@ -210,6 +218,11 @@ class ObservationSpec:
             span = str(start) if f.size == 1 else f"{start}-{start + f.size - 1}"
             rows.append(f"| {span} | {f.name} | {f.size} | {f.low:g}..{f.high:g} | {f.doc} |")
         return "\n".join(rows)
+
+
+@functools.lru_cache(maxsize=64)
+def _padded_spec(cls: type[Game[Any]], options: tuple[tuple[str, bool], ...]) -> ObservationSpec:
+    return cls(cls.info.default_seats, **dict(options))._build_padded_spec()
 
 
 def action_mask(actions: Iterable[int], num_actions: int) -> np.ndarray:
@@ -417,6 +430,57 @@ class Game(ABC, Generic[S]):
         to a seat: it holds the others' secrets.
         """
         return np.concatenate([self.observe(state, seat) for seat in range(self.num_seats)])
+
+    # ------------------------------------------------------------ one layout for every seat count
+
+    @functools.cached_property
+    def padded_spec(self) -> ObservationSpec:
+        """The layout of :meth:`observe_padded`: the same at every seat count of these options.
+
+        A field ``seats`` (one-hot: the seat count, entry ``n - 1``) comes first,
+        then every observation field at its size for the game's largest seat
+        count. A per-seat field lists the seats observer first, seat by seat, so
+        a smaller table's entries are the field's first ones and the seats that
+        are not there read 0. One network can then play every seat count.
+        """
+        return _padded_spec(type(self), tuple(sorted(self.options.items())))
+
+    @functools.cached_property
+    def _padded_index(self) -> np.ndarray:
+        """Where each entry of :meth:`observe` goes in :meth:`observe_padded`."""
+        padded = self.padded_spec
+        return np.concatenate(
+            [padded.offsets[f.name] + np.arange(f.size) for f in self.observation_spec.fields]
+        ).astype(np.intp)
+
+    def _build_padded_spec(self) -> ObservationSpec:
+        """:attr:`padded_spec`, built from a game of every seat count (once per class and options)."""
+        games = [type(self)(n, **self.options) for n in self.info.seat_range]
+        widest = games[-1].observation_spec
+        fields = [Field("seats", self.info.max_seats, 0, 1, "one-hot: entry n-1 for n seats")]
+        for f in widest.fields:
+            same = [g.observation_spec[f.name] for g in games if f.name in g.observation_spec.offsets]
+            if len(same) != len(games) or any(s.size > f.size for s in same):
+                raise ConfigError(
+                    f"{self.info.title}: field {f.name!r} has no layout shared by every seat count"
+                )
+            high = max(s.high for s in same)
+            fields.append(Field(f.name, f.size, min(s.low for s in same), high, f.doc))
+        if len(widest.fields) != len(self.observation_spec.fields):
+            raise ConfigError(f"{self.info.title}: the fields differ between seat counts")
+        return ObservationSpec(tuple(fields))
+
+    def pad(self, observations: np.ndarray) -> np.ndarray:
+        """Observations of :attr:`observation_spec` (one, or ``(N, size)``) in :attr:`padded_spec`."""
+        observations = np.asarray(observations, np.float32)
+        out = np.zeros((*observations.shape[:-1], self.padded_spec.size), np.float32)
+        out[..., self._padded_index] = observations
+        out[..., self.num_seats - 1] = 1.0
+        return out
+
+    def observe_padded(self, state: S, seat: int) -> np.ndarray:
+        """``seat``'s observation in :attr:`padded_spec`, the layout every seat count shares."""
+        return self.pad(self.observe(state, seat))
 
     def determinize(self, state: S, seat: int, rng: np.random.Generator) -> S:
         """A copy of ``state`` with everything ``seat`` cannot see drawn anew.

@@ -183,8 +183,10 @@ v0: first release.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import chain, repeat
+from operator import attrgetter
 from typing import Any, Literal
 
 import numpy as np
@@ -510,6 +512,22 @@ ROLLING = "roll"  # chance: roll state.to_roll dice into the active dice
 OVER = "over"
 PHASES = (PLAY, TAKE_PHASE, CHOOSE_DIE, CHOOSE_TARGET, CHOOSE_PIPS, CHOOSE_VALUE, PICK)
 PHASE_INDEX = {phase: i for i, phase in enumerate(PHASES)}
+# what Court.observe_batch reads of each state, in one call per state: the lists supply,
+# active, aside, picked and best, then 10 single numbers
+_BATCH_LISTS = attrgetter("supply", "active", "aside", "picked", "best")
+_BATCH_NUMBERS = attrgetter(
+    "pos", "turn", "fresh", "ready", "card", "die", "target", "pool", "pool_dice", "final"
+)
+
+
+def _small_numbers(lists: Iterable[list[int]]) -> np.ndarray:
+    """The numbers of ``lists``, one after the other, as an int64 array (each must be 0..255)."""
+    return np.frombuffer(bytes(chain.from_iterable(lists)), np.uint8).astype(np.int64)
+
+
+_SUPPLY_KINDS = [FOOL, *range(FARMER, NUM_KINDS)]  # the supply field: every kind but the Charlatan
+_ABILITY_SLOT = np.zeros(NUM_KINDS, np.int64)  # kind -> its index in ABILITY (the card field)
+_ABILITY_SLOT[list(ABILITY)] = np.arange(len(ABILITY))
 
 
 def first_step(card: Card) -> str:
@@ -1139,6 +1157,75 @@ class Court(Game[CourtState]):
             buf[at : at + len(values)] = values
             block = blocks[seat] = bytes(buf)
         return block
+
+    def observe_batch(self, states: Sequence[CourtState], seats: Sequence[int]) -> np.ndarray:
+        """Many observations at once, built with numpy across the batch (row ``i`` is ``observe``'s).
+
+        The states are read column by column with ``map`` and ``chain``, so that no
+        Python line runs once per state.
+        """
+        self._check_batch(states, seats)
+        n, count = self.num_seats, len(states)
+        out = np.zeros((count, self.observation_spec.size), np.float32)
+        if not count:
+            return out
+        off = self.observation_spec.offsets
+        rows, seat = np.arange(count), np.asarray(seats)
+        # every number in these lists is 0..255: bytes() reads them faster than numpy does
+        lists = _small_numbers(chain.from_iterable(map(_BATCH_LISTS, states)))
+        lists = lists.reshape(count, NUM_KINDS + 3 * 6 + 2)
+        supply, dice, best = np.split(
+            lists, [NUM_KINDS, NUM_KINDS + 3 * 6], axis=1
+        )  # dice: active, aside, picked
+        numbers = np.fromiter(chain.from_iterable(map(_BATCH_NUMBERS, states)), np.int64, count * 10)
+        pos, turn, fresh, ready, card, die, target, pool, pool_dice, final = numbers.reshape(count, 10).T
+        held = _small_numbers(chain.from_iterable(map(attrgetter("held"), states))).reshape(
+            count, n, NUM_KINDS
+        )
+        others = (seat[:, None] + np.arange(n)) % n
+        # place and played: seat order[j] of state i is entry (order[j] - seat) % n of its observation
+        orders = list(map(attrgetter("order"), states))
+        sizes = list(map(len, orders))
+        state_of = np.repeat(rows, sizes)
+        in_order = np.fromiter(chain.from_iterable(orders), np.int64, len(state_of))
+        place = np.arange(len(state_of)) - np.repeat(np.cumsum(sizes) - sizes, sizes)  # j
+        entry = (in_order - seat[state_of]) % n
+        out[state_of, off["place"] + entry] = place + 1
+        out[state_of, off["played"] + entry] = place < pos[state_of]
+        at = off["held"]
+        out[:, at : at + NUM_KINDS * n] = np.take_along_axis(held, others[:, :, None], axis=1).reshape(
+            count, -1
+        )
+        at = off["supply"]  # the Charlatan left out
+        out[:, at : at + NUM_KINDS - 1] = supply[:, _SUPPLY_KINDS]
+        at = off["active"]  # active and aside are consecutive
+        out[:, at : at + 12] = dice[:, :12]
+        ended = best[:, 0] > 0
+        at = off["final"]  # final, best_size and best_face are consecutive
+        out[ended, at] = final[ended]
+        out[ended, at + 1 : at + 3] = best[ended]
+        phases = map(PHASE_INDEX.get, map(attrgetter("phase"), states), repeat(-1))  # -1: no decision
+        index = np.fromiter(phases, np.int64, count)
+        deciding = np.flatnonzero(index >= 0)
+        out[deciding, self._o_to_move + (turn - seat)[deciding] % n] = 1
+        out[deciding, self._o_fresh] = fresh[deciding]
+        out[deciding, self._o_phase + index[deciding]] = 1
+        # used: the mover's ability cards whose bit in ``ready`` is clear
+        mover_has = held[deciding, turn[deciding]][:, list(ABILITY)] > 0
+        still_ready = (ready[deciding, None] >> np.arange(len(ABILITY))) & 1
+        at = self._o_used
+        out[deciding, at : at + len(ABILITY)] = mover_has & (still_ready == 0)
+        using = deciding[card[deciding] >= 0]
+        out[using, self._o_card + _ABILITY_SLOT[card[using]]] = 1
+        chose = using[die[using] >= 0]
+        out[chose, self._o_chosen + die[chose]] = 1
+        aimed = using[target[using] >= 0]
+        out[aimed, self._o_target + target[aimed]] = 1
+        at = self._o_picked  # picked, pool and pool_dice are consecutive
+        out[using, at : at + 6] = dice[using, 12:]
+        out[using, at + 6] = pool[using]
+        out[using, at + 7] = pool_dice[using]
+        return out
 
     def _card_list(self, held: list[int]) -> list[str]:
         return [KINDS[k] for k in range(NUM_KINDS) for _ in range(held[k])]

@@ -108,7 +108,9 @@ v0: first release.
 from __future__ import annotations
 
 import operator
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -146,6 +148,11 @@ CHOICES = ("go", "camp")
 # Pieces of the observation.
 _CAVE_ONE_HOT = [(), *(tuple(float(i == c) for i in range(CAVES)) for c in range(CAVES))]  # by cave 1..5
 _NO_CHOICE = (0.0,) * 8  # the chosen field before anyone has chosen, up to 8 seats
+_FULL_TREASURE = np.array(FULL_DECK[:NUM_TREASURE_KINDS])
+_CHOICE_CODE = {None: 0, "go": 1, "camp": 2}  # the choices as numbers in observe_batch
+# what Diamant.observe_batch reads of each state, in one call per state
+_BATCH_LISTS = operator.attrgetter("deck", "seen", "removed", "inside", "hauls", "banked")
+_BATCH_NUMBERS = operator.attrgetter("cave", "pool")
 
 # Phases.
 REVEAL = "reveal"  # a card is to be revealed (chance)
@@ -433,6 +440,55 @@ class Diamant(Game[DiamantState]):
         if own is not None:
             obs[self._o_own_choice + CHOICES.index(own)] = 1.0
         return obs
+
+    def observe_batch(self, states: Sequence[DiamantState], seats: Sequence[int]) -> np.ndarray:
+        """Many observations at once, built with numpy across the batch (row ``i`` is ``observe``'s).
+
+        The states are read column by column with ``map`` and ``chain`` (every state's
+        lists in one flat run of numbers), so that no Python line runs once per state.
+        """
+        self._check_batch(states, seats)
+        n, count = self.num_seats, len(states)
+        out = np.zeros((count, self.observation_spec.size), np.float32)
+        if not count:
+            return out
+        off = self.observation_spec.offsets
+        rows, seat = np.arange(count), np.asarray(seats)
+        # deck (17), seen (5), removed (5), then inside, hauls and banked (n each)
+        width = len(KINDS) + 2 * len(HAZARDS) + 3 * n
+        numbers = np.fromiter(
+            chain.from_iterable(chain.from_iterable(map(_BATCH_LISTS, states))), np.int64, count * width
+        ).reshape(count, width)
+        ends = np.cumsum([len(KINDS), len(HAZARDS), len(HAZARDS), n, n])
+        deck, seen, removed, inside, hauls, banked = np.split(numbers, ends, axis=1)
+        choices = chain.from_iterable(map(operator.attrgetter("choices"), states))
+        coded = np.fromiter(map(_CHOICE_CODE.__getitem__, choices), np.int64, count * n).reshape(count, n)
+        choice = coded[rows, seat]  # the observer's: 0 none, 1 go, 2 camp
+        by_seat = np.stack([inside, coded > 0, hauls, banked], axis=1)  # in_cave, chosen, haul, banked
+        cave, pool = (
+            np.fromiter(chain.from_iterable(map(_BATCH_NUMBERS, states)), np.int64, 2 * count)
+            .reshape(count, 2)
+            .T
+        )
+        path_length = np.fromiter(map(len, map(operator.attrgetter("path"), states)), np.int64, count)
+        out[rows, off["cave"] + cave - 1] = 1
+        out[:, off["path_length"]] = path_length
+        at = off["revealed_treasure"]
+        out[:, at : at + NUM_TREASURE_KINDS] = _FULL_TREASURE - deck[:, :NUM_TREASURE_KINDS]
+        at = off["hazards_seen"]
+        out[:, at : at + len(HAZARDS)] = seen
+        out[:, off["pool"]] = pool
+        # in_cave, chosen, haul and banked are consecutive; each lists the observer first
+        others = (seat[:, None] + np.arange(n)) % n
+        at = off["in_cave"]
+        clockwise = np.take_along_axis(by_seat, others[:, None, :], axis=2)
+        out[:, at : at + 4 * n] = clockwise.reshape(count, 4 * n)
+        chose = choice > 0
+        out[rows[chose], off["own_choice"] + choice[chose] - 1] = 1
+        at = off["deck"]  # deck and removed are consecutive
+        out[:, at : at + len(KINDS)] = deck
+        out[:, at + len(KINDS) : at + len(KINDS) + len(HAZARDS)] = removed
+        return out
 
     def view(self, state: DiamantState, seat: int | None) -> dict[str, Any]:
         return {

@@ -70,7 +70,10 @@ v0: first release.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import chain
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -103,6 +106,16 @@ CLAIMING = "claim"  # no dice or faces left: the turn ends with a claim
 OVER = "over"
 PHASES = (KEEPING, DECIDING, CLAIMING)
 _PHASE_INDEX = {phase: i for i, phase in enumerate(PHASES)}
+# the phase field's index of each phase (-1: none; -2: over, nobody is to move)
+_PHASE_CODE = {ROLLING: -1, KEEPING: 0, DECIDING: 1, CLAIMING: 2, OVER: -2}
+_TILE_ARRAY = np.array(TILES)
+# what Heckmeck.observe_batch reads of each state, in one call per state
+_BATCH_FIELDS = attrgetter("grill", "stacks", "turn", "phase")
+
+
+def _batch_dice(state: HeckmeckState) -> list[int]:
+    """A state's roll, kept dice, sum and dice left, as observe_batch reads them."""
+    return [*state.roll, *state.kept, state.total, state.left]
 
 
 def worms(tile: int) -> int:
@@ -350,6 +363,60 @@ class Heckmeck(Game[HeckmeckState]):
             obs[at + 3] = tile
             obs[at + 4] = victim >= 0
         return np.frombuffer(obs, np.uint8).astype(np.float32)
+
+    def observe_batch(self, states: Sequence[HeckmeckState], seats: Sequence[int]) -> np.ndarray:
+        """Many observations at once, built with numpy across the batch (row ``i`` is ``observe``'s).
+
+        The states are read column by column with ``map`` and ``chain``, so that no
+        Python line runs once per state; the claims are worked out for all states together.
+        """
+        self._check_batch(states, seats)
+        n, count, size = self.num_seats, len(states), self.observation_spec.size
+        out = np.zeros((count, size), np.float32)
+        if not count:
+            return out
+        o = self._o
+        grills, stacks, turn, phase = zip(*map(_BATCH_FIELDS, states), strict=True)
+        rows, seat, turn_at = np.arange(count), np.asarray(seats), np.array(turn)
+        # the grill field: tile t of state i is out[i, grill + t - 21]
+        grill_sizes = list(map(len, grills))
+        tiles = np.fromiter(chain.from_iterable(grills), np.int64, sum(grill_sizes))
+        out[np.repeat(rows, grill_sizes), o["grill"] + tiles - TILES[0]] = 1
+        # every stack's top tile, worms and tile count (seat by seat), then as the observer sees them
+        every = list(chain.from_iterable(stacks))
+        sizes = np.fromiter(map(len, every), np.int64, count * n)
+        ends = np.cumsum(sizes)
+        taken = np.fromiter(chain.from_iterable(every), np.int64, ends[-1])
+        worms_so_far = np.concatenate([[0], np.cumsum((taken - 17) // 4)])
+        facts = np.zeros((3, count * n), np.int64)  # top tile (0: none), worms, tiles
+        facts[0, sizes > 0] = taken[ends[sizes > 0] - 1]
+        facts[1] = worms_so_far[ends] - worms_so_far[ends - sizes]
+        facts[2] = sizes
+        by_seat = facts.reshape(3, count, n)
+        others = (seat[:, None] + np.arange(n)) % n
+        top, worms, held = np.take_along_axis(by_seat, others[None], axis=2)
+        has = np.nonzero(top)
+        out[has[0], o["top"] + 16 * has[1] + top[has] - TILES[0]] = 1
+        out[:, o["worms"] : o["worms"] + 2 * n] = np.concatenate([worms, held], axis=1)  # worms, tiles
+        index = np.fromiter(map(_PHASE_CODE.__getitem__, phase), np.int64, count)
+        playing = np.flatnonzero(index > -2)
+        out[playing, self._o_to_move + (turn_at - seat)[playing] % n] = 1
+        # roll, kept, sum and dice_left are consecutive
+        dice = np.fromiter(chain.from_iterable(map(_batch_dice, states)), np.int64, 14 * count)
+        dice = dice.reshape(count, 14)
+        out[:, self._o_roll : self._o_roll + 14] = dice
+        at = self._o_phase  # phase, take_tile and can_steal are consecutive
+        deciding = np.flatnonzero(index >= 0)
+        out[deciding, at + index[deciding]] = 1
+        # the claims (Heckmeck.claims) need a kept worm: the highest face-up tile up to the
+        # sum, and a steal when another seat's top tile is the sum
+        claiming = deciding[dice[deciding, 6 + WORM] > 0]
+        total = dice[claiming, 12, None]
+        face_up = out[claiming, o["grill"] : o["grill"] + 16] > 0
+        out[claiming, at + 3] = np.where(face_up & (total >= _TILE_ARRAY), _TILE_ARRAY, 0).max(axis=1)
+        victim = (by_seat[0, claiming] == total) & (np.arange(n) != turn_at[claiming, None])
+        out[claiming, at + 4] = victim.any(axis=1)
+        return out
 
     def view(self, state: HeckmeckState, seat: int | None) -> dict[str, Any]:
         tile, victim = self.claims(state) if state.phase in PHASES else (0, -1)

@@ -115,7 +115,10 @@ agents were retrained on it.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
+from operator import attrgetter, getitem
 from typing import Any
 
 import numpy as np
@@ -148,6 +151,8 @@ CHOOSE = "choose"  # a seat chooses its card for the trick
 ROW = "row"  # a seat whose card fits no row chooses the row to take
 OVER = "over"
 PHASES = (CHOOSE, ROW, DRAFT)
+_PHASE_CODE = {CHOOSE: 0, ROW: 1, DRAFT: 2, DEAL: -1, OVER: -1}
+"""The index of each phase in the ``phase`` field (-1: none, no seat decides)."""
 
 
 def heads(card: int) -> int:
@@ -166,6 +171,8 @@ def heads(card: int) -> int:
 
 HEADS = (0, *(heads(c) for c in range(1, FULL_DECK + 1)))
 """``HEADS[c]``: bull heads of card ``c`` (index 0 unused)."""
+HEADS_ARRAY = np.array(HEADS, np.int64)
+""":data:`HEADS` as a numpy array, for the observations of many states at once."""
 
 
 def deck_size(num_seats: int, tactic: bool, logic: bool) -> int:
@@ -214,6 +221,10 @@ class SechsNimmtState:
     totals: list[int] = field(default_factory=list)  # heads before this round
     history: list[list[int]] = field(default_factory=list)  # heads of each finished round, per seat
     last: str = ""  # the latest public event, for people
+
+
+_BATCH_FIELDS = attrgetter("hands", "rows", "piles", "phase", "turn", "chosen", "round_heads", "totals")
+"""What :meth:`SechsNimmt.observe_batch` reads of each state, in one call."""
 
 
 class SechsNimmt(Game[SechsNimmtState]):
@@ -654,6 +665,165 @@ class SechsNimmt(Game[SechsNimmtState]):
             known += buf.count(1, hand_at + lo + 1, hand_at + hi)
             buf[open_ + c] = hi - lo - 1 - known
 
+    def observe_batch(self, states: Sequence[SechsNimmtState], seats: Sequence[int]) -> np.ndarray:
+        """Many observations at once, built with numpy across the batch (row ``i`` is ``observe``'s).
+
+        The states are read column by column (every state's hands, then every state's
+        rows, ...) with ``map`` and ``chain``, so that no Python line runs once per state;
+        numpy then scatters the one-hot card fields in one go and works out the
+        ``hand_*`` fields of every hand card together against its rows.
+        """
+        self._check_batch(states, seats)
+        n, size = self.num_seats, self.observation_spec.size
+        count = len(states)
+        out = np.zeros((count, size), np.float32)
+        if not count:
+            return out
+        hands, rows, piles, phase, turn, chosen, round_heads, totals = zip(
+            *map(_BATCH_FIELDS, states), strict=True
+        )
+        flat = out.reshape(-1)
+        starts = np.arange(count) * size
+        seat = np.array(seats, np.int64)
+        turn_at = np.array(turn, np.int64)
+        phase_index = np.array([_PHASE_CODE[p] for p in phase], np.int64)
+        # the one-hot card fields: card c of observation i is at i * size + the field's offset + c - 1
+        own = list(map(getitem, hands, seats))
+        hand_sizes = np.array(list(map(len, own)), np.int64)
+        hand_cards = np.fromiter(chain.from_iterable(own), np.int64, hand_sizes.sum())
+        _scatter_ones(flat, starts + self._o_hand, hand_sizes, hand_cards)
+        # seen: the cards taken (n piles per state), in the rows (four or none per state),
+        # and revealed but not placed yet (the row choice only)
+        every_pile = list(chain.from_iterable(piles))
+        _scatter_ones(
+            flat,
+            np.repeat(starts + self._o_seen, n),
+            list(map(len, every_pile)),
+            chain.from_iterable(every_pile),
+        )
+        with_rows = np.flatnonzero(np.array(list(map(len, rows)), np.int64))
+        row_sizes = np.array(list(map(len, chain.from_iterable(rows))), np.int64)
+        row_cards = np.fromiter(chain.from_iterable(chain.from_iterable(rows)), np.int64, row_sizes.sum())
+        _scatter_ones(flat, np.repeat(starts[with_rows] + self._o_seen, ROWS), row_sizes, row_cards)
+        chooser = np.flatnonzero(phase_index == 1)
+        if len(chooser):  # the row choice: the revealed cards, those still to place are seen
+            picked = [states[i] for i in chooser.tolist()]
+            revealed = np.array([state.trick for state in picked], np.int64)
+            waiting = [state.pending for state in picked]
+            to_place = revealed[
+                np.repeat(np.arange(len(chooser)), list(map(len, waiting))), list(chain(*waiting))
+            ]
+            _scatter_ones(flat, starts[chooser] + self._o_seen, list(map(len, waiting)), to_place)
+            _scatter_ones(flat, starts[chooser] + self._o_trick, [n] * len(chooser), revealed.reshape(-1))
+            out[chooser, self._o_placing] = revealed[np.arange(len(chooser)), turn_at[chooser]]
+        choice = np.array(list(map(getitem, chosen, seats)), np.int64)
+        chose = choice > 0
+        flat[starts[chose] + self._o_choice + choice[chose]] = 1
+        # the seats' fields, the observer first: seat (seat + k) % n is entry k
+        others = (seat[:, None] + np.arange(n)) % n
+        taken = chain(chain.from_iterable(round_heads), chain.from_iterable(totals))
+        by_seat = np.fromiter(taken, np.int64, 2 * n * count).reshape(2, count, n)
+        at = self._o_heads  # heads_round and heads_total are consecutive
+        out[:, at : at + n] = np.take_along_axis(by_seat[0], others, axis=1)
+        out[:, at + n : at + 2 * n] = np.take_along_axis(by_seat[1], others, axis=1)
+        at = self._o_has_chosen  # seats choose in seat order: those before the one to move have chosen
+        out[:, at : at + n] = (others < turn_at[:, None]) & (phase_index == 0)[:, None]
+        deciding = phase_index >= 0
+        flat[starts[deciding] + self._o_to_move + (turn_at - seat)[deciding] % n] = 1
+        flat[starts[deciding] + self._o_phase + phase_index[deciding]] = 1
+        out[:, self._o_cards_left] = hand_sizes
+        if self._logic:
+            self._logic_fields_batch(out, others, hands, [state.pool for state in states])
+        if len(with_rows):
+            self._hand_fields_batch(out, with_rows, row_cards, row_sizes, hand_cards, hand_sizes)
+        return out
+
+    def _logic_fields_batch(
+        self, out: np.ndarray, others: np.ndarray, hands: tuple[list[list[int]], ...], pools: list[list[int]]
+    ) -> None:
+        """``others_hands`` and ``pool`` of a batch under ``logic``."""
+        n, d = self.num_seats, self.deck
+        count = len(out)
+        every = np.zeros((count, n, d + 1), np.float32)  # every seat's hand, by seat (column 0 unused)
+        every_sizes = list(map(len, chain.from_iterable(hands)))
+        _scatter_ones(
+            every.reshape(-1),
+            np.arange(count * n) * (d + 1),
+            every_sizes,
+            chain.from_iterable(chain.from_iterable(hands)),
+        )
+        clockwise = np.take_along_axis(every, others[:, 1:, None], axis=1)[:, :, 1:]
+        at = self._o_others_hands + 1
+        out[:, at : at + (n - 1) * d] = clockwise.reshape(count, -1)
+        _scatter_ones(
+            out.reshape(-1),
+            np.arange(count) * out.shape[1] + self._o_pool,
+            list(map(len, pools)),
+            chain.from_iterable(pools),
+        )
+
+    def _hand_fields_batch(
+        self,
+        out: np.ndarray,
+        with_rows: np.ndarray,
+        row_cards: np.ndarray,
+        row_sizes: np.ndarray,
+        hand_cards: np.ndarray,
+        hand_sizes: np.ndarray,
+    ) -> None:
+        """The row fields and the ``hand_*`` fields of the observations ``with_rows`` of a batch.
+
+        ``out`` already holds the hand and seen cards, which give how many cards below
+        each card the observer knows.
+        """
+        d, size = self.deck, self.observation_spec.size
+        cards, sizes = row_cards, row_sizes
+        ends = np.cumsum(sizes)
+        tables = len(with_rows)
+        lasts = cards[ends - 1].reshape(tables, ROWS)
+        firsts = cards[ends - sizes].reshape(tables, ROWS)
+        row_heads = np.add.reduceat(HEADS_ARRAY[cards], ends - sizes).reshape(tables, ROWS)
+        counts = sizes.reshape(tables, ROWS)
+        at = self._o_rows  # row_last, row_first, row_count and row_heads are consecutive
+        out[with_rows, at : at + 4 * ROWS] = np.concatenate([lasts, firsts, counts, row_heads], axis=1)
+        # the hand cards of the observations with rows, and the row table of each
+        table_of = np.full(len(out), -1)
+        table_of[with_rows] = np.arange(tables)
+        owner = np.repeat(np.arange(len(out)), hand_sizes)
+        table = table_of[owner]
+        keep = table >= 0
+        card, owner, table = hand_cards[keep], owner[keep], table[keep]
+        # where each card goes: the nearest row end below it (and, under profi, the nearest
+        # left end above it); on equal distance the right end wins, so it sorts first
+        card_col = card[:, None]
+        below = card_col - lasts[table]
+        keys = np.where(below > 0, 2 * below, 2 * FULL_DECK + 2)
+        if self._profi:
+            above = firsts[table] - card_col
+            keys = np.concatenate([keys, np.where(above > 0, 2 * above + 1, 2 * FULL_DECK + 2)], axis=1)
+        where = keys.argmin(axis=1)
+        fits = keys[np.arange(len(card)), where] <= 2 * FULL_DECK
+        row = where % ROWS
+        left = where >= ROWS
+        lo = np.where(left, card, lasts[table, row])
+        hi = np.where(left, firsts[table, row], card)
+        # known[i, x]: cards 1..x that observation i has in hand or has seen (the two are disjoint)
+        hand_at, seen_at = self._o_hand + 1, self._o_seen + 1
+        known = np.zeros((len(out), d + 1), np.float32)
+        np.cumsum(out[:, hand_at : hand_at + d] + out[:, seen_at : seen_at + d], axis=1, out=known[:, 1:])
+        between = known[owner, hi - 1] - known[owner, lo]
+        fields = np.stack(
+            [
+                np.where(fits, counts[table, row], ROW_MAX + 1),
+                np.where(fits, row_heads[table, row], row_heads.min(axis=1)[table]),
+                np.where(fits, hi - lo, 0),
+                np.where(fits, hi - lo - 1 - between, 0),
+            ],
+            axis=1,
+        )
+        offsets = np.array([self._o_fit, self._o_fit_heads, self._o_gap, self._o_open])
+        out.reshape(-1)[(owner * size + card)[:, None] + offsets] = fields
+
     def view(self, state: SechsNimmtState, seat: int | None) -> dict[str, Any]:
         n = self.num_seats
         phase = state.phase
@@ -809,6 +979,16 @@ class _Table:
         self.ends = [end for end, _, _ in brackets]
         brackets.insert(0, (0, 0, 0))
         self.brackets = brackets
+
+
+def _scatter_ones(flat: np.ndarray, bases: np.ndarray, sizes: Any, cards: Iterable[int]) -> None:
+    """Set ``flat[bases[k] + c]`` to 1 for each card ``c`` of segment ``k``.
+
+    ``cards`` holds the segments' cards one after the other, ``sizes[k]`` of segment ``k``.
+    """
+    at = np.repeat(bases, sizes)
+    if len(at):
+        flat[at + (cards if isinstance(cards, np.ndarray) else np.fromiter(cards, np.int64, len(at)))] = 1
 
 
 def observation_fields(num_seats: int, deck: int, logic: bool) -> tuple[Field, ...]:

@@ -409,7 +409,7 @@ def move_from_observation(body: dict[str, Any]) -> dict[str, Any]:
     bot_name = body.get("bot")
     if bot_name not in OBSERVATION_BOTS:
         offered = game_bot_names(name)
-        if isinstance(bot_name, str) and bot_name in offered:
+        if isinstance(bot_name, str) and bot_name.partition(":")[0] in offered:
             raise ApiError(
                 400,
                 f"the {bot_name} bot plays from the game's state, which an observation does not give; "
@@ -637,7 +637,7 @@ def create_app(
                     403, f"seat {seat} is a person's: only their client may ask a bot for its move"
                 )
             offered = table.bot_names()
-            if bot_name not in offered:
+            if not isinstance(bot_name, str) or bot_name.partition(":")[0] not in offered:
                 raise ApiError(400, f"no bot {bot_name!r} for {table.info.title}; bots: {', '.join(offered)}")
             move = await asyncio.to_thread(_seat_move, table, seat, bot_name)
         return json_response(move)

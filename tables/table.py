@@ -8,7 +8,7 @@ person typed (or a button sent) and the client that sent it:
 | ``/join [name]`` | take a free seat (before the start) |
 | ``/leave`` | give up the seat; during a game a ``heuristic`` bot takes it over |
 | ``/option NAME`` | switch a game option on or off (before the start) |
-| ``/bot NAME`` | seat a bot: ``random``, ``heuristic``, ``solver``, ``search``, ``agent`` |
+| ``/bot NAME`` | seat a bot by name (``heuristic``, ``agent``, ``agent:search=32``; ``/help`` lists them) |
 | ``/unbot SEAT`` | remove the bot seated at seat number ``SEAT`` (before the start) |
 | ``/start`` | start the game, when the seat count fits the game |
 | ``/status`` | the table: game, options, seats, whose turn |
@@ -23,9 +23,10 @@ stays, and front ends answer the asker alone. Bots act through the same path as
 people: after every accepted command, the bots whose turn it is play their moves.
 
 Names are unique at a table regardless of case, and a person's name may not
-contain the word "bot" (bots are named after what they are). ``/bot agent`` is
-refused when no agent is shipped for any seat count the table can still reach,
-and ``/start`` refuses a seat count the seated agents do not play.
+contain the word "bot" (bots are named after what they are). A bot's settings
+follow its name (``/bot agent:search=32``) and are checked when it sits down.
+The game's agent plays every seat count, but only the options it learnt
+(none): ``/start`` refuses a table whose options it does not play.
 
 Each client sees the table through :meth:`Table.view`: the game's view and
 render for its own seat (a client without a seat sees what everyone sees), and
@@ -252,16 +253,19 @@ class Table:
         if self.phase != WAITING:
             raise ConfigError("bots take seats before /start; the game is under way")
         name = name.strip()
-        if self.policy_files and name.endswith(".npz"):
-            if not Path(name).is_file():
-                raise ConfigError(f"no policy file {name}")
-        elif name.lower() in (allowed := self.bot_names()):
-            name = name.lower()
+        base, colon, settings = name.partition(":")
+        if self.policy_files and base.endswith(".npz"):
+            if not Path(base).is_file():
+                raise ConfigError(f"no policy file {base}")
+        elif base.lower() in (allowed := self.bot_names()):
+            name = base.lower() + colon + settings.replace(" ", "")
         else:
-            raise ConfigError(f"no bot {name!r} for {self.info.title}; bots: {', '.join(allowed)}")
+            raise ConfigError(f"no bot {base!r} for {self.info.title}; bots: {', '.join(allowed)}")
+        if settings:  # a wrong setting is refused now, with what the bot takes, not at /start
+            make_bot(name, make(self.game_name, None, **self.options))
         if len(self.seats) >= self.info.max_seats:
             raise ConfigError(f"the table is full: {self.info.title} takes at most {self.info.max_seats}")
-        if name == "agent":
+        if base.lower() == "agent":
             # the agent is chosen at /start for the seat count then; refuse it now if no count the
             # table can still reach (this seat and more, up to the game's maximum) has one
             reachable = range(max(len(self.seats) + 1, self.info.min_seats), self.info.max_seats + 1)
@@ -310,7 +314,9 @@ class Table:
                 f"{info.title} is for {info.min_seats} to {info.max_seats} players; "
                 f"{n} {'is' if n == 1 else 'are'} seated (/join or /bot NAME to add seats)"
             )
-        if any(o.bot == "agent" for o in self.seats) and n not in agent_seats(self.game_name):
+        if any((o.bot or "").partition(":")[0] == "agent" for o in self.seats) and n not in agent_seats(
+            self.game_name
+        ):
             raise ConfigError(self._agent_counts(n))
         game = make(self.game_name, n, **self.options)
         bots = {s: make_bot(o.bot, game) for s, o in enumerate(self.seats) if o.bot}

@@ -160,6 +160,16 @@ def cmd_play(
     play(args.game, bots, args.seat, args.name, args.seed, args.option, read=read, write=write)
 
 
+def cmd_expert(args: argparse.Namespace) -> None:
+    from tablezoo.training.expert import ExpertConfig, run_expert
+
+    settings = {
+        k: v for k, v in vars(args).items() if k in {f.name for f in fields(ExpertConfig)} and v is not None
+    }
+    run = run_expert(ExpertConfig(**settings))
+    print(f"run saved in {run}: net.npz (the latest network), log.jsonl (one line per iteration)")
+
+
 def cmd_bots(args: argparse.Namespace) -> None:
     print(", ".join(bot_names(_game(args))))
 
@@ -239,6 +249,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--name", default=None, help="your name at the table (default: player N)")
     p.add_argument("--seed", type=int, default=None, help="seed of the dice and deals")
     p.set_defaults(func=cmd_play)
+
+    x = sub.add_parser(
+        "expert", help="train a game's agent by expert iteration: network-guided search teaches the network"
+    )
+    x.add_argument("game", choices=list(GAMES), help="the game (the agent plays every seat count)")
+    x.add_argument("--out", default=None, help="parent folder of the run folder expert-GAME (default runs)")
+    x.add_argument("--teacher", default=None, help="bot imitated first (default: the game's best quick bot)")
+    x.add_argument("--teacher-games", type=int, default=None, help="games the teacher plays (default 1500)")
+    x.add_argument("--iterations", type=int, default=None, help="iterations after imitation (default 20)")
+    x.add_argument("--games", type=int, default=None, help="self-play games per iteration (default 150)")
+    x.add_argument("--simulations", type=int, default=None, help="search simulations per move (default 24)")
+    x.add_argument("--hidden", type=int, nargs="+", default=None, help="hidden layer sizes (default 256 256)")
+    x.add_argument("--epochs", type=int, default=None, help="passes over the buffer per round (default 4)")
+    x.add_argument("--buffer", type=int, default=None, help="latest samples trained on (default 300000)")
+    x.add_argument("--workers", type=int, default=None, help="self-play processes (default 2)")
+    x.add_argument("--hours", type=float, default=None, help="stop before this much time has passed")
+    x.add_argument("--eval-games", type=int, default=None, help="games per check against heuristic (0: none)")
+    x.add_argument("--seats", type=int, nargs="+", default=None, help="seat counts to play (default: all)")
+    x.add_argument("--seed", type=int, default=None, help="seed of everything random")
+    x.set_defaults(func=cmd_expert)
 
     add_export_parser(sub)
     add_serve_parser(sub)

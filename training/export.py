@@ -1,27 +1,44 @@
-"""Export a trained policy to ONNX, with a JSON description, and check it with ONNX Runtime.
+"""Export an agent to ONNX, with a JSON description, and check it with ONNX Runtime.
 
-    tablezoo export heckmeck --players 2            # the shipped agent -> exported/heckmeck-2p.onnx
+    tablezoo export heckmeck --players 2     # the shipped agent -> exported/heckmeck-2p.onnx
+    tablezoo export heckmeck --padded        # every seat count -> exported/heckmeck-padded.onnx
     tablezoo export diamant --players 4 --policy runs/<run>/policy.npz --out web/
 
-The graph is built straight from the numpy weights of a :class:`NumpyPolicy`
-with the ``onnx`` package (the ``export`` extra; no torch). It computes exactly
-what :meth:`NumpyPolicy.act` does, for a batch:
+Two kinds of model export, each built straight from its numpy weights with the
+``onnx`` package (the ``export`` extra; no torch):
+
+* a :class:`~tablezoo.bots.net.PolicyValueNet` (the shipped ``<game>.npz``, or
+  a network of ``tablezoo expert``): the network alone, ``agent`` without
+  search. It reads the padded observation (:meth:`~tablezoo.games.core.Game.pad`:
+  one layout for every seat count, the seat count one-hot); the graph for ``n``
+  seats pads the plain observation itself (a Gather from the observation with a
+  zero column appended, plus the constant one-hot of ``n``), so a front end
+  feeds what the env gives. With ``padded=True`` (``--padded``) the graph reads
+  the padded observation instead: one file for every seat count, the caller pads.
+  It also outputs ``value``, the network's win share.
+* a :class:`~tablezoo.bots.policy.NumpyPolicy` (a ``policy.npz`` of
+  ``tablezoo train``, for one seat count): it reads the plain observation.
+
+The graph computes, for a batch, what the bot does with one observation:
 
 * input ``observation``: float32 ``[batch, obs_size]``, the raw observation as
-  the game gives it (the graph divides it by the policy's scale itself);
+  the game gives it (the graph pads and scales it itself); with ``padded``, the
+  raw padded observation ``[batch, padded_size]``;
 * input ``mask``: float32 ``[batch, num_actions]`` (or bool, see
   :func:`export_policy`), nonzero for a legal action;
 * output ``logits``: float32 ``[batch, num_actions]``, illegal actions set to
   :data:`MASKED_LOGIT` (the most negative float32, finite so that a softmax of
   them is 0 and nothing turns into NaN);
 * output ``action``: int64 ``[batch]``, the argmax of ``logits`` (the first one
-  on ties, as numpy's).
+  on ties, as numpy's);
+* output ``value`` (networks only): float32 ``[batch]``, the seat's expected win
+  share (1 alone, 1/k in a k-way tie, 0 otherwise).
 
 ``<name>.json`` beside the graph says what a front end in another language
-needs: the observation fields (offsets, bounds, meaning), the command word of
-every action, the inputs and outputs, and where the policy came from.
-:func:`check_export` replays random games and compares ONNX Runtime's moves
-with the numpy policy's.
+needs: the observation fields (offsets, bounds, meaning), how the observation
+is padded, the command word of every action, the inputs and outputs, and where
+the model came from (file, checksum, its meta). :func:`check_export` replays
+random games and compares ONNX Runtime's moves (and win shares) with numpy's.
 """
 
 from __future__ import annotations
@@ -34,10 +51,12 @@ from typing import Any
 
 import numpy as np
 
+from tablezoo.bots import registry
+from tablezoo.bots.net import PolicyValueNet
 from tablezoo.bots.policy import NumpyPolicy
-from tablezoo.bots.registry import AGENTS_DIR, check_policy_fits, shipped_agent
+from tablezoo.bots.registry import check_policy_fits
 from tablezoo.games import GAMES, make
-from tablezoo.games.core import TERMINAL, ConfigError, Game, TablezooError
+from tablezoo.games.core import TERMINAL, ConfigError, Game, ObservationSpec, TablezooError
 
 OPSET = 17
 """ONNX opset of the exported graphs (onnxruntime >= 1.14 and onnxruntime-web run it)."""
@@ -45,6 +64,11 @@ MASKED_LOGIT = float(np.finfo(np.float32).min)
 """The logit of an illegal action in the exported graph's ``logits``."""
 FORMAT = "tablezoo-onnx-policy/1"
 """The ``format`` key of the JSON description."""
+TIE = 1e-5
+"""Logits closer than this are a tie that float rounding may break either way (:func:`check_export`)."""
+
+Model = NumpyPolicy | PolicyValueNet
+"""What exports: a PPO policy of one seat count, or a policy-and-value network of every seat count."""
 
 _ONNX_OPS = {"tanh": "Tanh", "relu": "Relu"}
 _INSTALL = "pip install 'tablezoo[export]'"
@@ -75,19 +99,129 @@ def _version() -> str:
         return "unknown"
 
 
+def load_model(path: str | Path) -> Model:
+    """The policy-and-value network or PPO policy in the ``.npz`` file ``path``."""
+    path = Path(path)
+    if not path.exists():
+        raise ConfigError(f"no policy file {path}")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            is_net = "value_w" in data.files
+    except (OSError, ValueError) as err:
+        raise ConfigError(
+            f"{path} is not a policy .npz of tablezoo train or tablezoo expert: {err}"
+        ) from None
+    return PolicyValueNet.load(path) if is_net else NumpyPolicy.load(path)
+
+
+def check_fits(model: Model, game: Game[Any], what: str, padded: bool = False) -> None:
+    """Raise a ConfigError unless ``model`` plays ``game`` (and, with ``padded``, is a network)."""
+    if isinstance(model, NumpyPolicy):
+        if padded:
+            raise ConfigError(
+                f"{what} is a policy of one seat count: only a policy-and-value network "
+                "(tablezoo expert, or the shipped agent) exports with the padded observation"
+            )
+        check_policy_fits(model, game, what)
+        return
+    model.check_fits(game, what)
+    options = model.meta.get("options")
+    if options is not None and dict(options) != dict(game.options):
+        on = ", ".join(k for k, v in options.items() if v) or "none"
+        raise ConfigError(f"{what} plays with the options {on} only, not {game!r}")
+
+
+def padding_index(game: Game[Any]) -> np.ndarray:
+    """Where each entry of ``game``'s observation goes in its padded observation (int64)."""
+    padded = game.padded_spec
+    return np.concatenate(
+        [padded.offsets[f.name] + np.arange(f.size) for f in game.observation_spec.fields]
+    ).astype(np.int64)
+
+
 # --------------------------------------------------------------------------- the graph
 
 
-def build_model(policy: NumpyPolicy, game: Game[Any], mask_dtype: str = "float32") -> Any:
-    """The ONNX model (an ``onnx.ModelProto``) of ``policy`` for ``game``."""
+def build_model(model: Model, game: Game[Any], mask_dtype: str = "float32", padded: bool = False) -> Any:
+    """The ONNX model (an ``onnx.ModelProto``) of ``model`` for ``game``.
+
+    A network's graph reads ``game``'s plain observation and pads it itself, or, with ``padded``,
+    reads the padded observation (the same graph for every seat count).
+    """
     onnx = _onnx()
     from onnx import TensorProto, helper, numpy_helper
 
     if mask_dtype not in ("float32", "bool"):
         raise ConfigError(f"the mask is float32 or bool, not {mask_dtype!r}")
-    check_policy_fits(policy, game, "the policy")
-    obs_size, num_actions = policy.observation_size, policy.num_actions
+    check_fits(model, game, "the network" if isinstance(model, PolicyValueNet) else "the policy", padded)
+    num_actions = model.num_actions
+    obs_size = game.padded_spec.size if padded else game.observation_spec.size
     mask_type = TensorProto.FLOAT if mask_dtype == "float32" else TensorProto.BOOL
+
+    if isinstance(model, PolicyValueNet):
+        inits, nodes = _net_graph(model, game, padded)
+    else:
+        inits, nodes = _policy_graph(model)
+    inits.append(numpy_helper.from_array(np.array(MASKED_LOGIT, np.float32), "masked_logit"))
+    if mask_dtype == "float32":
+        nodes.append(helper.make_node("Cast", ["mask"], ["legal"], name="mask_to_bool", to=TensorProto.BOOL))
+        legal = "legal"
+    else:
+        legal = "mask"
+    nodes += [
+        helper.make_node("Where", [legal, "raw_logits", "masked_logit"], ["logits"], name="mask_illegal"),
+        helper.make_node("ArgMax", ["logits"], ["action"], name="choose", axis=1, keepdims=0),
+    ]
+    outputs = [
+        helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", num_actions]),
+        helper.make_tensor_value_info("action", TensorProto.INT64, ["batch"]),
+    ]
+    if isinstance(model, PolicyValueNet):
+        outputs.append(helper.make_tensor_value_info("value", TensorProto.FLOAT, ["batch"]))
+    seats = "every seat count" if padded else f"{game.num_seats} seats"
+    graph = helper.make_graph(
+        nodes,
+        f"tablezoo_{game.info.name}_{'padded' if padded else f'{game.num_seats}p'}_policy",
+        inputs=[
+            helper.make_tensor_value_info("observation", TensorProto.FLOAT, ["batch", obs_size]),
+            helper.make_tensor_value_info("mask", mask_type, ["batch", num_actions]),
+        ],
+        outputs=outputs,
+        initializer=inits,
+        doc_string=f"{'padded' if padded else 'raw'} observation and legal-action mask in; "
+        "masked logits and the chosen action out"
+        + (", and the win share" if isinstance(model, PolicyValueNet) else ""),
+    )
+    opset = [helper.make_opsetid("", OPSET)]
+    onnx_model = helper.make_model(
+        graph,
+        opset_imports=opset,
+        producer_name="tablezoo",
+        producer_version=_version(),
+        doc_string=f"tablezoo {_kind(model)} for {game.info.title}, {seats}",
+    )
+    onnx_model.ir_version = helper.find_min_ir_version_for(opset)
+    helper.set_model_props(
+        onnx_model,
+        {
+            "tablezoo.game": game.info.name,
+            "tablezoo.num_players": "any" if padded else str(game.num_seats),
+            "tablezoo.padded": json.dumps(padded),
+            "tablezoo.options": json.dumps(dict(game.options)),
+            "tablezoo.action_names": json.dumps(list(game.action_names)),
+        },
+    )
+    onnx.checker.check_model(onnx_model, full_check=True)
+    return onnx_model
+
+
+def _kind(model: Model) -> str:
+    return "policy-and-value network" if isinstance(model, PolicyValueNet) else "policy"
+
+
+def _policy_graph(policy: NumpyPolicy) -> tuple[list[Any], list[Any]]:
+    """Initializers and nodes of a :class:`NumpyPolicy`: ``observation`` in, ``raw_logits`` out."""
+    from onnx import helper, numpy_helper
 
     inits = [numpy_helper.from_array(policy.scale.astype(np.float32), "scale")]
     nodes = [helper.make_node("Div", ["observation", "scale"], ["x0"], name="scale_observation")]
@@ -105,50 +239,62 @@ def build_model(policy: NumpyPolicy, game: Game[Any], mask_dtype: str = "float32
         head_inits, head_nodes = _head_graph(policy, "x0", x, "raw_logits")
         inits += head_inits
         nodes += head_nodes
-    inits.append(numpy_helper.from_array(np.array(MASKED_LOGIT, np.float32), "masked_logit"))
-    if mask_dtype == "float32":
-        nodes.append(helper.make_node("Cast", ["mask"], ["legal"], name="mask_to_bool", to=TensorProto.BOOL))
-        legal = "legal"
-    else:
-        legal = "mask"
-    nodes += [
-        helper.make_node("Where", [legal, "raw_logits", "masked_logit"], ["logits"], name="mask_illegal"),
-        helper.make_node("ArgMax", ["logits"], ["action"], name="choose", axis=1, keepdims=0),
+    return inits, nodes
+
+
+def _net_graph(net: PolicyValueNet, game: Game[Any], padded: bool) -> tuple[list[Any], list[Any]]:
+    """Initializers and nodes of a :class:`PolicyValueNet`: ``observation`` in (plain, padded in
+    the graph, or already padded), ``raw_logits`` and ``value`` out."""
+    from onnx import helper, numpy_helper
+
+    node = helper.make_node
+    inits: list[Any] = []
+    nodes: list[Any] = []
+    x = "observation"
+    if not padded:
+        # Padded entry j is plain entry source[j], or the appended zero column where the plain
+        # observation has nothing (a seat that is not there, the seat count one-hot); the
+        # one-hot of this seat count is then added. A Gather copies values exactly, as Game.pad.
+        spec = game.observation_spec
+        source = np.full(game.padded_spec.size, spec.size, np.int64)
+        source[padding_index(game)] = np.arange(spec.size)
+        one_hot = np.zeros(game.padded_spec.size, np.float32)
+        one_hot[game.padded_spec.offsets["seats"] + game.num_seats - 1] = 1.0
+        inits += [
+            numpy_helper.from_array(np.array([0, 0, 0, 1], np.int64), "pad_zero_column"),
+            numpy_helper.from_array(source, "pad_source"),
+            numpy_helper.from_array(one_hot, "pad_seats"),
+        ]
+        nodes += [
+            node("Pad", ["observation", "pad_zero_column"], ["observation_and_zero"], name="append_zero"),
+            node("Gather", ["observation_and_zero", "pad_source"], ["spread"], name="spread", axis=1),
+            node("Add", ["spread", "pad_seats"], ["padded"], name="seat_count_one_hot"),
+        ]
+        x = "padded"
+    last = len(net.weights) - 1
+    for i, (w, b) in enumerate(zip(net.weights, net.biases, strict=True)):
+        # The scale folded into the first layer, as PolicyValueNet.forward does: the same floats.
+        weight = w / net.scale[None, :] if i == 0 else w
+        inits += [
+            numpy_helper.from_array(weight.astype(np.float32), f"w{i}"),
+            numpy_helper.from_array(b, f"b{i}"),
+        ]
+        out = "raw_logits" if i == last else f"z{i + 1}"
+        nodes.append(node("Gemm", [x, f"w{i}", f"b{i}"], [out], name=f"layer{i}", transB=1))
+        if i != last:
+            x = f"h{i + 1}"
+            nodes.append(node("Relu", [out], [x], name=f"act{i}"))
+    inits += [
+        numpy_helper.from_array(net.value_w.reshape(1, -1), "value_w"),
+        numpy_helper.from_array(np.array([net.value_b], np.float32), "value_b"),
+        numpy_helper.from_array(np.array([1], np.int64), "value_axis"),
     ]
-    graph = helper.make_graph(
-        nodes,
-        f"tablezoo_{game.info.name}_{game.num_seats}p_policy",
-        inputs=[
-            helper.make_tensor_value_info("observation", TensorProto.FLOAT, ["batch", obs_size]),
-            helper.make_tensor_value_info("mask", mask_type, ["batch", num_actions]),
-        ],
-        outputs=[
-            helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", num_actions]),
-            helper.make_tensor_value_info("action", TensorProto.INT64, ["batch"]),
-        ],
-        initializer=inits,
-        doc_string="raw observation and legal-action mask in; masked logits and the chosen action out",
-    )
-    opset = [helper.make_opsetid("", OPSET)]
-    model = helper.make_model(
-        graph,
-        opset_imports=opset,
-        producer_name="tablezoo",
-        producer_version=_version(),
-        doc_string=f"tablezoo policy for {game.info.title}, {game.num_seats} seats",
-    )
-    model.ir_version = helper.find_min_ir_version_for(opset)
-    helper.set_model_props(
-        model,
-        {
-            "tablezoo.game": game.info.name,
-            "tablezoo.num_players": str(game.num_seats),
-            "tablezoo.options": json.dumps(dict(game.options)),
-            "tablezoo.action_names": json.dumps(list(game.action_names)),
-        },
-    )
-    onnx.checker.check_model(model, full_check=True)
-    return model
+    nodes += [
+        node("Gemm", [x, "value_w", "value_b"], ["value_z"], name="value_layer", transB=1),
+        node("Sigmoid", ["value_z"], ["value_column"], name="win_share"),
+        node("Squeeze", ["value_column", "value_axis"], ["value"], name="value_per_row"),
+    ]
+    return inits, nodes
 
 
 def _head_graph(policy: NumpyPolicy, observation: str, context: str, out: str) -> tuple[list[Any], list[Any]]:
@@ -199,139 +345,217 @@ def _head_graph(policy: NumpyPolicy, observation: str, context: str, out: str) -
 # --------------------------------------------------------------------------- the description
 
 
+def _fields(spec: ObservationSpec) -> list[dict[str, Any]]:
+    return [
+        {
+            "name": f.name,
+            "offset": spec.offsets[f.name],
+            "size": f.size,
+            "low": f.low,
+            "high": f.high,
+            "doc": f.doc,
+        }
+        for f in spec.fields
+    ]
+
+
+def _padding(game: Game[Any], padded: bool) -> dict[str, Any]:
+    """How a plain observation becomes the padded one a network reads (for the JSON description)."""
+    seat_counts = list(game.info.seat_range) if padded else [game.num_seats]
+    games = {n: game if n == game.num_seats else type(game)(n, **game.options) for n in seat_counts}
+    spec = game.padded_spec
+    return {
+        "in_graph": not padded,
+        "size": spec.size,
+        "doc": (
+            "the network reads one layout for every seat count: a zero vector of `size`, plain observation "
+            f"entry i at index[n][i] (n the seat count), and entry {spec.offsets['seats']} + n - 1 "
+            "(the `seats` field, one-hot) set to 1; a per-seat field lists the seats observer first, "
+            "so the seats a smaller table lacks stay 0"
+            + ("" if padded else "; the graph does this itself: feed the plain observation")
+        ),
+        "seats_offset": spec.offsets["seats"],
+        "index": {str(n): padding_index(g).tolist() for n, g in games.items()},
+        "fields": _fields(spec),
+        "scale": [float(v) for v in spec.scale()],
+    }
+
+
 def describe_export(
-    policy: NumpyPolicy,
+    policy: Model,
     game: Game[Any],
     onnx_name: str,
     mask_dtype: str = "float32",
     source: dict[str, Any] | None = None,
+    padded: bool = False,
 ) -> dict[str, Any]:
     """The JSON description written beside an exported graph."""
-    spec = game.observation_spec
+    is_net = isinstance(policy, PolicyValueNet)
+    spec = game.padded_spec if padded else game.observation_spec
     obs_size, num_actions = spec.size, game.num_actions
     mask_doc = (
         "1.0 for a legal action, 0.0 for an illegal one (nonzero means legal)"
         if mask_dtype == "float32"
         else "true for a legal action"
     )
-    layers: list[Any] = [policy.observation_size, *(w.shape[0] for w in policy.weights)]
-    if policy.head is not None:  # the last layer is the shared action head
-        head = policy.head
-        layers.append(
-            {
-                "action_head": {
-                    "fields": list(game.action_fields),
-                    "actions": head.size,
-                    "hidden": len(head.bias),
-                    "others": len(head.rest_bias),
+    if isinstance(policy, PolicyValueNet):
+        layers: list[Any] = [policy.observation_size, *(w.shape[0] for w in policy.weights)]
+        # the scale of each input entry: the network's (padded) scale, where the graph puts the entry
+        scale = policy.scale if padded else policy.scale[padding_index(game)]
+        structure: dict[str, Any] = {
+            "kind": "policy-and-value network (tablezoo.bots.net.PolicyValueNet): the agent without search",
+            "activation": "relu",
+            "layers": layers,
+            "value_head": "sigmoid(value_w . h + value_b) over the last hidden layer h",
+        }
+    else:
+        layers = [policy.observation_size, *(w.shape[0] for w in policy.weights)]
+        if policy.head is not None:  # the last layer is the shared action head
+            head = policy.head
+            layers.append(
+                {
+                    "action_head": {
+                        "fields": list(game.action_fields),
+                        "actions": head.size,
+                        "hidden": len(head.bias),
+                        "others": len(head.rest_bias),
+                    }
                 }
+            )
+        scale = policy.scale
+        structure = {"kind": "policy (tablezoo.bots.policy.NumpyPolicy)", "activation": policy.activation}
+        structure["layers"] = layers
+    if padded:
+        observation_doc = (
+            "the seat's padded observation (raw values, padded as `padding` says; the game's "
+            "observe_padded(state, seat)); do not scale it"
+        )
+        note = "raw values in the padded layout; the graph divides by `scale` itself"
+    else:
+        observation_doc = "the seat's raw observation (the game's observe(state, seat)); do not scale it"
+        note = "raw values as the game gives them; the graph " + (
+            "pads them (see `padding`) and divides by `scale` itself"
+            if is_net
+            else "divides by `scale` itself"
+        )
+    outputs = [
+        {
+            "name": "logits",
+            "dtype": "float32",
+            "shape": ["batch", num_actions],
+            "doc": f"action logits; illegal actions are set to {MASKED_LOGIT:g} (float32's lowest)",
+        },
+        {
+            "name": "action",
+            "dtype": "int64",
+            "shape": ["batch"],
+            "doc": "the legal action with the highest logit (the first on ties): play this",
+        },
+    ]
+    if is_net:
+        outputs.append(
+            {
+                "name": "value",
+                "dtype": "float32",
+                "shape": ["batch"],
+                "doc": "the seat's expected win share from here: the part of the win it takes "
+                "(1 alone, 1/k in a k-way tie, 0 otherwise); a fair share at n seats is 1/n",
             }
         )
-    return {
+    usage = [
+        (
+            "observation: the seat to move's padded observation (see `padding`), raw"
+            if padded
+            else "observation: the seat to move's observation vector, raw, in the field order above"
+        )
+        + " (divide nothing: the graph scales it)",
+        f"mask: from the legal moves, {mask_doc}",
+        "run the graph and play `action` (the argmax of `logits`); its command word is actions.names[action]",
+        "to sample instead of taking the argmax, softmax the masked logits",
+    ]
+    if is_net:
+        usage.append("`value` is how the network rates the position for the seat to move (a win share)")
+    description: dict[str, Any] = {
         "format": FORMAT,
         "model": onnx_name,
         "game": game.info.name,
         "title": game.info.title,
-        "num_players": game.num_seats,
+        "num_players": None if padded else game.num_seats,
+        "seat_counts": list(game.info.seat_range) if padded else [game.num_seats],
         "options": dict(game.options),
         "observation": {
             "size": obs_size,
             "dtype": "float32",
-            "note": "raw values as the game gives them; the graph divides by `scale` itself",
-            "scale": [float(v) for v in policy.scale],
-            "fields": [
-                {
-                    "name": f.name,
-                    "offset": spec.offsets[f.name],
-                    "size": f.size,
-                    "low": f.low,
-                    "high": f.high,
-                    "doc": f.doc,
-                }
-                for f in spec.fields
-            ],
+            "note": note,
+            "scale": [float(v) for v in scale],
+            "fields": _fields(spec),
             "table": spec.describe(),
         },
-        "actions": {"count": num_actions, "names": list(game.action_names)},
-        "inputs": [
-            {
-                "name": "observation",
-                "dtype": "float32",
-                "shape": ["batch", obs_size],
-                "doc": "the seat's raw observation (the game's observe(state, seat)); do not scale it",
-            },
-            {"name": "mask", "dtype": mask_dtype, "shape": ["batch", num_actions], "doc": mask_doc},
-        ],
-        "outputs": [
-            {
-                "name": "logits",
-                "dtype": "float32",
-                "shape": ["batch", num_actions],
-                "doc": f"action logits; illegal actions are set to {MASKED_LOGIT:g} (float32's lowest)",
-            },
-            {
-                "name": "action",
-                "dtype": "int64",
-                "shape": ["batch"],
-                "doc": "the legal action with the highest logit (the first on ties): play this",
-            },
-        ],
-        "usage": [
-            "observation: the seat to move's observation vector, raw, in the field order above "
-            "(divide nothing: the graph scales it)",
-            f"mask: from the legal moves, {mask_doc}",
-            "run the graph and play `action` (the argmax of `logits`); "
-            "its command word is actions.names[action]",
-            "to sample instead of taking the argmax, softmax the masked logits",
-        ],
-        "onnx": {"opset": OPSET, "producer": f"tablezoo {_version()}"},
-        "source": {
-            **(source or {}),
-            "activation": policy.activation,
-            "layers": layers,
-            "metadata": policy.meta,
-        },
     }
+    if is_net:
+        description["padding"] = _padding(game, padded)
+    description.update(
+        {
+            "actions": {"count": num_actions, "names": list(game.action_names)},
+            "inputs": [
+                {
+                    "name": "observation",
+                    "dtype": "float32",
+                    "shape": ["batch", obs_size],
+                    "doc": observation_doc,
+                },
+                {"name": "mask", "dtype": mask_dtype, "shape": ["batch", num_actions], "doc": mask_doc},
+            ],
+            "outputs": outputs,
+            "usage": usage,
+            "onnx": {"opset": OPSET, "producer": f"tablezoo {_version()}"},
+            "source": {**(source or {}), **structure, "metadata": policy.meta},
+        }
+    )
+    return description
 
 
 def export_policy(
-    policy: NumpyPolicy | str | Path,
+    policy: Model | str | Path,
     game: Game[Any],
     out_path: str | Path,
     mask_dtype: str = "float32",
+    padded: bool = False,
 ) -> tuple[Path, Path]:
     """Write ``policy`` for ``game`` as ONNX to ``out_path`` (``.onnx`` added when missing) and its
     description beside it (same name, ``.json``); return both paths.
 
-    ``policy`` is a :class:`NumpyPolicy` or the path of a ``.npz`` file. ``mask_dtype`` is the
-    type of the graph's ``mask`` input: ``"float32"`` (the default) or ``"bool"``.
+    ``policy`` is a :class:`~tablezoo.bots.net.PolicyValueNet`, a :class:`NumpyPolicy` or the
+    path of either's ``.npz`` file. ``mask_dtype`` is the type of the graph's ``mask`` input:
+    ``"float32"`` (the default) or ``"bool"``. With ``padded`` (networks only) the graph reads
+    the padded observation and serves every seat count of ``game``'s options.
     """
     source: dict[str, Any] = {}
-    what = "the policy"
+    what = "the network" if isinstance(policy, PolicyValueNet) else "the policy"
     if isinstance(policy, (str, Path)):
         path = Path(policy)
-        if not path.exists():
-            raise ConfigError(f"no policy file {path}")
+        policy = load_model(path)
         what = path.name
-        shipped = path.resolve().parent == AGENTS_DIR
+        agents = registry.AGENTS_DIR.resolve()
+        shipped = path.resolve().parent == agents
+        key = "network" if isinstance(policy, PolicyValueNet) else "policy"
         source = {
-            "policy": f"tablezoo/bots/agents/{path.name}" if shipped else path.name,
+            key: f"tablezoo/bots/agents/{path.name}" if shipped else path.name,
             "shipped": shipped,
             "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
         }
         card = path.with_suffix(".md")
         if shipped and card.exists():
             source["model_card"] = f"tablezoo/bots/agents/{card.name}"
-        policy = NumpyPolicy.load(path)
-    check_policy_fits(policy, game, what)
+    check_fits(policy, game, what, padded)
     onnx = _onnx()
     out = Path(out_path)
     if out.suffix != ".onnx":
         out = out.with_name(out.name + ".onnx")
     out.parent.mkdir(parents=True, exist_ok=True)
-    model = build_model(policy, game, mask_dtype)
+    model = build_model(policy, game, mask_dtype, padded)
     onnx.save(model, out)
-    description = describe_export(policy, game, out.name, mask_dtype, source)
+    description = describe_export(policy, game, out.name, mask_dtype, source, padded)
     json_path = out.with_suffix(".json")
     json_path.write_text(json.dumps(description, indent=2) + "\n")
     return out, json_path
@@ -363,41 +587,77 @@ def random_positions(
     return np.stack(observations), np.stack(masks), games
 
 
+def reference(
+    policy: Model, game: Game[Any], observations: np.ndarray
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """numpy's logits ``(N, actions)`` of plain ``observations`` of ``game``, and a network's win
+    shares ``(N,)`` (None for a policy): position by position, as the bots compute them."""
+    if isinstance(policy, NumpyPolicy):
+        return np.stack([policy.logits(o) for o in observations]), None
+    pairs = [policy.evaluate(p) for p in game.pad(observations)]
+    return np.stack([logits for logits, _ in pairs]), np.array([value for _, value in pairs], np.float32)
+
+
 def check_export(
-    onnx_path: str | Path, policy: NumpyPolicy | str | Path, game: Game[Any], n: int = 200, seed: int = 0
+    onnx_path: str | Path, policy: Model | str | Path, game: Game[Any], n: int = 200, seed: int = 0
 ) -> dict[str, Any]:
     """Run the exported graph with ONNX Runtime on ``n`` positions from random play of ``game`` and
-    compare with ``policy`` (a :class:`NumpyPolicy` or a ``.npz`` path).
+    compare with ``policy`` (a network, a :class:`NumpyPolicy` or a ``.npz`` path) on numpy.
 
+    A graph whose ``observation`` input has the padded size is fed ``game.pad(observations)``.
     Returns ``positions``, ``games`` (played to get them), ``same_actions`` and ``agreement``
-    (the share of positions where both choose the same action; an export is right when it is 1),
-    ``illegal_actions`` (ONNX choices that are not legal), ``max_logit_diff`` (over legal
-    actions), ``masked_ok`` (every illegal action's logit is :data:`MASKED_LOGIT`) and ``ok``.
+    (the share of positions where both choose the same action), ``near_ties`` (positions where
+    they differ but numpy's logits of the two moves are within :data:`TIE`: float rounding
+    breaks such a tie either way), ``illegal_actions`` (ONNX choices that are not legal),
+    ``max_logit_diff`` (over legal actions), ``masked_ok`` (every illegal action's logit is
+    :data:`MASKED_LOGIT`), ``max_value_diff`` (the win shares; None for a policy) and ``ok``.
     """
     ort = _onnxruntime()
-    if not isinstance(policy, NumpyPolicy):
-        policy = NumpyPolicy.load(policy)
+    if isinstance(policy, (str, Path)):
+        policy = load_model(policy)
     observations, masks, games = random_positions(game, n, seed)
     session = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
-    mask_input = next(i for i in session.get_inputs() if i.name == "mask")
-    mask_feed = masks.astype(bool) if mask_input.type == "tensor(bool)" else masks.astype(np.float32)
-    logits, actions = session.run(["logits", "action"], {"observation": observations, "mask": mask_feed})
-    expected = np.array([policy.act(o, m) for o, m in zip(observations, masks, strict=True)], np.int64)
-    reference = np.stack([policy.logits(o) for o in observations])
+    inputs = {i.name: i for i in session.get_inputs()}
+    padded = inputs["observation"].shape[-1] == game.padded_spec.size != game.observation_spec.size
+    feed_obs = game.pad(observations) if padded else observations
+    mask_feed = masks.astype(bool) if inputs["mask"].type == "tensor(bool)" else masks.astype(np.float32)
+    names = [o.name for o in session.get_outputs()]
+    results = dict(zip(names, session.run(names, {"observation": feed_obs, "mask": mask_feed}), strict=True))
+    logits, actions = results["logits"], results["action"]
+    expected_logits, expected_values = reference(policy, game, observations)
     legal = masks.astype(bool)
+    # as the bots choose: the first legal action with the highest logit
+    expected = np.argmax(np.where(legal, expected_logits, -np.inf), axis=1)
+    rows = np.arange(len(actions))
     same = int(np.sum(actions == expected))
-    illegal = int(np.sum(~legal[np.arange(len(actions)), actions]))
-    diff = float(np.max(np.abs(logits - reference)[legal])) if legal.any() else 0.0
+    illegal = int(np.sum(~legal[rows, actions]))
+    differ = (actions != expected) & legal[rows, actions]
+    gap = np.abs(expected_logits[rows, actions] - expected_logits[rows, expected])
+    near_ties = int(np.sum(differ & (gap < TIE)))
+    diff = float(np.max(np.abs(logits - expected_logits)[legal])) if legal.any() else 0.0
     masked_ok = bool(np.all(logits[~legal] == np.float32(MASKED_LOGIT)))
+    value_diff: float | None = None
+    value_ok = True
+    if expected_values is not None:
+        if "value" not in results:
+            raise ConfigError(f"{onnx_path} has no `value` output: it is not the export of a network")
+        value_diff = float(np.max(np.abs(results["value"] - expected_values)))
+        value_ok = value_diff < 1e-4
     return {
         "positions": len(observations),
         "games": games,
         "same_actions": same,
         "agreement": same / len(observations),
+        "near_ties": near_ties,
         "illegal_actions": illegal,
         "max_logit_diff": diff,
         "masked_ok": masked_ok,
-        "ok": same == len(observations) and illegal == 0 and masked_ok and diff < 1e-3,
+        "max_value_diff": value_diff,
+        "ok": same + near_ties == len(observations)
+        and illegal == 0
+        and masked_ok
+        and diff < 1e-3
+        and value_ok,
         "onnxruntime": ort.__version__,
     }
 
@@ -405,42 +665,64 @@ def check_export(
 # --------------------------------------------------------------------------- the command
 
 
-def export_name(game: Game[Any]) -> str:
-    """``<game>-<n>p``, with ``-<option>`` for each option switched on."""
-    return f"{game.info.name}-{game.num_seats}p" + "".join(f"-{k}" for k, v in game.options.items() if v)
+def export_name(game: Game[Any], padded: bool = False) -> str:
+    """``<game>-<n>p`` (``<game>-padded`` for every seat count), with ``-<option>`` for each option on."""
+    seats = "padded" if padded else f"{game.num_seats}p"
+    return f"{game.info.name}-{seats}" + "".join(f"-{k}" for k, v in game.options.items() if v)
+
+
+def _report(result: dict[str, Any], game: Game[Any]) -> str:
+    ties = f" (+{result['near_ties']} near ties)" if result["near_ties"] else ""
+    value = (
+        f", largest win-share difference {result['max_value_diff']:.2g}"
+        if result["max_value_diff"] is not None
+        else ""
+    )
+    return (
+        f"{game.num_seats} seats, ONNX Runtime {result['onnxruntime']}, {result['positions']} positions from "
+        f"{result['games']} random games: same action as numpy in "
+        f"{result['same_actions']}/{result['positions']}{ties} (agreement {result['agreement']:.3f}), "
+        f"illegal actions chosen: {result['illegal_actions']}, "
+        f"largest logit difference {result['max_logit_diff']:.2g}{value}"
+    )
 
 
 def cmd_export(args: argparse.Namespace) -> None:
+    if args.padded and args.players is not None:
+        raise ConfigError("--padded exports one graph for every seat count: leave out --players")
     game = make(args.game, args.players, **dict.fromkeys(args.option, True))
     _onnx()
     _onnxruntime()
     if args.policy is None:
         try:
-            path = shipped_agent(game)
+            registry.shipped_agent(game)  # says why there is none, or why it does not fit
         except ConfigError as err:
             raise ConfigError(f"{err} (or pass --policy PATH)") from None
-        name = export_name(game)
-        what = f"the shipped agent {path.stem}"
+        path = registry.agent_path(game.info.name)
+        name = export_name(game, args.padded)
+        what = f"the shipped agent {path.name}"
     else:
         path = Path(args.policy)
         if not path.exists():
             raise ConfigError(f"no policy file {path}")
-        name = f"{export_name(game)}-{path.stem}"
+        name = f"{export_name(game, args.padded)}-{path.stem}"
         what = str(path)
-    onnx_path, json_path = export_policy(path, game, Path(args.out) / f"{name}.onnx", args.mask)
-    print(f"exported {what} ({game!r}):")
+    model = load_model(path)
+    onnx_path, json_path = export_policy(path, game, Path(args.out) / f"{name}.onnx", args.mask, args.padded)
+    seats = "every seat count" if args.padded else f"{game.num_seats} seats"
+    print(f"exported {what} ({_kind(model)}) for {game.info.title}, {seats}:")
     print(f"  {onnx_path}  (ONNX, opset {OPSET})")
     print(f"  {json_path}  (description: observation fields, command words, inputs and outputs)")
-    result = check_export(onnx_path, path, game, args.positions, args.seed)
-    print(
-        f"checked with ONNX Runtime {result['onnxruntime']} on {result['positions']} positions from "
-        f"{result['games']} random games: same action as the numpy policy in "
-        f"{result['same_actions']}/{result['positions']} (agreement {result['agreement']:.3f}), "
-        f"illegal actions chosen: {result['illegal_actions']}, "
-        f"largest logit difference {result['max_logit_diff']:.2g}"
-    )
-    if not result["ok"]:
-        raise TablezooError(f"the ONNX export disagrees with the numpy policy: {result}")
+    # a padded graph is checked at every seat count it serves
+    checks = [type(game)(n, **game.options) for n in game.info.seat_range] if args.padded else [game]
+    failed = []
+    for g in checks:
+        result = check_export(onnx_path, model, g, args.positions, args.seed)
+        print(f"checked: {_report(result, g)}")
+        if not result["ok"]:
+            failed.append(result)
+    if failed:
+        raise TablezooError(f"the ONNX export disagrees with numpy: {failed}")
 
 
 def add_export_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -448,18 +730,29 @@ def add_export_parser(subparsers: Any) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "export",
         help="export an agent to ONNX with a JSON description (needs the export extra)",
-        description="Export a trained policy to ONNX (raw observation and mask in, action out), "
-        "write a JSON description beside it, and check it against the numpy policy with ONNX Runtime.",
+        description="Export an agent's network (or a trained policy) to ONNX (raw observation and mask in, "
+        "action and win share out), write a JSON description beside it, and check it against numpy "
+        "with ONNX Runtime.",
     )
     p.add_argument("game", choices=list(GAMES), help="the game")
     p.add_argument("--players", type=int, default=None, help="seat count (default: the game's)")
     p.add_argument("--option", action="append", default=[], help="switch on a game option")
     p.add_argument(
-        "--policy", default=None, help="a policy .npz (default: the shipped agent for the game and seats)"
+        "--policy",
+        default=None,
+        help="a network or policy .npz (default: the game's shipped agent, <game>.npz)",
+    )
+    p.add_argument(
+        "--padded",
+        action="store_true",
+        help="networks only: one graph for every seat count, reading the padded observation "
+        "(<game>-padded.onnx; no --players)",
     )
     p.add_argument("--out", default="exported", help="folder to write to (default: exported/)")
     p.add_argument("--mask", choices=["float32", "bool"], default="float32", help="type of the mask input")
-    p.add_argument("--positions", type=int, default=500, help="random-play positions to check")
+    p.add_argument(
+        "--positions", type=int, default=500, help="random-play positions to check (per seat count)"
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the check's random play")
     p.set_defaults(func=cmd_export)
     return p

@@ -1,35 +1,49 @@
-"""Ship a trained run as the package's agent for its game and seat count, with a model card.
+"""Ship an expert-iteration run as the package's agent for its game, with a model card.
 
-    python -m tablezoo.training.ship runs/<run> --games 400
+    python -m tablezoo.training.ship runs/expert-heckmeck --games 1000 --search 32 --search-games 200
 
-Copies the run's ``policy.npz`` to ``bots/agents/<game>-<n>p.npz`` and
-writes ``<game>-<n>p.md`` beside it: how the agent was trained (from the run's
-``config.yaml``), and how strong it is, measured here with
-:func:`tablezoo.training.evaluate.tournament` against the random and the
-heuristic bot (the agent at one seat, rotated; every other seat that bot), with
-the command that reproduces each figure. For Heckmeck the card also gives the
-agent's expected worms on the opening turn next to the exact solver's.
+Copies the run's ``net.npz`` to ``bots/agents/<game>.npz`` (the ``agent`` bot at
+every seat count) and writes ``<game>.md`` beside it: how the network was
+trained (the ``tablezoo expert`` command that reproduces it, from the run's
+``config.json``, and its ``log.jsonl``: iterations, decisions, wall time), and how
+strong it is, measured here with :func:`tablezoo.training.evaluate.one_against_all`
+(the agent at one seat, rotated; every other seat the named bot; fixed seeds):
+
+* at every seat count the game allows, against ``heuristic``;
+* the game's strength targets (:data:`TARGETS`): against its strongest bots;
+* the same targets for ``agent:search=N`` beside the network alone.
+
+For Heckmeck the card also gives the agent's expected worms on the opening turn
+next to the exact solver's. Every row names the command that reproduces it.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import shlex
 import shutil
+import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
 from tablezoo.bots.core import Bot, Seat
-from tablezoo.bots.policy import NumpyPolicy, PolicyBot
-from tablezoo.bots.registry import AGENTS_DIR, make_bot
-from tablezoo.games import make
+from tablezoo.bots.net import PolicyValueNet
+from tablezoo.bots.registry import AGENTS_DIR, game_bots, make_bot
+from tablezoo.games import game_class, make
 from tablezoo.games.core import TERMINAL
 from tablezoo.training.evaluate import one_against_all
-from tablezoo.training.train import HYPERPARAMS, resolve_hyperparams
+from tablezoo.training.expert import ExpertConfig
+
+TARGETS: dict[str, list[tuple[int, str, float]]] = {
+    "heckmeck": [(2, "solver", 0.55), (4, "solver", 0.30)],
+    "sechs_nimmt": [(2, "search", 0.55), (4, "search", 0.30)],
+    "diamant": [(n, "search", 1.5 / n) for n in (3, 4, 6, 8)],
+    "court": [(2, "heuristic", 0.60), (4, "heuristic", 0.30)],
+}
+"""Per game: (seats, the bot at every other seat, the win share the agent's interval must clear)."""
 
 
 def opening_turn_worms(bot: Bot, num_seats: int, turns: int, seed: int) -> tuple[float, float]:
@@ -45,172 +59,207 @@ def opening_turn_worms(bot: Bot, num_seats: int, turns: int, seed: int) -> tuple
     return float(np.mean(gains)), float(np.std(gains, ddof=1) / np.sqrt(turns))
 
 
-def _flow(data: dict[str, Any]) -> str:
-    return yaml.safe_dump(data, default_flow_style=True, width=1 << 16).strip()
+def move_times(bot_name: str, game_name: str, seats: int, positions: int, seed: int) -> float:
+    """The median milliseconds ``bot_name`` takes for a move, over positions of random games."""
+    game = make(game_name, seats)
+    bot = make_bot(bot_name, game)
+    rng = np.random.default_rng(seed)
+    times: list[float] = []
+    state = game.initial_state()
+    while len(times) < positions:
+        mover = game.advance(state, rng)
+        if mover == TERMINAL:
+            state = game.initial_state()
+            continue
+        start = time.perf_counter()
+        bot.act(Seat.of(game, state, mover))
+        times.append(1000 * (time.perf_counter() - start))
+        legal = game.legal_actions(state)
+        game.apply(state, legal[int(rng.integers(len(legal)))])
+    return float(np.median(times))
 
 
-def train_command(config: dict[str, Any], init_from: str | None = None) -> str:
-    """The ``tablezoo train`` command of a run's saved config (``init_from``: as the card names it)."""
-    command = (
-        f"tablezoo train {config['env']} --players {config['num_players']} --timesteps {config['timesteps']} "
-        f"--opponents {' '.join(config['opponents'])} --self-play {config['self_play']} "
-        f"--reward {config['reward']} --seed {config['seed']}"
-        + "".join(f" --option {o}" for o in config["options"])
-    )
-    if config.get("teacher"):
-        command += (
-            f" --teacher {config['teacher']} --teacher-decisions {config['teacher_decisions']}"
-            f" --teacher-epochs {config['teacher_epochs']}"
-        )
-    packaged = resolve_hyperparams(HYPERPARAMS, config["env"])
-    used = config["resolved_hyperparams"]
-    for key in sorted(packaged.keys() | used.keys()):  # what differs from the packaged entry, as overrides
-        if packaged.get(key) != used.get(key):
-            command += " --hp " + shlex.quote(f"{key}={json.dumps(used.get(key))}")
-    if init_from:
-        command += f" --init-from {init_from}"
+def expert_command(config: dict[str, Any]) -> str:
+    """The ``tablezoo expert`` command of a run's saved config: every setting that is not the default."""
+    defaults = ExpertConfig(game=config["game"])
+    command = f"tablezoo expert {config['game']}"
+    for key, value in config.items():
+        if key in ("game", "out", "workers", "hours") or value == getattr(defaults, key):
+            continue
+        if isinstance(value, (list, tuple)):
+            value = " ".join(map(str, value))
+        command += f" --{key.replace('_', '-')} {value}"
     return command
 
 
-def training_stages(run: Path) -> list[tuple[dict[str, Any], str, str]]:
-    """The runs that made ``run``, first to last (following ``init_from``): each one's config,
-    command (a later stage continues ``<the run before>/model.zip``) and imitation note."""
-    chain = []
-    while True:
-        config = yaml.safe_load((run / "config.yaml").read_text())
-        chain.append((run, config))
-        if not config.get("init_from"):
-            break
-        run = Path(config["init_from"]).parent
-        if not (run / "config.yaml").exists():
-            raise SystemExit(f"{run} (which this run continued) has no config.yaml: the card could not say")
-    chain.reverse()
-    stages = []
-    for k, (folder, config) in enumerate(chain):
-        previous = f"<run {k}>/model.zip" if k else None
-        note = ""
-        if config.get("teacher"):
-            report = json.loads((folder / "imitation.json").read_text())
-            note = (
-                f"before PPO, behaviour cloning of the `{config['teacher']}` bot: "
-                f"{report['decisions']} of its decisions at the learner's seat ({report['episodes']} games), "
-                f"{config['teacher_epochs']} epochs; the clone then chose the teacher's move "
-                f"{report['agreement_with_teacher']:.1%} of the time"
-            )
-        stages.append((config, train_command(config, previous), note))
-    return stages
+def measure(task: tuple[str, int, str, str, int, int]) -> dict[str, Any]:
+    """One row: ``(game, seats, agent bot name, opponent bot name, games, seed)`` -> the agent's standing."""
+    game_name, n, agent, opponent, games, seed = task
+    game = make(game_name, n)
+    start = time.monotonic()
+    s = one_against_all(game, lambda: make_bot(agent, game), lambda: make_bot(opponent, game), games, seed)
+    low, high = s.interval()
+    return {
+        "seats": n,
+        "agent": agent,
+        "against": opponent,
+        "games": s.games,
+        "win_share": round(s.win_rate, 4),
+        "interval": [round(low, 4), round(high, 4)],
+        "fair_share": round(1 / n, 4),
+        "seconds": round(time.monotonic() - start, 1),
+    }
+
+
+def _row(r: dict[str, Any], target: float | None = None) -> str:
+    low, high = r["interval"]
+    fair = r["fair_share"]
+    verdict = "above" if low > fair else "below" if high < fair else "not clearly above or below"
+    cells = [
+        str(r["seats"]),
+        f"`{r['agent']}`",
+        r["against"],
+        str(r["games"]),
+        f"{r['win_share']:.3f} [{low:.3f}, {high:.3f}]",
+        f"{verdict} {fair:.3f}",
+    ]
+    if target is not None:
+        cells.append(f"{target:.3f}: {'met' if low > target else f'not met (short by {target - low:.3f})'}")
+    return "| " + " | ".join(cells) + " |"
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("run", type=Path, help="a run folder written by `tablezoo train`")
-    parser.add_argument("--games", type=int, default=400, help="games per evaluation")
+    parser.add_argument("run", type=Path, help="a run folder written by `tablezoo expert`")
+    parser.add_argument("--games", type=int, default=1000, help="games per seat count against heuristic")
+    parser.add_argument("--target-games", type=int, default=0, help="games per target row (default: --games)")
+    parser.add_argument("--search", type=int, default=32, help="agent:search=N rows' N (0: none)")
+    parser.add_argument("--search-games", type=int, default=200, help="games per agent:search=N row")
     parser.add_argument("--seed", type=int, default=2026, help="seed of the evaluation tournaments")
+    parser.add_argument("--jobs", type=int, default=2, help="rows measured at once, one process each")
+    parser.add_argument("--turns", type=int, default=4000, help="Heckmeck: opening turns sampled")
     args = parser.parse_args(argv)
 
-    config = yaml.safe_load((args.run / "config.yaml").read_text())
-    policy = NumpyPolicy.load(args.run / "policy.npz")
-    game_name = config["env"].rsplit("_v", 1)[0]
-    game = make(game_name, config["num_players"], **dict.fromkeys(config["options"], True))
-    n = game.num_seats
-    stem = f"{game_name}-{n}p"
-    AGENTS_DIR.mkdir(exist_ok=True)
+    config = json.loads((args.run / "config.json").read_text())
+    log = [json.loads(line) for line in (args.run / "log.jsonl").open()]
+    game_name = config["game"]
+    info = game_class(game_name).info
+    net_file = args.run / "net.npz"
+    net = PolicyValueNet.load(net_file)
+    agent = str(net_file)
+    searcher = f"{net_file}:search={args.search}"
+    bots = game_bots(game_name)
+    targets = [(n, bot if bot in bots else "heuristic", t) for n, bot, t in TARGETS[game_name]]
 
-    rows = []
-    for against in ("random", "heuristic"):
-        s = one_against_all(
-            game,
-            lambda: PolicyBot(policy),
-            lambda: make_bot(against, game),  # noqa: B023 - used at once, inside this loop turn
-            args.games,
-            args.seed,
-        )
-        low, high = s.interval()
-        verdict = "above" if low > 1 / n else "below" if high < 1 / n else "not clearly above or below"
-        rows.append(
-            f"| {against} | {s.games} | {s.win_rate:.3f} | [{low:.3f}, {high:.3f}] | {verdict} the fair "
-            f"share {1 / n:.3f} | {s.mean_score:.2f} |"
-        )
-        print(rows[-1])
+    tasks = [(game_name, n, agent, "heuristic", args.games, args.seed) for n in info.seat_range]
+    target_games = args.target_games or args.games
+    tasks += [(game_name, n, agent, bot, target_games, args.seed) for n, bot, _ in targets]
+    if args.search:
+        tasks += [(game_name, n, searcher, bot, args.search_games, args.seed) for n, bot, _ in targets]
+    unique = list(dict.fromkeys(tasks))
+    with ProcessPoolExecutor(args.jobs) as pool:
+        results = dict(zip(unique, pool.map(measure, unique), strict=True))
+    for r in results.values():
+        r["agent"] = "agent" if r["agent"] == agent else f"agent:search={args.search}"
+
+    header = "| seats | player | against | games | win share [95% CI] | fair share |"
+    every = [header, "|---|---|---|---|---|---|"]
+    every += [_row(results[t]) for t in tasks[: len(info.seat_range)]]
+    aims = [header + " target |", "|---|---|---|---|---|---|---|"]
+    for n, bot, target in targets:
+        aims.append(_row(results[(game_name, n, agent, bot, target_games, args.seed)], target))
+        if args.search:
+            aims.append(_row(results[(game_name, n, searcher, bot, args.search_games, args.seed)], target))
+
     extra = ""
     if game_name == "heckmeck":
         from tablezoo.bots.heckmeck import HeckmeckSolverBot, TurnSolver
 
-        turns = 4000
-        agent_mean, agent_se = opening_turn_worms(PolicyBot(policy), n, turns, args.seed)
-        solver_mean, solver_se = opening_turn_worms(HeckmeckSolverBot(), n, turns, args.seed)
+        turns = args.turns
+        agent_mean, agent_se = opening_turn_worms(make_bot(agent, make("heckmeck", 2)), 2, turns, args.seed)
+        solver_mean, solver_se = opening_turn_worms(HeckmeckSolverBot(), 2, turns, args.seed)
         exact = TurnSolver(list(range(21, 37)), [], []).before_roll(0, 8, 0)
         extra = (
-            "\n## Opening turn (Heckmeck)\n\n"
-            f"Expected worms won on the first turn of a game, over {turns} sampled turns "
-            f"(the same dice seeds for both):\n\n"
+            "\n## Opening turn\n\n"
+            f"Expected worms won on the first turn of a 2-seat game, over {turns} sampled turns "
+            f"(the same dice seeds for both); the target is 97% of the exact optimum, {0.97 * exact:.3f}:\n\n"
             f"| player | worms (mean ± standard error) |\n|---|---|\n"
-            f"| this agent | {agent_mean:.3f} ± {agent_se:.3f} |\n"
+            f"| `agent` | {agent_mean:.3f} ± {agent_se:.3f} |\n"
             f"| exact turn solver | {solver_mean:.3f} ± {solver_se:.3f} (exact value {exact:.3f}) |\n"
         )
-        print(extra)
 
-    shutil.copyfile(args.run / "policy.npz", AGENTS_DIR / f"{stem}.npz")
-    options = ", ".join(config["options"]) or "none"
-    stages = training_stages(args.run)
-    reproduce = f"`{stages[0][1]}`" if len(stages) == 1 else "the stages' commands above, in order."
-    history = imitation = ""
-    if len(stages) > 1:
-        history = (
-            "\n- Trained in stages, each continuing the one before (`--init-from <run k>/model.zip`, "
-            "the folder stage k wrote):"
-        ) + "".join(
-            f"\n  {k}. `{command}`: {note + ', then ' if note else ''}{cfg['timesteps']} PPO decisions"
-            + (
-                f" with the hyperparameters `{_flow(cfg['resolved_hyperparams'])}`"
-                if cfg["resolved_hyperparams"] != config["resolved_hyperparams"]
-                else ""
-            )
-            + "."
-            for k, (cfg, command, note) in enumerate(stages, 1)
+    latency = [
+        (
+            n,
+            move_times(agent, game_name, n, 200, args.seed),
+            move_times(searcher, game_name, n, 50, args.seed),
         )
-    elif stages[0][2]:
-        imitation = f"\n- {stages[0][2][0].upper()}{stages[0][2][1:]}."
-    if policy.head is None:
-        actor = f"MLP actor {[w.shape[0] for w in policy.weights[:-1]]} ({policy.activation})"
-    else:
-        actor = (
-            f"actor: hidden layers {[w.shape[0] for w in policy.weights]} ({policy.activation}), the last "
-            f"one a context for an action head that scores each of the actions `{game.action_names[0]}` .. "
-            f"`{game.action_names[policy.head.size - 1]}` with "
-            f"one shared network (hidden {len(policy.head.bias)}) from its entries of "
-            f"{', '.join(f'`{f}`' for f in game.action_fields)}"
-        )
-    last_stage = "In the last stage, " if len(stages) > 1 else ""
-    card = f"""# {game.info.title}, {n} seats: shipped agent
+        for n in (info.min_seats, info.max_seats)
+    ]
+    timing = "\n".join(f"| {n} | {alone:.2f} | {searching:.1f} |" for n, alone, searching in latency)
+    decisions = sum(e.get("decisions", 0) for e in log)
+    hours = sum(e["play_seconds"] + e["fit_seconds"] for e in log) / 3600
+    iterations = "\n".join(
+        f"| {e['iteration']} | {e['player']} | {e.get('decisions', '')} | {e['buffer']} | "
+        f"{e['policy_loss']:.3f} | {e['value_loss']:.3f} | {e['play_seconds'] + e['fit_seconds']:.0f} | "
+        + ", ".join(f"{k} {v[0]:.2f}" for k, v in e.get("against_heuristic", {}).items())
+        + " |"
+        for e in log
+    )
+    shutil.copyfile(net_file, AGENTS_DIR / f"{game_name}.npz")
+    hidden = net.meta.get("hidden", [w.shape[0] for w in net.weights[:-1]])
+    card = f"""# {info.title}: shipped agent, every seat count ({info.min_seats} to {info.max_seats})
 
-Load it as a bot with the name `agent` (`tablezoo play {game_name} --players {n} --bot agent`),
-or from this file with `NumpyPolicy.load`. It runs on numpy alone.
+Seat it with the bot name `agent` (the network alone: about a millisecond a move) or
+`agent:search=N` (the network guiding N simulations of search), at a table
+(`/bot agent`), in `tablezoo play {game_name} --bot agent` or `tablezoo evaluate`. It runs on
+numpy alone (`tablezoo.bots.net.PolicyValueNet.load`); `tablezoo export {game_name} --players N`
+writes it as ONNX.
 
 ## How it was trained
 
-- MaskablePPO (sb3-contrib), {actor};
-  observations scaled to 0..1 by each field's bound; options: {options}.
-- {last_stage}{config["timesteps"]} learner decisions at a seat drawn at random each episode;
-  opponents drawn per episode from {", ".join(config["opponents"])}; self-play share {config["self_play"]}
-  (frozen snapshots every {config["snapshot_every"]} steps); reward `{config["reward"]}`;
-  seed {config["seed"]}.{imitation}{history}
-- Hyperparameters{" (every stage, unless it says otherwise)" if len(stages) > 1 else ""}:
-  `{_flow(config["resolved_hyperparams"])}`.
-- Reproduce: {reproduce}
+- Expert iteration (`tablezoo.training.expert`): imitation of the `{config["teacher"]}` bot
+  ({config["teacher_games"]} games), then rounds of self-play in which network-guided search
+  ({config["simulations"]} simulations a move) plays every seat and the network learns the
+  search's visit counts and the games' outcomes. Seat counts {", ".join(map(str, config["seats"]))},
+  in turn.
+- Network: padded observation ({net.observation_size} inputs, the seat count one-hot) -> hidden
+  layers {hidden} (ReLU) -> {net.num_actions} action logits and a win-share head.
+- {len(log)} rounds, {decisions} recorded decisions, {hours:.2f} hours of play and training on
+  {config["workers"]} self-play process(es) of a shared 2-core machine.
+- Reproduce (from a clean clone, after `make`): `{expert_command(config)}`, then
+  `python -m tablezoo.training.ship runs/expert-{game_name}`.
+
+| round | player | decisions | buffer | policy loss | value loss | seconds | network alone vs heuristic |
+|---|---|---|---|---|---|---|---|
+{iterations}
 
 ## How strong it is
 
-The agent at one seat (rotated over the seats), every other seat played by the named bot,
-{args.games} games, tournament seed {args.seed}. Reproduce a row with
-`tablezoo evaluate {game_name} --players {n} --bots agent <bot> --games {args.games} --seed {args.seed}`.
+The agent at one seat (rotated over the seats), every other seat the named bot, tournament
+seed {args.seed}. Reproduce a row with `tablezoo evaluate {game_name} --players N --bots agent BOT
+--games G --seed {args.seed}` (or `--bots agent:search={args.search} BOT`).
 
-| against | games | win rate | 95% CI | verdict | mean score |
-|---|---|---|---|---|---|
-{chr(10).join(rows)}
+### Every seat count, against `heuristic`
+
+{chr(10).join(every)}
+
+### Strength targets
+
+{chr(10).join(aims)}
+
+### Time a move takes
+
+Median milliseconds per move over positions of random games, on the machine that shipped it:
+
+| seats | `agent` | `agent:search={args.search}` |
+|---|---|---|
+{timing}
 {extra}"""
-    (AGENTS_DIR / f"{stem}.md").write_text(card)
-    print(f"shipped {AGENTS_DIR / stem}.npz and .md")
+    (AGENTS_DIR / f"{game_name}.md").write_text(card)
+    (AGENTS_DIR / f"{game_name}.json").write_text(json.dumps(list(results.values()), indent=1) + "\n")
+    print(card)
+    print(f"shipped {AGENTS_DIR / game_name}.npz, .md and .json")
 
 
 if __name__ == "__main__":

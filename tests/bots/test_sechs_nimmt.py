@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from tablezoo.bots.core import RandomBot, Seat
-from tablezoo.bots.sechs_nimmt import SechsNimmtHeuristicBot, SechsNimmtSearchBot
+from tablezoo.bots.sechs_nimmt import SechsNimmtHeuristicBot, SechsNimmtMonteCarloBot, SechsNimmtSearchBot
 from tablezoo.games import make
 from tablezoo.games.core import TERMINAL
 from tablezoo.games.sechs_nimmt import CHOOSE, DRAFT, ROW
@@ -45,14 +45,18 @@ class Spy:
 
 
 def cheap_search() -> SechsNimmtSearchBot:
-    return SechsNimmtSearchBot(samples=2)
+    return SechsNimmtSearchBot(samples=2, extra=2)
+
+
+def cheap_montecarlo() -> SechsNimmtMonteCarloBot:
+    return SechsNimmtMonteCarloBot(samples=2)
 
 
 @pytest.mark.parametrize(("seats", "options"), CONFIGS)
 def test_bots_play_legal_moves_over_whole_games(seats: int, options: dict[str, bool]) -> None:
     game = make("sechs_nimmt", seats, **options)
-    kinds = [cheap_search, RandomBot, SechsNimmtHeuristicBot]
-    bots = [Spy(kinds[s % 3]()) for s in range(seats)]
+    kinds = [cheap_search, RandomBot, SechsNimmtHeuristicBot, cheap_montecarlo]
+    bots = [Spy(kinds[s % 4]()) for s in range(seats)]
     for seed in range(4):  # more games until the bots have had to take a row
         winners, scores = play_game(game, bots, seed=seed)  # game.apply checks every move
         assert winners and max(-s for s in scores) >= 66
@@ -89,9 +93,11 @@ def test_decisions_depend_only_on_what_the_seat_knows(seats: int, options: dict[
     redrawn = 0
     for i, state in enumerate(states):
         seat = game.to_move(state)
-        search = SechsNimmtSearchBot(samples=3, candidates=3)
+        search = SechsNimmtSearchBot(samples=3, keep=2, extra=2)
         search.reset(100 + i)
         action = search.act(Seat.of(game, state, seat))
+        montecarlo = SechsNimmtMonteCarloBot(samples=2, seed=i)
+        plain = montecarlo.act(Seat.of(game, state, seat))
         heuristic = SechsNimmtHeuristicBot().act(Seat.of(game, state, seat))
         for k in range(3):
             copy = game.determinize(state, seat, np.random.default_rng(k))
@@ -99,6 +105,8 @@ def test_decisions_depend_only_on_what_the_seat_knows(seats: int, options: dict[
             redrawn += copy.hands != state.hands or copy.chosen != state.chosen
             search.reset(100 + i)
             assert search.act(Seat.of(game, copy, seat)) == action
+            montecarlo.reset(i)
+            assert montecarlo.act(Seat.of(game, copy, seat)) == plain
             assert SechsNimmtHeuristicBot().act(Seat.of(game, copy, seat)) == heuristic
     assert redrawn  # the copies did hide something different
 
@@ -107,11 +115,42 @@ def test_search_is_repeatable_with_its_seed() -> None:
     game = make("sechs_nimmt", 4)
     state = positions(4, {}, seed=3)[0]
     seat = Seat.of(game, state, game.to_move(state))
-    bot = SechsNimmtSearchBot(samples=4, seed=5)
-    first = bot.act(seat)
-    bot.reset(5)
-    assert bot.act(seat) == first
-    assert SechsNimmtSearchBot(samples=4, seed=5).act(seat) == first
+    for make_bot in (
+        functools.partial(SechsNimmtSearchBot, samples=4, extra=4),
+        functools.partial(SechsNimmtMonteCarloBot, samples=4),
+    ):
+        bot = make_bot(seed=5)
+        first = bot.act(seat)
+        bot.reset(5)
+        assert bot.act(seat) == first
+        assert make_bot(seed=5).act(seat) == first
+
+
+@pytest.mark.parametrize("seats", [2, 4])
+def test_search_and_montecarlo_keep_off_a_full_row_when_a_safe_card_exists(seats: int) -> None:
+    rows = [[10, 11, 12, 13, 14], [30], [50], [70]]  # row 1 is full: its sixth card takes 11 heads
+    hand = [15, 31, 32, 33, 51, 52, 53, 71, 72, 73]  # every card but 15 fits a short row
+    seat = table({}, hand, rows, seats=seats)
+    assert SechsNimmtSearchBot(seed=1).act(seat) + 1 != 15
+    assert SechsNimmtMonteCarloBot(seed=1).act(seat) + 1 != 15
+
+
+def test_search_takes_the_cheap_row() -> None:
+    game = make("sechs_nimmt", 2)
+    state = game.initial_state()
+    hands = [[1, *range(60, 69)], list(range(70, 80))]
+    game.apply_chance(state, {"hands": hands, "rows": [55, 20, 33, 44]})  # 7, 3, 5 and 5 heads
+    game.apply(state, game.parse_command("play 1"))
+    game.apply(state, game.parse_command("play 70"))
+    assert state.phase == ROW and state.turn == 0
+    assert SechsNimmtSearchBot(seed=0).act(Seat.of(game, state, 0)) == game.parse_command("row 2")
+
+
+def test_bad_settings_say_what_is_allowed() -> None:
+    with pytest.raises(ValueError, match="greedy is a probability, 0 to 1, not 2"):
+        SechsNimmtSearchBot(greedy=2)
+    with pytest.raises(ValueError, match="samples is the number of determinisations, at least 1, not 0"):
+        SechsNimmtMonteCarloBot(samples=0)
 
 
 # --------------------------------------------------------------------------- the rules of thumb

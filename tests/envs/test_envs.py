@@ -190,3 +190,44 @@ def test_rgb_array_render_is_a_picture_of_the_public_view(module: str) -> None:
     assert isinstance(picture, np.ndarray) and picture.dtype == np.uint8
     assert picture.ndim == 3 and picture.shape[1:] == (800, 3) and picture.shape[0] > 100
     assert picture.std() > 10 and len(np.unique(picture.reshape(-1, 3), axis=0)) > 20  # not blank
+
+
+@pytest.mark.parametrize("module", ENV_MODULES)
+def test_env_keeps_its_checks_after_reset_and_unwrapped_keeps_none(module: str) -> None:
+    """After reset env() runs the env's own checked step: same errors, episode after episode."""
+    env = MODULES[module].env()
+    for seed in (0, 1):  # a second reset keeps the checks
+        env.reset(seed=seed)
+        agent = env.agent_selection
+        with pytest.raises(AssertionError, match="not in Discrete"):
+            env.step(env.action_space(agent).n)
+        loop = env.agent_iter()
+        next(loop)
+        with pytest.raises(AssertionError, match="call step"):
+            next(loop)  # no step in between
+    illegal = _reach_an_illegal_move(env)
+    if illegal is None:
+        pytest.skip("every in-range action is always legal in this game")
+    with pytest.raises(IllegalActionError, match="legal moves: "):
+        env.unwrapped.step(illegal)  # the env under the checks raises, as raw_env does
+    assert not any(env.terminations.values())
+
+
+@pytest.mark.parametrize("module", ENV_MODULES)
+def test_masks_are_the_legal_moves_read_only_with_a_small_cache(
+    module: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Shared masks cannot be changed by one holder, and stay right when the cache starts afresh."""
+    monkeypatch.setattr("tablezoo.envs.aec.MASK_CACHE_SIZE", 3)
+    for obs_type in ("dict", "flat"):
+        env = MODULES[module].raw_env(obs_type=obs_type)
+        env.reset(seed=3)
+        rng = np.random.default_rng(3)
+        for _ in range(300):
+            obs, _, term, trunc, info = env.last()
+            if term or trunc:
+                break
+            mask = obs["action_mask"] if obs_type == "dict" else info["action_mask"]
+            assert np.flatnonzero(mask).tolist() == sorted(env.legal_actions())
+            assert not mask.flags.writeable and len(env._masks) <= 3
+            env.step(int(rng.choice(np.flatnonzero(mask))))

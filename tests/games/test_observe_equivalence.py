@@ -117,6 +117,21 @@ def test_observe_batch_equals_observe(name: str, seats: int, options: dict[str, 
     assert game.observe_batch([], []).shape == (0, game.observation_spec.size)
 
 
+@pytest.mark.parametrize(("name", "seats", "options"), CONFIGS, ids=IDS)
+def test_observe_batch_covers_every_state_of_a_game(name: str, seats: int, options: dict[str, bool]) -> None:
+    """One batch of every state of a game (every phase: chance nodes, row choices, drafts,
+    the end), each seen by a seat that changes from state to state, row for row ``observe``."""
+    game = make(name, seats, **options)
+    states = _states(game, 5)
+    observers = [i % seats for i in range(len(states))]
+    batch = game.observe_batch(states, np.array(observers))  # numpy seats too
+    for row, state, seat in zip(batch, states, observers, strict=True):
+        expected = game.observe(state, seat)
+        if not np.array_equal(row, expected):
+            _assert_same(game, state, seat, row)  # names the fields that differ
+            raise AssertionError(f"{game!r} seat {seat}: observe_batch differs from observe")
+
+
 @pytest.mark.parametrize("name", GAMES)
 def test_observe_batch_refuses_bad_input(name: str) -> None:
     game = make(name)

@@ -145,7 +145,7 @@ def test_games_and_creating_tables() -> None:
         assert [o["name"] for o in games["sechs_nimmt"]["options"]] == ["tactic", "profi", "logic"]
         assert all(o["help"] for o in games["sechs_nimmt"]["options"])
         assert "search" in games["sechs_nimmt"]["bots"] and "search" not in games["heckmeck"]["bots"]
-        assert 4 in games["diamant"]["agent_seats"]
+        assert games["diamant"]["agent_seats"] == list(range(3, 9))
 
         created = http.post("/api/tables", json={"game": "sechs_nimmt", "options": {"profi": True}})
         assert created.status_code == 201
@@ -465,15 +465,14 @@ def test_bot_move_from_an_observation_refuses_bad_requests() -> None:
     cases = [
         ({"bot": "heuristic"}, "the heuristic bot plays from the game's state"),
         ({"bot": "heuristic"}, "only these bots play: random, agent"),
-        ({"bot": "search"}, "no bot 'search' for Diamant"),
+        ({"bot": "solver"}, "no bot 'solver' for Diamant"),
         ({"bot": "/etc/passwd.npz"}, "no bot '/etc/passwd.npz'"),
         ({"bot": None}, "no bot None"),
         ({"game": "go"}, "no game 'go'"),
         ({"num_players": 9}, "Diamant is for 3 to 8 players, not 9"),
         ({"num_players": "4"}, "num_players must be a whole number from 3 to 8"),
         ({"num_players": 3}, f"observation has {size} values; Diamant with 3 players has observations of"),
-        ({"num_players": 3, "observation": [0] * make("diamant", 3).observation_spec.size},
-         "no agent is shipped for Diamant with 3 seats"),
+        ({"bot": "agent:search=8"}, "the agent:search=8 bot plays from the game's state"),
         ({"options": {"quick": True}}, "Diamant has no option 'quick'"),
         ({"observation": [0.0] * (size - 1)}, f"observation has {size - 1} values; Diamant with 4 players"),
         ({"observation": [*good["observation"][:-1], "x"]}, f"observation must be a list of {size} finite"),

@@ -257,24 +257,44 @@ def test_names_are_unique_regardless_of_case_and_bot_is_kept_for_bots() -> None:
     assert [o.name for o in table.seats] == ["Ann", "Abbott", "player 3"]
 
 
-def test_the_agent_is_seated_only_where_a_seat_count_has_one_and_bots_can_be_removed() -> None:
-    # Court's agents play at 2 and 4 seats: a fifth seat can never have one.
-    table = Table.new("court", seed=1)
-    for who in ("ann", "bob", "cy", "dan"):
-        assert table.handle(who, f"/join {who.title()}").ok
-    reply = table.handle("ann", "/bot agent")
-    assert not reply.ok and "plays only at tables of 2 or 4 seats; this table would have 5" in reply.text
-    assert "/unbot SEAT" in reply.text
+@pytest.mark.parametrize("name", list(GAMES))
+def test_the_agent_sits_at_every_seat_count(name: str) -> None:
+    info = game_class(name).info
+    table = Table.new(name, seed=1)
+    assert table.handle("ann", "/join Ann").ok
+    assert table.handle("ann", "/bot agent:search=2").ok
+    while len(table.seats) < info.max_seats:
+        assert table.handle("ann", "/bot agent").ok
+    reply = table.handle("ann", "/start")
+    assert reply.ok, reply.text
+    assert {type(b).__name__ for b in table.bots.values()} == {"AgentBot"}
+    assert table.bots[1].simulations == 2  # type: ignore[attr-defined]
 
-    # Seated at 3 seats (4 is still reachable), the agent is checked again at the start.
+
+def test_agent_settings_and_options_are_checked_before_the_game_and_bots_can_be_removed() -> None:
+    table = Table.new("sechs_nimmt", seed=1)
+    assert table.handle("ann", "/join Ann").ok
+    before = snapshot(table)
+    reply = table.handle("ann", "/bot agent:depth=3")
+    assert not reply.ok and "bot 'agent' takes search=0, c_puct=1.5, horizon=0; not 'depth=3'" in reply.text
+    assert snapshot(table) == before
+    # the agent learnt the game without options: one that changes the actions (tactic: a smaller
+    # deck) is refused at the start, naming the sizes
+    assert table.handle("ann", "/option tactic").ok
+    assert table.handle("ann", "/bot agent").ok
+    before = snapshot(table)
+    reply = table.handle("ann", "/start")
+    assert (
+        not reply.ok and "(trained without options) was trained for observations of 903 and 108" in reply.text
+    )
+    assert snapshot(table) == before
+    assert table.handle("ann", "/option tactic").ok
+
     table = Table.new("court", seed=1)
     assert table.handle("ann", "/join Ann").ok
     assert table.handle("ann", "/bot agent").ok
     assert table.handle("ann", "/bot random").ok
     before = snapshot(table)
-    reply = table.handle("ann", "/start")
-    assert not reply.ok and "this table would have 3" in reply.text
-    assert snapshot(table) == before
     # /unbot takes a bot off by its seat number, before the start, and nothing else
     for command, message in [
         ("/unbot 0", "no bot at seat '0'"),

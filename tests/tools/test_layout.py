@@ -38,8 +38,9 @@ def test_every_game_has_its_pieces(name: str) -> None:
     bot_module = importlib.import_module(f"tablezoo.bots.{name}")
     assert registry.GAME_BOTS[name] is bot_module.BOTS
     assert sorted(p.name for p in (SCENARIOS / name).glob("*.json")), f"tests/scenarios/{name}/ is empty"
-    for seats in registry.agent_seats(name):
-        assert (registry.AGENTS_DIR / f"{name}-{seats}p.md").exists(), "every shipped agent has its card"
+    seats = list(game_class(name).info.seat_range)
+    assert registry.agent_seats(name) == seats, "an agent at every seat count"
+    assert (registry.AGENTS_DIR / f"{name}.md").exists(), "every shipped agent has its card"
 
 
 @pytest.mark.parametrize("name", list(GAMES))
@@ -59,9 +60,8 @@ def test_an_unknown_game_or_bot_is_a_clear_error() -> None:
 
 
 def test_every_shipped_agent_belongs_to_a_game() -> None:
-    for stem in registry.shipped_agents():
-        game, _, seats = stem.rpartition("-")
-        assert game in GAMES and seats.endswith("p") and seats[:-1].isdigit(), stem
+    files = sorted(p.name for p in registry.AGENTS_DIR.iterdir() if p.suffix == ".npz")
+    assert files == [f"{name}.npz" for name in registry.shipped_agents()] and registry.shipped_agents()
 
 
 def test_tests_import_the_installed_package_only() -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-import shlex
 from pathlib import Path
 
 import numpy as np
@@ -194,63 +192,3 @@ def test_hyperparams_are_keyed_by_env_id() -> None:
     assert heckmeck["gamma"] != court.get("gamma") or heckmeck["net_arch"] != court["net_arch"]
     assert heckmeck["gae_lambda"] == court["gae_lambda"]  # from `default`
     assert court["learning_rate"] < heckmeck["learning_rate"]  # court_v0's own (the fine-tuning entry)
-
-
-def test_ship_writes_the_policy_and_a_model_card(
-    run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    from tablezoo.bots import registry
-    from tablezoo.training import ship
-
-    monkeypatch.setattr(ship, "AGENTS_DIR", tmp_path)
-    monkeypatch.setattr(registry, "AGENTS_DIR", tmp_path)
-    ship.main([str(run), "--games", "6"])
-    card = (tmp_path / "diamant-3p.md").read_text()
-    assert "| random | 6 |" in card and "| heuristic | 6 |" in card
-    assert "tablezoo train diamant_v0 --players 3 --timesteps 256" in card
-    game = make("diamant", 3)
-    assert "agent" in registry.bot_names(game)
-    assert isinstance(make_bot("agent", game), PolicyBot)
-
-
-def test_a_card_gives_every_stage_of_a_continued_run(
-    head_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from tablezoo.bots import registry
-    from tablezoo.training import ship
-
-    first = yaml.safe_load((head_run / "config.yaml").read_text())
-    config = TrainConfig(
-        env="sechs_nimmt_v0",
-        num_players=2,
-        timesteps=64,
-        opponents=["heuristic"],
-        eval_every=0,
-        reward="score",
-        init_from=str(head_run / "model.zip"),
-        hp={**first["hp"], "gamma": 0.999, "ent_coef": 1e-5},
-        out=str(tmp_path / "runs"),
-        progress_bar=False,
-        seed=9,
-    )
-    second = train(config, command=["test"])
-    monkeypatch.setattr(ship, "AGENTS_DIR", tmp_path)
-    monkeypatch.setattr(registry, "AGENTS_DIR", tmp_path)
-    ship.main([str(second), "--games", "4"])
-    card = (tmp_path / "sechs_nimmt-2p.md").read_text()
-    assert "Trained in stages" in card and "Reproduce: the stages' commands above, in order." in card
-    assert "1. `tablezoo train sechs_nimmt_v0 --players 2 --timesteps 128" in card
-    assert "--teacher heuristic --teacher-decisions 200 --teacher-epochs 2" in card
-    assert "2. `tablezoo train sechs_nimmt_v0 --players 2 --timesteps 64" in card
-    assert "--reward score --seed 9" in card and "--init-from <run 1>/model.zip" in card
-    assert "action head that scores each of the actions `play 1` .. `play 104`" in card
-    # each stage's command, as the card gives it, resolves to the hyperparameters that stage used
-    from tablezoo.training.cli import build_parser, parse_hp
-
-    commands = re.findall(r"^  \d\. `(tablezoo train [^`]*)`", card, flags=re.MULTILINE)
-    assert len(commands) == 2 and "--hp gamma=0.999" in commands[1] and "--hp ent_coef=1e-05" in commands[1]
-    for command, run in zip(commands, (head_run, second), strict=True):
-        args = build_parser().parse_args(shlex.split(command.replace("<run 1>", "RUN"))[1:])
-        assert args.hyperparams is None  # the packaged file, with overrides
-        used = yaml.safe_load((run / "config.yaml").read_text())["resolved_hyperparams"]
-        assert resolve_hyperparams(HYPERPARAMS, "sechs_nimmt_v0", parse_hp(args.hp)) == used

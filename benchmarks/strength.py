@@ -1,0 +1,448 @@
+"""How strong every bot is: a rated league per game, written as JSON, a plot and a Markdown table.
+
+    python benchmarks/strength.py [--games 200] [--seed 0] [--games-filter heckmeck,court]
+                                  [--extra agent:search=32] [--quick] [--jobs 2] [--out DIR]
+
+For each game (``--games-filter``: some of them), the bots are every bot of
+``tablezoo.bots.registry.game_bots(game)`` (``random``, the ``heuristic``, the
+``solver`` or ``search`` where the game has one), ``agent`` where one is shipped
+for the seat count, and the ``--extra`` names (``agent:search=32``). Each is made
+by ``registry.make_bot``; a name it refuses (a ConfigError: no agent for that
+seat count, a setting the bot does not take) is skipped with a printed note, so
+the same command runs before and after new bots or agents are shipped.
+
+* **Leagues** at 2 and 4 seats (a game that seats no fewer than 3, Diamant,
+  plays its smallest table instead of 2): ``--games`` games each. The tables
+  are the league's line-ups of distinct bots (every combination when there
+  are more bots than seats, so every bot meets every other equally often; all
+  the bots and more copies of them, in turn, when there are fewer), taken in
+  an order shuffled by the seed, each table's seats rotated one place further
+  each time it comes round. Every game has its own seed (split from
+  ``--seed``), so a run repeats to the move. A bot's win share is its share
+  of the wins over the seats it held (fair share ``1/seats``).
+* **Ratings**: OpenSkill's Plackett-Luce model, updated game by game from the
+  finishing order (ties share a place): the winners first, then the other
+  seats by score where the game's score orders them (in To Court the King
+  only the winner is known, so the others tie). A bot at several seats of one
+  game is rated from one of them, drawn at random: Plackett-Luce orders are
+  consistent when a player is left out, so the others' order is still one
+  draw of the same model. Games stopped at the decision limit are not rated.
+  ``ordinal`` is OpenSkill's ``mu - 3 sigma``, a rating the bot is very
+  likely above. Every rating starts at mu 25, sigma 25/3; tau is 0 (a bot's
+  strength does not change during the league, so no drift is added).
+* **Head to head**: ``agent`` (and each ``--extra`` name) at one seat, rotated,
+  against the ``heuristic`` at every other seat, at every seat count the game
+  allows: the win share with its 95% (Wilson) interval and the fair share
+  ``1/seats``. A shared win counts ``1/k`` to each of ``k`` winners.
+
+Games are played by ``tablezoo.training.evaluate``'s loop (``play_game``,
+``one_against_all``) and win shares come from its ``Standing``. Writes
+``strength.json`` (per game and seat count every bot's mu, sigma, ordinal,
+games and win share; the head-to-heads; the command, the versions and the
+seconds taken), ``strength.png`` (one panel per game, mu with a bar of
+``2 sigma`` each side) and ``strength.md`` (the tables, also printed) to
+``--out`` (by default ``benchmarks/results/``). ``--quick`` plays a few games
+per league: a smoke run. ``--jobs N`` plays the leagues and head-to-heads in
+``N`` processes; each has its own seed, so the figures are the same.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata
+import itertools
+import json
+import math
+import platform
+import shlex
+import sys
+import time
+import zlib
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from openskill.models import PlackettLuce, PlackettLuceRating
+
+from tablezoo.bots import registry
+from tablezoo.bots.core import Bot
+from tablezoo.games import GAMES, make
+from tablezoo.games.core import ConfigError, Game
+from tablezoo.training.evaluate import Standing, one_against_all, play_game
+
+LEAGUE_SEATS = (2, 4)
+"""The seat counts of the leagues (each raised to the game's smallest table if it seats more)."""
+
+OPPONENT = "heuristic"
+"""Whom the agent (and the ``--extra`` bots) meet at every seat count."""
+
+LOSERS_BY_SCORE = {"heckmeck": True, "sechs_nimmt": True, "diamant": True, "court": False}
+"""Whether a game's score orders the seats that did not win. Heckmeck (worms), 6 nimmt! (bullheads)
+and Diamant (banked gems) rank every seat by it; To Court the King's score only shapes rewards
+(dice its cards give), the rules name the winner alone. A game not listed: the others tie."""
+
+TAU = 0.0
+"""OpenSkill's drift added to sigma before each game: none, a bot does not change during a league."""
+
+QUICK_GAMES = 8
+"""Games per league and per head-to-head with ``--quick``."""
+
+DEFAULT_OUT = Path(__file__).resolve().parent / "results"
+
+
+def game_seed(seed: int, *parts: str | int) -> int:
+    """A seed of its own for each league or head-to-head, split from ``seed`` by names and numbers."""
+    keys = [p if isinstance(p, int) else zlib.crc32(p.encode()) for p in parts]
+    return int(np.random.SeedSequence([seed, *keys]).generate_state(1)[0])
+
+
+def league_seats(game_name: str) -> list[int]:
+    """The seat counts of ``game_name``'s leagues: :data:`LEAGUE_SEATS` within what the game seats."""
+    info = make(game_name).info
+    return sorted({min(max(n, info.min_seats), info.max_seats) for n in LEAGUE_SEATS})
+
+
+def finishing_ranks(game_name: str, winners: Sequence[int], scores: Sequence[float]) -> list[int]:
+    """Each seat's place (0 first, equal places for ties): the winners, then the rest by score."""
+    n = len(scores)
+    if not winners:
+        return [0] * n
+    by_score = LOSERS_BY_SCORE.get(game_name, False)
+    # a loser's key: higher scores finish earlier; without an order they all share one place
+    keys = [math.inf if s in winners else (scores[s] if by_score else 0.0) for s in range(n)]
+    distinct = sorted(set(keys), reverse=True)
+    return [distinct.index(k) for k in keys]
+
+
+def tables(names: Sequence[str], seats: int, rng: np.random.Generator) -> list[list[str]]:
+    """The league's line-ups, seat by seat, in a shuffled order: every combination of ``seats``
+    distinct bots, or (fewer bots than seats) all the bots and every choice of the extra copies."""
+    if len(names) >= seats:
+        lineups = [list(c) for c in itertools.combinations(names, seats)]
+    else:
+        extra = itertools.combinations_with_replacement(names, seats - len(names))
+        lineups = [[*names, *c] for c in extra]
+    return [lineups[i] for i in rng.permutation(len(lineups))]
+
+
+@dataclass
+class Entrant:
+    """One bot of a league: its rating, its win credits and scores, and its instances (one per copy)."""
+
+    name: str
+    rating: PlackettLuceRating
+    standing: Standing
+    bots: list[Bot] = field(default_factory=list)
+    rated: int = 0  # games that updated its rating
+
+    def as_dict(self) -> dict[str, Any]:
+        low, high = self.standing.interval()
+        return {
+            "name": self.name,
+            "mu": round(self.rating.mu, 3),
+            "sigma": round(self.rating.sigma, 3),
+            "ordinal": round(self.rating.ordinal(), 3),
+            "games": self.standing.games,
+            "rated_games": self.rated,
+            "win_share": round(self.standing.win_rate, 4),
+            "win_share_95ci": [round(low, 4), round(high, 4)],
+            "mean_score": round(self.standing.mean_score, 3),
+        }
+
+
+def league(
+    game: Game[Any], names: Sequence[str], games: int, seed: int, model: PlackettLuce
+) -> dict[str, Any]:
+    """``games`` games among the bots ``names`` (at least two), each rated from its finishing order."""
+    n, game_name = game.num_seats, game.info.name
+    entrants = {name: Entrant(name, model.rating(name=name), Standing(name)) for name in names}
+    rng = np.random.default_rng(seed)
+    lineups = tables(names, n, rng)
+    seeds = np.random.SeedSequence(seed).generate_state(games)
+    truncated = 0
+    start = time.perf_counter()
+    for g in range(games):
+        lineup = lineups[g % len(lineups)]
+        shift = (g // len(lineups)) % n  # a table's seats turn one place each time it comes round
+        at_seat = lineup[shift:] + lineup[:shift]
+        copies: dict[str, int] = {}
+        bots: list[Bot] = []
+        for name in at_seat:
+            entrant, k = entrants[name], copies.get(name, 0)
+            copies[name] = k + 1
+            if len(entrant.bots) <= k:  # a second copy at one table is a bot of its own
+                entrant.bots.append(registry.make_bot(name, game))
+            bots.append(entrant.bots[k])
+        winners, scores = play_game(game, bots, int(seeds[g]))
+        for seat, name in enumerate(at_seat):
+            standing = entrants[name].standing
+            if winners is None:
+                standing.credits.append(1.0 / n)
+                standing.truncated += 1
+            else:
+                standing.credits.append(1.0 / len(winners) if seat in winners else 0.0)
+            standing.scores.append(scores[seat])
+        if winners is None:
+            truncated += 1
+            continue
+        ranks = finishing_ranks(game_name, winners, scores)
+        # one seat per bot, drawn at random among its copies (see the module docstring)
+        rated = {name: int(rng.choice([s for s, m in enumerate(at_seat) if m == name])) for name in copies}
+        order = list(rated)
+        places = [float(ranks[rated[m]]) for m in order]
+        teams = model.rate([[entrants[m].rating] for m in order], ranks=places)
+        for m, team in zip(order, teams, strict=True):
+            entrants[m].rating = team[0]
+            entrants[m].rated += 1
+    ranked = sorted(entrants.values(), key=lambda e: -e.rating.ordinal())
+    return {
+        "seats": n,
+        "games": games,
+        "tables": len(lineups),
+        "truncated_games": truncated,
+        "fair_share": round(1 / n, 4),
+        "seconds": round(time.perf_counter() - start, 2),
+        "bots": [e.as_dict() for e in ranked],
+    }
+
+
+def head_to_head(game: Game[Any], name: str, games: int, seed: int) -> dict[str, Any]:
+    """``name`` at one seat (rotated) against the :data:`OPPONENT` at every other seat."""
+    start = time.perf_counter()
+    standing = one_against_all(
+        game, lambda: registry.make_bot(name, game), lambda: registry.make_bot(OPPONENT, game), games, seed
+    )
+    low, high = standing.interval()
+    return {
+        "bot": name,
+        "against": OPPONENT,
+        "seats": game.num_seats,
+        "games": standing.games,
+        "win_share": round(standing.win_rate, 4),
+        "win_share_95ci": [round(low, 4), round(high, 4)],
+        "fair_share": round(1 / game.num_seats, 4),
+        "truncated_games": standing.truncated,
+        "seconds": round(time.perf_counter() - start, 2),
+    }
+
+
+def usable(names: Sequence[str], game: Game[Any], refused: dict[str, dict[int, str]]) -> list[str]:
+    """The names ``make_bot`` accepts for ``game``; a refusal is kept in ``refused[name][seats]``."""
+    kept = []
+    for name in dict.fromkeys(names):  # in order, once each
+        try:
+            registry.make_bot(name, game)
+        except ConfigError as err:
+            refused.setdefault(name, {})[game.num_seats] = str(err)
+        else:
+            kept.append(name)
+    return kept
+
+
+@dataclass(frozen=True)
+class Task:
+    """One league (``names`` are its bots) or one head-to-head (``names`` is the challenger alone)."""
+
+    kind: str  # "league" or "match"
+    game_name: str
+    seats: int
+    names: tuple[str, ...]
+    games: int
+    seed: int
+
+    def run(self) -> dict[str, Any]:
+        game = make(self.game_name, self.seats)
+        if self.kind == "league":
+            return league(game, self.names, self.games, self.seed, PlackettLuce(tau=TAU))
+        return head_to_head(game, self.names[0], self.games, self.seed)
+
+
+def plan(game_name: str, extras: Sequence[str], games: int, seed: int) -> tuple[list[Task], list[str]]:
+    """The leagues and head-to-heads of one game, and notes on the bots skipped."""
+    info = make(game_name).info
+    refused: dict[str, dict[int, str]] = {}
+    tasks, notes = [], []
+    for n in league_seats(game_name):
+        names = usable([*registry.game_bots(game_name), "agent", *extras], make(game_name, n), refused)
+        if len(names) < 2:
+            notes.append(f"{info.title}, {n} seats: no league (fewer than two bots)")
+            continue
+        tasks.append(Task("league", game_name, n, tuple(names), games, game_seed(seed, game_name, n)))
+    for n in range(info.min_seats, info.max_seats + 1):
+        for name in usable(["agent", *extras], make(game_name, n), refused):
+            tasks.append(Task("match", game_name, n, (name,), games, game_seed(seed, game_name, n, name)))
+    for name, by_seats in refused.items():
+        seats = ", ".join(str(n) for n in sorted(by_seats))
+        first = by_seats[min(by_seats)]
+        notes.append(f"{info.title}: skipped {name!r} at {seats} seats (make_bot refused: {first})")
+    return tasks, notes
+
+
+def markdown(result: dict[str, Any]) -> str:
+    """The league ratings and the head-to-heads as two Markdown tables."""
+    lines = [
+        "| game | seats | bot | rating μ ± σ | ordinal | win share [95% CI] | fair share |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for game in result["games"].values():
+        for seats, lg in game["leagues"].items():
+            for bot in lg["bots"]:
+                low, high = bot["win_share_95ci"]
+                lines.append(
+                    f"| {game['title']} | {seats} | {bot['name']} | {bot['mu']:.1f} ± {bot['sigma']:.1f} "
+                    f"| {bot['ordinal']:.1f} | {bot['win_share']:.3f} [{low:.3f}, {high:.3f}] "
+                    f"| {lg['fair_share']:.3f} |"
+                )
+    matches = [(g["title"], m) for g in result["games"].values() for m in g["against_heuristic"]]
+    if matches:
+        lines += [
+            "",
+            f"| game | seats | bot | win share against the {OPPONENT} [95% CI] | fair share | games |",
+            "|---|---|---|---|---|---|",
+        ]
+        for title, m in matches:
+            low, high = m["win_share_95ci"]
+            lines.append(
+                f"| {title} | {m['seats']} | {m['bot']} | {m['win_share']:.3f} [{low:.3f}, {high:.3f}] "
+                f"| {m['fair_share']:.3f} | {m['games']} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def plot(result: dict[str, Any], path: Path) -> None:
+    """One panel per game: each bot's mu with a bar of 2 sigma either side, one colour per seat count."""
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only: no display is needed
+    import matplotlib.pyplot as plt
+
+    games = [g for g in result["games"].values() if g["leagues"]]
+    if not games:
+        return
+    fig, axes = plt.subplots(len(games), 1, figsize=(7.5, 1.2 + 2.0 * len(games)), squeeze=False)
+    for ax, game in zip(axes[:, 0], games, strict=True):
+        names = list(dict.fromkeys(b["name"] for lg in game["leagues"].values() for b in lg["bots"]))
+        offsets = np.linspace(-0.15, 0.15, len(game["leagues"])) if len(game["leagues"]) > 1 else [0.0]
+        for offset, (seats, lg) in zip(offsets, game["leagues"].items(), strict=True):
+            bots = lg["bots"]
+            y = [names.index(b["name"]) + offset for b in bots]
+            ax.errorbar(
+                [b["mu"] for b in bots],
+                y,
+                xerr=[2 * b["sigma"] for b in bots],
+                fmt="o",
+                capsize=3,
+                label=f"{seats} seats ({lg['games']} games)",
+            )
+        ax.set_yticks(range(len(names)), names)
+        ax.invert_yaxis()
+        ax.set_title(game["title"], fontsize=10)
+        ax.grid(axis="x", alpha=0.3)
+        ax.legend(fontsize=7, loc="best")
+    axes[-1, 0].set_xlabel("OpenSkill Plackett-Luce rating μ (bars: ±2σ)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def describe(task: Task) -> str:
+    """One line saying what ``task`` plays."""
+    title = make(task.game_name).info.title
+    if task.kind == "league":
+        return f"{title}, {task.seats} seats: league of {', '.join(task.names)} ({task.games} games)"
+    return f"{title}, {task.seats} seats: {task.names[0]} against the {OPPONENT} ({task.games} games)"
+
+
+def run_task(task: Task) -> dict[str, Any]:
+    """``task.run()`` with a line before it (a process pool's worker prints it too)."""
+    print(describe(task), flush=True)
+    return task.run()
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=200, help="games per league and per head-to-head")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--games-filter", default="", help=f"comma-separated games (default all: {', '.join(GAMES)})"
+    )
+    parser.add_argument(
+        "--extra", nargs="*", default=[], help="more bot names, e.g. agent:search=32 (skipped if refused)"
+    )
+    parser.add_argument("--quick", action="store_true", help=f"{QUICK_GAMES} games each: a smoke run")
+    parser.add_argument("--jobs", type=int, default=1, help="processes playing leagues side by side")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="folder for strength.json/.png/.md")
+    args = parser.parse_args(argv)
+    chosen = [g.strip() for g in args.games_filter.split(",") if g.strip()] or list(GAMES)
+    unknown = [g for g in chosen if g not in GAMES]
+    if unknown:
+        parser.error(f"--games-filter: no game {', '.join(unknown)}; games are: {', '.join(GAMES)}")
+    games = QUICK_GAMES if args.quick else args.games
+    if games < 1 or args.jobs < 1:
+        parser.error(f"--games and --jobs are at least 1, not {games} and {args.jobs}")
+
+    start = time.perf_counter()
+    tasks: list[Task] = []
+    notes: list[str] = []
+    for name in chosen:
+        game_tasks, game_notes = plan(name, args.extra, games, args.seed)
+        tasks += game_tasks
+        notes += game_notes
+    for text in notes:
+        print(f"note: {text}", flush=True)
+    # every task has its own seed, so the results do not depend on how many processes play them
+    if args.jobs == 1:
+        outcomes = [run_task(t) for t in tasks]
+    else:
+        with ProcessPoolExecutor(args.jobs) as pool:
+            outcomes = list(pool.map(run_task, tasks))
+    by_game: dict[str, Any] = {
+        name: {"title": make(name).info.title, "leagues": {}, "against_heuristic": []} for name in chosen
+    }
+    for task, outcome in zip(tasks, outcomes, strict=True):
+        if task.kind == "league":
+            by_game[task.game_name]["leagues"][str(task.seats)] = outcome
+        else:
+            by_game[task.game_name]["against_heuristic"].append(outcome)
+    model = PlackettLuce(tau=TAU)
+    argv_used = sys.argv[1:] if argv is None else argv
+    result: dict[str, Any] = {
+        "benchmark": "strength",
+        "command": shlex.join(["python", "benchmarks/strength.py", *argv_used]),
+        "seed": args.seed,
+        "games_per_league": games,
+        "rating": {
+            "library": "openskill",
+            "model": "PlackettLuce",
+            "mu": model.mu,
+            "sigma": model.sigma,
+            "beta": model.beta,
+            "tau": model.tau,
+            "ordinal": "mu - 3 sigma",
+        },
+        "versions": {
+            "tablezoo": importlib.metadata.version("tablezoo"),
+            "openskill": importlib.metadata.version("openskill"),
+            "numpy": np.__version__,
+            "python": platform.python_version(),
+        },
+        "jobs": args.jobs,
+        "notes": notes,
+        "games": by_game,
+        "seconds": round(time.perf_counter() - start, 1),
+    }
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "strength.json").write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+    table = markdown(result)
+    (args.out / "strength.md").write_text(table)
+    plot(result, args.out / "strength.png")
+    print(table)
+    print(f"({result['seconds']} s; written to {args.out}/strength.json, .md and .png)")
+    return result
+
+
+if __name__ == "__main__":
+    main()

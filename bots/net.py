@@ -1,0 +1,150 @@
+"""A policy-and-value network that runs on numpy alone, for every seat count of a game.
+
+The network reads the game's padded observation
+(:meth:`~tablezoo.games.core.Game.observe_padded`: one layout for every seat
+count, the seat count itself one-hot), so one file plays 2 to 10 seats of
+6 nimmt!. Its forward pass:
+
+* the observation divided by its scale (each field's upper bound: every input in 0..1);
+* hidden layers ``relu(W x + b)``;
+* a policy head: one logit per action (illegal ones are masked by the caller);
+* a value head: ``sigmoid(v · h + c)``, the seat's expected *win share*, the
+  part of the win it takes (1 alone, 1/k in a k-way tie, 0 otherwise). A fair
+  share at ``n`` seats is ``1/n``.
+
+The file is a ``.npz``: the arrays ``scale``, ``w0 .. wK``, ``b0 .. bK`` (hidden
+layers, then the policy layer), ``value_w``, ``value_b``, and ``meta``, a JSON
+text with the game, its options, the sizes and how it was trained.
+:mod:`tablezoo.training.expert` trains it; the torch twin there has the same
+layers, so the weights copy over one to one.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tablezoo.games.core import ConfigError, Game
+
+__all__ = ["PolicyValueNet", "masked_softmax", "win_share"]
+
+
+def win_share(game: Game[Any], state: Any, seat: int) -> float:
+    """The part of the win ``seat`` takes in a finished game: 1 alone, 1/k in a k-way tie, 0 otherwise."""
+    winners = game.winners(state)
+    return 1.0 / len(winners) if seat in winners else 0.0
+
+
+def masked_softmax(logits: np.ndarray, legal: list[int] | np.ndarray) -> np.ndarray:
+    """The policy over ``legal`` (in its order) from the full logit vector."""
+    x = logits[legal]
+    x = np.exp(x - x.max())
+    return x / x.sum()
+
+
+class PolicyValueNet:
+    """An MLP with a policy head and a win-share head over a game's padded observation."""
+
+    def __init__(
+        self,
+        weights: list[np.ndarray],
+        biases: list[np.ndarray],
+        value_w: np.ndarray,
+        value_b: np.ndarray,
+        scale: np.ndarray,
+        meta: dict[str, Any],
+    ) -> None:
+        if len(weights) != len(biases) or len(weights) < 2:
+            raise ValueError("a network needs one bias per weight matrix: hidden layers and the policy layer")
+        self.weights = [np.ascontiguousarray(w, np.float32) for w in weights]
+        self.biases = [np.asarray(b, np.float32) for b in biases]
+        self.value_w = np.asarray(value_w, np.float32).reshape(-1)
+        self.value_b = float(np.asarray(value_b).reshape(-1)[0])
+        self.scale = np.asarray(scale, np.float32)
+        self.meta = dict(meta)
+        # the scale folded into the first layer: one multiply fewer per call; its transpose lets one
+        # observation (mostly zeros: one-hots, cards not held) read only the rows of its nonzero entries
+        self._w0 = self.weights[0] / self.scale[None, :]
+        self._w0t = np.ascontiguousarray(self._w0.T)
+
+    @property
+    def observation_size(self) -> int:
+        return self.weights[0].shape[1]
+
+    @property
+    def num_actions(self) -> int:
+        return self.weights[-1].shape[0]
+
+    @property
+    def game_name(self) -> str:
+        return str(self.meta.get("game", "?"))
+
+    def check_fits(self, game: Game[Any], what: str = "the network") -> None:
+        """Raise a ConfigError unless this network reads ``game``'s padded observations and actions."""
+        if self.meta.get("game") != game.info.name:
+            raise ConfigError(f"{what} plays {self.meta.get('game')!r}, not {game.info.name!r}")
+        size = game.padded_spec.size
+        if self.observation_size != size or self.num_actions != game.num_actions:
+            raise ConfigError(
+                f"{what} was trained for observations of {self.observation_size} and {self.num_actions} "
+                f"actions; {game!r} has {size} and {game.num_actions}"
+            )
+
+    def forward(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Logits ``(N, actions)`` and win shares ``(N,)`` of padded observations ``(N, size)``."""
+        h = np.maximum(x @ self._w0.T + self.biases[0], 0.0)
+        for w, b in zip(self.weights[1:-1], self.biases[1:-1], strict=True):
+            h = np.maximum(h @ w.T + b, 0.0)
+        logits = h @ self.weights[-1].T + self.biases[-1]
+        value = 1.0 / (1.0 + np.exp(-(h @ self.value_w + self.value_b)))
+        return logits, value
+
+    def evaluate(self, x: np.ndarray) -> tuple[np.ndarray, float]:
+        """Logits and win share of one padded observation."""
+        nz = np.flatnonzero(x)
+        h = np.maximum(x[nz] @ self._w0t[nz] + self.biases[0], 0.0)
+        for w, b in zip(self.weights[1:-1], self.biases[1:-1], strict=True):
+            h = np.maximum(w @ h + b, 0.0)
+        logits = self.weights[-1] @ h + self.biases[-1]
+        return logits, float(1.0 / (1.0 + np.exp(-(self.value_w @ h + self.value_b))))
+
+    # ------------------------------------------------------------ files
+
+    def save(self, path: str | Path) -> None:
+        arrays: dict[str, np.ndarray] = {f"w{i}": w for i, w in enumerate(self.weights)}
+        arrays.update({f"b{i}": b for i, b in enumerate(self.biases)})
+        arrays.update(
+            scale=self.scale,
+            value_w=self.value_w,
+            value_b=np.array([self.value_b], np.float32),
+            meta=np.array(json.dumps(self.meta, sort_keys=True)),
+        )
+        np.savez_compressed(path, **arrays)  # type: ignore[arg-type]  # numpy's stub types **kwds narrowly
+
+    @classmethod
+    def load(cls, path: str | Path) -> PolicyValueNet:
+        with np.load(path, allow_pickle=False) as data:
+            if "value_w" not in data:
+                raise ConfigError(f"{path} is not a policy-and-value network (no value head)")
+            layers = sum(1 for k in data.files if k.startswith("w") and k[1:].isdigit())
+            weights = [data[f"w{i}"] for i in range(layers)]
+            biases = [data[f"b{i}"] for i in range(layers)]
+            meta = json.loads(str(data["meta"]))
+            return cls(weights, biases, data["value_w"], data["value_b"], data["scale"], meta)
+
+    @classmethod
+    def initial(cls, game: Game[Any], hidden: tuple[int, ...], seed: int = 0) -> PolicyValueNet:
+        """A freshly initialised network for ``game`` (He-initialised hidden layers, small heads)."""
+        rng = np.random.default_rng(seed)
+        sizes = [game.padded_spec.size, *hidden]
+        weights = [rng.normal(0, np.sqrt(2 / a), (b, a)) for a, b in itertools.pairwise(sizes)]
+        weights.append(rng.normal(0, 0.01, (game.num_actions, sizes[-1])))
+        biases = [np.zeros(w.shape[0]) for w in weights]
+        meta = {"game": game.info.name, "options": dict(game.options), "hidden": list(hidden)}
+        return cls(
+            weights, biases, rng.normal(0, 0.01, sizes[-1]), np.zeros(1), game.padded_spec.scale(), meta
+        )

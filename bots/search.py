@@ -1,0 +1,175 @@
+"""Network-guided search over the engine, the same for every game: the ``agent`` bot.
+
+``agent`` plays the network's most likely legal move (a move in well under a
+millisecond). ``agent:search=N`` runs ``N`` simulations of a determinised,
+information-set Monte Carlo tree search (:func:`search`) guided by the network,
+and plays the move it visited most.
+
+How one simulation goes, from seat ``s`` deciding in state ``x``:
+
+1. **Determinise**: ``game.determinize(x, s, rng)`` draws everything ``s``
+   cannot see (the others' hands, their secret choices) anew, consistent with
+   what ``s`` knows. Each simulation plans on a fresh draw, so the search
+   averages over the hidden cards instead of peeking at them.
+2. **Descend** the tree of ``s``'s own decisions. A node is one of ``s``'s
+   information states, keyed by ``s``'s observation; at a node the move is
+   chosen by PUCT: ``Q(a) + c · P(a) · sqrt(N) / (1 + N(a))``, with ``P`` the
+   network's policy and ``Q`` the mean win share of the simulations through ``a``.
+3. **Between two of ``s``'s decisions** chance is sampled (``sample_chance``:
+   the engine's exact odds) and every other seat moves by sampling the
+   network's own policy for that seat, from that seat's observation of the
+   determinised state: the others are modelled as playing like the agent, and
+   never see what ``s`` chose in secret.
+4. **Evaluate**: the game's end gives ``s``'s win share; a new node, or the
+   ``horizon``-th decision of the others since ``s`` last moved, is valued by the
+   network's win-share head on ``s``'s observation. The value is added to every
+   ``(node, move)`` on the way down.
+
+Only the engine's contract is used: ``determinize``, ``legal_actions``,
+``apply``, ``advance``, ``observe``, ``winners``. :mod:`tablezoo.training.expert`
+trains the network on this search's own choices (expert iteration).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from tablezoo.bots.core import Seat
+from tablezoo.bots.net import PolicyValueNet, masked_softmax, win_share
+from tablezoo.games.core import TERMINAL
+
+__all__ = ["AgentBot", "Node", "search"]
+
+
+class Node:
+    """One information state of the searching seat: its legal moves, priors and statistics."""
+
+    __slots__ = ("legal", "prior", "total", "value", "value0", "visits")
+
+    def __init__(self, legal: list[int], prior: np.ndarray, value0: float) -> None:
+        self.legal = legal
+        self.prior = prior
+        self.visits = np.zeros(len(legal))
+        self.value = np.zeros(len(legal))  # summed win shares
+        self.total = 0
+        self.value0 = value0  # the network's estimate: the Q of a move not tried yet
+
+    def select(self, c_puct: float) -> int:
+        """The index (into :attr:`legal`) of the move PUCT tries next."""
+        visits = self.visits
+        q = np.where(visits > 0, self.value / np.maximum(visits, 1), self.value0)
+        u = c_puct * self.prior * (math.sqrt(self.total + 1) / (1.0 + visits))
+        return int(np.argmax(q + u))
+
+
+def search(
+    at: Seat,
+    net: PolicyValueNet,
+    simulations: int,
+    rng: np.random.Generator,
+    *,
+    c_puct: float = 1.5,
+    horizon: int | None = None,
+    noise: float = 0.0,
+) -> Node:
+    """Run ``simulations`` simulations from the decision ``at``; the root node.
+
+    The search sees the position only through ``at``: the seat's observation,
+    its legal moves and :meth:`~tablezoo.bots.core.Seat.sample_state`.
+
+    ``horizon``: how many decisions of the other seats are played out before
+    the network values the position (default: two rounds of the others,
+    ``2 (n - 1)``). ``noise``: the weight of Dirichlet noise mixed into the
+    root's priors (exploration in self-play; 0 at a table).
+    """
+    game, seat = at.game, at.seat
+    if horizon is None:
+        horizon = 2 * (game.num_seats - 1)
+    pad = game.pad
+    obs = at.observation
+    legal = at.legal
+    logits, value = net.evaluate(pad(obs))
+    prior = masked_softmax(logits, legal)
+    if noise > 0 and len(legal) > 1:
+        prior = (1 - noise) * prior + noise * rng.dirichlet(np.full(len(legal), 0.3))
+    root = Node(legal, prior, value)
+    tree: dict[bytes, Node] = {obs.tobytes(): root}
+    if len(legal) == 1:
+        root.visits[0] = simulations
+        return root
+    for _ in range(simulations):
+        x = at.sample_state(rng)
+        node = root
+        path: list[tuple[Node, int]] = []
+        while True:
+            i = node.select(c_puct)
+            path.append((node, i))
+            game.apply(x, node.legal[i], check=False)
+            others = 0
+            mover = game.advance(x, rng)
+            while mover != TERMINAL and mover != seat and others < horizon:
+                seen = pad(game.observe(x, mover))
+                moves = game.legal_actions(x)
+                p = masked_softmax(net.evaluate(seen)[0], moves)
+                game.apply(x, moves[int(rng.choice(len(moves), p=p))], check=False)
+                others += 1
+                mover = game.advance(x, rng)
+            if mover == TERMINAL:
+                v = win_share(game, x, seat)
+                break
+            obs = game.observe(x, seat)
+            if mover != seat:
+                v = net.evaluate(pad(obs))[1]
+                break
+            key = obs.tobytes()
+            child = tree.get(key)
+            moves = game.legal_actions(x)
+            if child is None or child.legal != moves:
+                # a new information state (or, where an observation leaves out something that
+                # changes the legal moves, another state behind the same one: valued, not entered)
+                logits, v = net.evaluate(pad(obs))
+                if child is None:
+                    tree[key] = Node(moves, masked_softmax(logits, moves), v)
+                break
+            node = child
+        for n, i in path:
+            n.visits[i] += 1
+            n.value[i] += v
+            n.total += 1
+    return root
+
+
+class AgentBot:
+    """The trained network at a table: alone (``search=0``) or guiding ``search`` simulations."""
+
+    def __init__(
+        self,
+        net: PolicyValueNet,
+        search: int = 0,
+        c_puct: float = 1.5,
+        horizon: int = 0,
+        seed: int | None = None,
+        name: str = "agent",
+    ) -> None:
+        if search < 0 or horizon < 0 or c_puct <= 0:
+            raise ValueError("search and horizon are 0 or more, c_puct above 0")
+        self.net = net
+        self.simulations = search
+        self.c_puct = c_puct
+        self.horizon = horizon or None
+        self.name = name
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, seat: Seat) -> int:
+        if self.simulations == 0:
+            legal = seat.legal
+            logits, _ = self.net.evaluate(seat.game.pad(seat.observation))
+            return legal[int(np.argmax(logits[legal]))]
+        root = search(seat, self.net, self.simulations, self.rng, c_puct=self.c_puct, horizon=self.horizon)
+        best = np.flatnonzero(root.visits == root.visits.max())
+        return root.legal[int(best[np.argmax(root.prior[best])])]

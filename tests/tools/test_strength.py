@@ -1,0 +1,85 @@
+"""benchmarks/strength.py: finishing orders, league tables, and a quick run's files (figures not checked)."""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+from tablezoo.bots import registry
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def strength() -> ModuleType:
+    path = ROOT / "benchmarks" / "strength.py"
+    spec = importlib.util.spec_from_file_location("benchmark_strength", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_finishing_ranks_put_winners_first_and_share_places(strength: ModuleType) -> None:
+    # 6 nimmt!'s scores are minus the bullheads: seat 2 won, seats 0 and 3 tie behind it
+    assert strength.finishing_ranks("sechs_nimmt", [2], [-10.0, -30.0, -4.0, -10.0]) == [1, 2, 0, 1]
+    assert strength.finishing_ranks("heckmeck", [0, 1], [7.0, 7.0, 3.0]) == [0, 0, 1]
+    # To Court the King names the winner alone: the others share second place whatever their score
+    assert strength.finishing_ranks("court", [1], [20.0, 3.0, 1.0, 5.0]) == [1, 0, 1, 1]
+
+
+def test_tables_let_every_bot_meet_every_other(strength: ModuleType) -> None:
+    rng = np.random.default_rng(0)
+    names = ["random", "heuristic", "solver", "agent", "agent:search=32"]
+    lineups = strength.tables(names, 2, rng)
+    assert sorted(tuple(sorted(t)) for t in lineups) == sorted(itertools.combinations(sorted(names), 2))
+    # fewer bots than seats: all of them at every table, the extra seats shared out evenly
+    few = strength.tables(["random", "heuristic", "agent"], 5, rng)
+    assert all(set(t) == {"random", "heuristic", "agent"} and len(t) == 5 for t in few)
+    extra = Counter(name for t in few for name in t)
+    assert len(set(extra.values())) == 1
+
+
+def test_league_seats_keep_within_what_a_game_seats(strength: ModuleType) -> None:
+    assert strength.league_seats("heckmeck") == [2, 4]
+    assert strength.league_seats("diamant") == [3, 4]  # Diamant seats 3 to 8
+
+
+def test_quick_run_writes_ratings_and_ranks_the_heuristic_above_random(
+    strength: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    result = strength.main(
+        ["--quick", "--games-filter", "diamant", "--extra", "agent:depth=3", "--out", str(tmp_path)]
+    )
+    assert json.loads((tmp_path / "strength.json").read_text()) == result
+    assert (tmp_path / "strength.png").read_bytes().startswith(b"\x89PNG")
+    table = (tmp_path / "strength.md").read_text()
+    assert table in capsys.readouterr().out and "| Diamant | 3 | heuristic |" in table
+    assert result["versions"]["openskill"] and result["versions"]["tablezoo"]
+    assert "--quick" in result["command"] and result["seconds"] > 0
+    # a name make_bot refuses is skipped with a note, not an error
+    assert any("'agent:depth=3'" in note for note in result["notes"])
+    diamant = result["games"]["diamant"]
+    assert list(diamant["leagues"]) == ["3", "4"]
+    for seats, league in diamant["leagues"].items():
+        bots = {b["name"]: b for b in league["bots"]}
+        assert {"random", "heuristic"} <= set(bots)
+        for bot in bots.values():
+            assert set(bot) >= {"mu", "sigma", "ordinal", "games", "win_share", "win_share_95ci"}
+            assert bot["games"] > 0 and 0 < bot["sigma"] < 25 / 3
+        assert bots["heuristic"]["mu"] > bots["random"]["mu"], f"{seats} seats: {bots}"
+        assert league["games"] == strength.QUICK_GAMES and league["fair_share"] == round(1 / int(seats), 4)
+    assert [m["seats"] for m in diamant["against_heuristic"]] == registry.agent_seats("diamant")
+    for match in diamant["against_heuristic"]:
+        low, high = match["win_share_95ci"]
+        assert match["bot"] == "agent" and low <= match["win_share"] <= high
+        assert match["games"] == strength.QUICK_GAMES and match["fair_share"] == round(1 / match["seats"], 4)

@@ -1,0 +1,105 @@
+"""Expert iteration end to end on a tiny budget, resuming, and shipping the result as `agent`."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tablezoo.bots import registry
+from tablezoo.bots.net import PolicyValueNet
+from tablezoo.bots.search import AgentBot
+from tablezoo.games import make
+from tablezoo.games.core import ConfigError
+from tablezoo.training.cli import build_parser
+from tablezoo.training.expert import ExpertConfig, Samples, play_one, run_expert
+
+TINY = dict(teacher_games=6, games=2, simulations=4, hidden=(16,), epochs=1, workers=1, eval_games=2)
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("runs")
+    return run_expert(ExpertConfig(game="diamant", out=str(out), iterations=1, **TINY))  # type: ignore[arg-type]
+
+
+def test_a_run_saves_a_network_per_round_and_a_log(run: Path) -> None:
+    log = [json.loads(line) for line in (run / "log.jsonl").open()]
+    assert [e["iteration"] for e in log] == [0, 1]
+    assert log[0]["player"] == "teacher heuristic" and log[1]["player"] == "search=4"
+    assert all(e["decisions"] > 0 and e["new_samples"] >= e["decisions"] for e in log)
+    assert set(log[1]["against_heuristic"]) == {"3p", "4p"}
+    for name in ("net.npz", "net-0.npz", "net-1.npz", "buffer.npz", "config.json"):
+        assert (run / name).exists()
+    net = PolicyValueNet.load(run / "net.npz")
+    assert net.meta["iteration"] == 1 and net.meta["game"] == "diamant"
+    for n in (3, 8):
+        net.check_fits(make("diamant", n))
+
+
+def test_a_run_resumes_after_its_last_round(run: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "expert-diamant"
+    copy.mkdir()
+    for f in run.iterdir():
+        copy.joinpath(f.name).write_bytes(f.read_bytes())
+    run_expert(ExpertConfig(game="diamant", out=str(tmp_path), iterations=2, **TINY))  # type: ignore[arg-type]
+    log = [json.loads(line) for line in (copy / "log.jsonl").open()]
+    assert [e["iteration"] for e in log] == [0, 1, 2]
+    assert log[2]["buffer"] == log[1]["buffer"] + log[2]["new_samples"]
+
+
+def test_recorded_games_teach_the_mover_and_value_every_seat() -> None:
+    samples = play_one(("court", {}, 3, "heuristic", 0, 5))
+    has_policy = samples.policy.sum(axis=1) > 0
+    assert 0 < has_policy.sum() < len(samples)  # the mover's rows only (and not the random seats')
+    assert np.allclose(samples.policy[has_policy].astype(np.float32).sum(axis=1), 1, atol=1e-2)
+    assert set(np.unique(samples.value)) <= {0.0, 1 / 3, 0.5, 1.0}
+    assert samples.obs.shape[1] == make("court", 3).padded_spec.size
+
+
+def test_settings_out_of_range_are_refused() -> None:
+    with pytest.raises(ConfigError, match=r"2 to 5 players, not \[6\]"):
+        ExpertConfig(game="court", seats=[6])
+    with pytest.raises(ConfigError, match="--simulations is at least 1"):
+        ExpertConfig(game="court", simulations=0)
+
+
+def test_ship_writes_the_agent_and_a_card_with_every_seat_count(
+    run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tablezoo.training import ship
+
+    monkeypatch.setattr(ship, "AGENTS_DIR", tmp_path)
+    monkeypatch.setattr(registry, "AGENTS_DIR", tmp_path)
+    ship.main([str(run), "--games", "3", "--search", "2", "--search-games", "2", "--jobs", "1"])
+    card = (tmp_path / "diamant.md").read_text()
+    for n in range(3, 9):
+        assert f"| {n} | `agent` | heuristic | 3 |" in card
+    assert "| 4 | `agent:search=2` |" in card and "target |" in card
+    expert = re.findall(r"`(tablezoo expert [^`]*)`", card)[0]
+    args = build_parser().parse_args(shlex.split(expert)[1:])
+    assert args.teacher_games == 6 and args.simulations == 4 and args.hidden == [16]
+    results = json.loads((tmp_path / "diamant.json").read_text())
+    assert {r["seats"] for r in results} == set(range(3, 9))
+    # the shipped agent now sits at every seat count, alone or searching
+    assert registry.agent_seats("diamant") == list(range(3, 9))
+    for n in (3, 8):
+        game = make("diamant", n)
+        assert "agent" in registry.bot_names(game)
+        bot = registry.make_bot("agent:search=3", game)
+        assert isinstance(bot, AgentBot) and bot.simulations == 3
+    with pytest.raises(ConfigError, match=r"takes search=0, c_puct=1\.5, horizon=0"):
+        registry.make_bot("agent:depth=3", make("diamant", 4))
+
+
+def test_samples_keep_the_latest() -> None:
+    parts = [
+        Samples(np.full((k, 2), k, np.uint8), np.zeros((k, 3), np.float16), np.full(k, k, np.float32))
+        for k in (1, 2, 3)
+    ]
+    tail = Samples.join(parts).tail(4)
+    assert tail.value.tolist() == [2, 3, 3, 3]
