@@ -79,12 +79,17 @@ def move_times(bot_name: str, game_name: str, seats: int, positions: int, seed: 
     return float(np.median(times))
 
 
-def expert_command(config: dict[str, Any]) -> str:
-    """The ``tablezoo expert`` command of a run's saved config: every setting that is not the default."""
+def expert_command(config: dict[str, Any], rounds: int) -> str:
+    """The ``tablezoo expert`` command that plays a run's ``rounds`` again: every other setting of its
+    saved config that is not the default."""
     defaults = ExpertConfig(game=config["game"])
+    config = {**config, "iterations": rounds - 1}
     command = f"tablezoo expert {config['game']}"
     for key, value in config.items():
-        if key in ("game", "out", "workers", "hours") or value == getattr(defaults, key):
+        default = getattr(defaults, key, None)
+        if isinstance(value, list) and isinstance(default, tuple):
+            value = tuple(value)
+        if key in ("game", "out", "workers", "hours") or value == default:
             continue
         if isinstance(value, (list, tuple)):
             value = " ".join(map(str, value))
@@ -227,7 +232,7 @@ writes it as ONNX.
   layers {hidden} (ReLU) -> {net.num_actions} action logits and a win-share head.
 - {len(log)} rounds, {decisions} recorded decisions, {hours:.2f} hours of play and training on
   {config["workers"]} self-play process(es) of a shared 2-core machine.
-- Reproduce (from a clean clone, after `make`): `{expert_command(config)}`, then
+- Reproduce (from a clean clone, after `make`): `{expert_command(config, len(log))}`, then
   `python -m tablezoo.training.ship runs/expert-{game_name}`.
 
 | round | player | decisions | buffer | policy loss | value loss | seconds | network alone vs heuristic |

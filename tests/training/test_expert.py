@@ -83,6 +83,7 @@ def test_ship_writes_the_agent_and_a_card_with_every_seat_count(
     expert = re.findall(r"`(tablezoo expert [^`]*)`", card)[0]
     args = build_parser().parse_args(shlex.split(expert)[1:])
     assert args.teacher_games == 6 and args.simulations == 4 and args.hidden == [16]
+    assert args.iterations == 1  # the rounds the run played, not the ones it was allowed
     results = json.loads((tmp_path / "diamant.json").read_text())
     assert {r["seats"] for r in results} == set(range(3, 9))
     # the shipped agent now sits at every seat count, alone or searching
