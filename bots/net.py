@@ -7,13 +7,20 @@ count, the seat count itself one-hot), so one file plays 2 to 10 seats of
 
 * the observation divided by its scale (each field's upper bound: every input in 0..1);
 * hidden layers ``relu(W x + b)``;
-* a policy head: one logit per action (illegal ones are masked by the caller);
+* a policy head: one logit per action (illegal ones are masked by the caller).
+  A game with :attr:`~tablezoo.games.core.Game.action_fields` (6 nimmt!'s
+  ``hand_*``: where each card would go) gets an
+  :class:`~tablezoo.bots.policy.ActionHead` instead of the last linear layer:
+  one small network, shared by all cards, scores each card from its own field
+  entries and the last hidden layer, so a lesson about one card is a lesson
+  about all of them;
 * a value head: ``sigmoid(v · h + c)``, the seat's expected *win share*, the
   part of the win it takes (1 alone, 1/k in a k-way tie, 0 otherwise). A fair
   share at ``n`` seats is ``1/n``.
 
 The file is a ``.npz``: the arrays ``scale``, ``w0 .. wK``, ``b0 .. bK`` (hidden
-layers, then the policy layer), ``value_w``, ``value_b``, and ``meta``, a JSON
+layers, then the policy layer unless there is an action head), ``value_w``,
+``value_b``, ``head_*`` (the action head's arrays, if any) and ``meta``, a JSON
 text with the game, its options, the sizes and how it was trained.
 :mod:`tablezoo.training.expert` trains it; the torch twin there has the same
 layers, so the weights copy over one to one.
@@ -28,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from tablezoo.bots.policy import ActionHead
 from tablezoo.games.core import ConfigError, Game
 
 __all__ = ["PolicyValueNet", "masked_softmax", "win_share"]
@@ -39,6 +47,10 @@ def win_share(game: Game[Any], state: Any, seat: int) -> float:
     return 1.0 / len(winners) if seat in winners else 0.0
 
 
+def _relu(x: np.ndarray) -> np.ndarray:
+    return np.maximum(x, 0.0)
+
+
 def masked_softmax(logits: np.ndarray, legal: list[int] | np.ndarray) -> np.ndarray:
     """The policy over ``legal`` (in its order) from the full logit vector."""
     x = logits[legal]
@@ -47,7 +59,12 @@ def masked_softmax(logits: np.ndarray, legal: list[int] | np.ndarray) -> np.ndar
 
 
 class PolicyValueNet:
-    """An MLP with a policy head and a win-share head over a game's padded observation."""
+    """An MLP with a policy head and a win-share head over a game's padded observation.
+
+    Without ``head`` the last of ``weights`` gives the logits; with an
+    :class:`~tablezoo.bots.policy.ActionHead`, all of ``weights`` are hidden
+    layers and the head gives them.
+    """
 
     def __init__(
         self,
@@ -57,8 +74,9 @@ class PolicyValueNet:
         value_b: np.ndarray,
         scale: np.ndarray,
         meta: dict[str, Any],
+        head: ActionHead | None = None,
     ) -> None:
-        if len(weights) != len(biases) or len(weights) < 2:
+        if len(weights) != len(biases) or len(weights) < (1 if head else 2):
             raise ValueError("a network needs one bias per weight matrix: hidden layers and the policy layer")
         self.weights = [np.ascontiguousarray(w, np.float32) for w in weights]
         self.biases = [np.asarray(b, np.float32) for b in biases]
@@ -66,6 +84,8 @@ class PolicyValueNet:
         self.value_b = float(np.asarray(value_b).reshape(-1)[0])
         self.scale = np.asarray(scale, np.float32)
         self.meta = dict(meta)
+        self.head = head
+        self._hidden = len(self.weights) if head else len(self.weights) - 1
         # the scale folded into the first layer: one multiply fewer per call; its transpose lets one
         # observation (mostly zeros: one-hots, cards not held) read only the rows of its nonzero entries
         self._w0 = self.weights[0] / self.scale[None, :]
@@ -77,7 +97,7 @@ class PolicyValueNet:
 
     @property
     def num_actions(self) -> int:
-        return self.weights[-1].shape[0]
+        return self.head.num_actions if self.head else self.weights[-1].shape[0]
 
     @property
     def game_name(self) -> str:
@@ -97,9 +117,19 @@ class PolicyValueNet:
     def forward(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Logits ``(N, actions)`` and win shares ``(N,)`` of padded observations ``(N, size)``."""
         h = np.maximum(x @ self._w0.T + self.biases[0], 0.0)
-        for w, b in zip(self.weights[1:-1], self.biases[1:-1], strict=True):
+        for w, b in zip(self.weights[1 : self._hidden], self.biases[1 : self._hidden], strict=True):
             h = np.maximum(h @ w.T + b, 0.0)
-        logits = h @ self.weights[-1].T + self.biases[-1]
+        if self.head is None:
+            logits = h @ self.weights[-1].T + self.biases[-1]
+        else:
+            head = self.head
+            fields = (x[:, head.index] / self.scale[head.index]).reshape(len(x), len(head.offsets), head.size)
+            cards = np.concatenate(
+                [fields.transpose(0, 2, 1), np.broadcast_to(head.position, (len(x), head.size, 1))], 2
+            )
+            z = cards @ head.card.T + (h @ head.context.T + head.bias)[:, None, :]
+            shared = np.maximum(z, 0.0) @ head.out + head.out_bias
+            logits = np.concatenate([shared, h @ head.rest.T + head.rest_bias], axis=1)
         value = 1.0 / (1.0 + np.exp(-(h @ self.value_w + self.value_b)))
         return logits, value
 
@@ -107,9 +137,12 @@ class PolicyValueNet:
         """Logits and win share of one padded observation."""
         nz = np.flatnonzero(x)
         h = np.maximum(x[nz] @ self._w0t[nz] + self.biases[0], 0.0)
-        for w, b in zip(self.weights[1:-1], self.biases[1:-1], strict=True):
+        for w, b in zip(self.weights[1 : self._hidden], self.biases[1 : self._hidden], strict=True):
             h = np.maximum(w @ h + b, 0.0)
-        logits = self.weights[-1] @ h + self.biases[-1]
+        if self.head is None:
+            logits = self.weights[-1] @ h + self.biases[-1]
+        else:
+            logits = self.head.logits(x / self.scale, h, _relu)
         return logits, float(1.0 / (1.0 + np.exp(-(self.value_w @ h + self.value_b))))
 
     # ------------------------------------------------------------ files
@@ -123,6 +156,9 @@ class PolicyValueNet:
             value_b=np.array([self.value_b], np.float32),
             meta=np.array(json.dumps(self.meta, sort_keys=True)),
         )
+        if self.head is not None:
+            arrays.update({f"head_{name}": getattr(self.head, name) for name in ActionHead.ARRAYS})
+            arrays["head_size"] = np.array([self.head.size])
         np.savez_compressed(path, **arrays)  # type: ignore[arg-type]  # numpy's stub types **kwds narrowly
 
     @classmethod
@@ -134,17 +170,41 @@ class PolicyValueNet:
             weights = [data[f"w{i}"] for i in range(layers)]
             biases = [data[f"b{i}"] for i in range(layers)]
             meta = json.loads(str(data["meta"]))
-            return cls(weights, biases, data["value_w"], data["value_b"], data["scale"], meta)
+            head = None
+            if "head_size" in data:
+                arrays = {name: data[f"head_{name}"] for name in ActionHead.ARRAYS}
+                head = ActionHead(size=int(data["head_size"][0]), **arrays)
+            return cls(weights, biases, data["value_w"], data["value_b"], data["scale"], meta, head)
 
     @classmethod
-    def initial(cls, game: Game[Any], hidden: tuple[int, ...], seed: int = 0) -> PolicyValueNet:
-        """A freshly initialised network for ``game`` (He-initialised hidden layers, small heads)."""
+    def initial(
+        cls, game: Game[Any], hidden: tuple[int, ...], seed: int = 0, action_head: int = 64
+    ) -> PolicyValueNet:
+        """A freshly initialised network for ``game`` (He-initialised hidden layers, small heads).
+
+        A game with action fields gets an action head with ``action_head`` hidden
+        units (0: a plain linear layer instead)."""
         rng = np.random.default_rng(seed)
-        sizes = [game.padded_spec.size, *hidden]
+        spec = game.padded_spec
+        sizes = [spec.size, *hidden]
         weights = [rng.normal(0, np.sqrt(2 / a), (b, a)) for a, b in itertools.pairwise(sizes)]
-        weights.append(rng.normal(0, 0.01, (game.num_actions, sizes[-1])))
+        meta: dict[str, Any] = {"game": game.info.name, "options": dict(game.options), "hidden": list(hidden)}
+        head = None
+        if game.action_fields and action_head:
+            size, fields, g = spec[game.action_fields[0]].size, len(game.action_fields), sizes[-1]
+            head = ActionHead(
+                offsets=np.array([spec.offsets[name] for name in game.action_fields]),
+                size=size,
+                card=rng.normal(0, np.sqrt(2 / (fields + 1)), (action_head, fields + 1)),
+                context=rng.normal(0, np.sqrt(1 / g), (action_head, g)),
+                bias=np.zeros(action_head),
+                out=rng.normal(0, 0.01, action_head),
+                out_bias=np.zeros(1),
+                rest=rng.normal(0, 0.01, (game.num_actions - size, g)),
+                rest_bias=np.zeros(game.num_actions - size),
+            )
+            meta["action_head"] = action_head
+        else:
+            weights.append(rng.normal(0, 0.01, (game.num_actions, sizes[-1])))
         biases = [np.zeros(w.shape[0]) for w in weights]
-        meta = {"game": game.info.name, "options": dict(game.options), "hidden": list(hidden)}
-        return cls(
-            weights, biases, rng.normal(0, 0.01, sizes[-1]), np.zeros(1), game.padded_spec.scale(), meta
-        )
+        return cls(weights, biases, rng.normal(0, 0.01, sizes[-1]), np.zeros(1), spec.scale(), meta, head)

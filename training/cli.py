@@ -257,10 +257,22 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--out", default=None, help="parent folder of the run folder expert-GAME (default runs)")
     x.add_argument("--teacher", default=None, help="bot imitated first (default: the game's best quick bot)")
     x.add_argument("--teacher-games", type=int, default=None, help="games the teacher plays (default 1500)")
-    x.add_argument("--iterations", type=int, default=None, help="iterations after imitation (default 20)")
+    x.add_argument(
+        "--teacher-rounds",
+        type=int,
+        default=None,
+        help="imitation rounds; after the first the network plays half the teacher's seats (default 1)",
+    )
+    x.add_argument("--iterations", type=int, default=None, help="rounds after the first (default 20)")
     x.add_argument("--games", type=int, default=None, help="self-play games per iteration (default 150)")
     x.add_argument("--simulations", type=int, default=None, help="search simulations per move (default 24)")
     x.add_argument("--hidden", type=int, nargs="+", default=None, help="hidden layer sizes (default 256 256)")
+    x.add_argument(
+        "--action-head",
+        type=int,
+        default=None,
+        help="hidden size of the per-card action head, 0: none (default 64)",
+    )
     x.add_argument("--epochs", type=int, default=None, help="passes over the buffer per round (default 4)")
     x.add_argument("--buffer", type=int, default=None, help="latest samples trained on (default 300000)")
     x.add_argument("--workers", type=int, default=None, help="self-play processes (default 2)")

@@ -6,13 +6,17 @@
 The loop (AlphaZero-style self-play, adapted to chance and hidden cards by the
 search of :mod:`tablezoo.bots.search`):
 
-1. **Imitation** (iteration 0): the game's ``teacher`` bot plays
-   ``teacher_games`` games, seat counts taken in turn from all the game allows,
-   each seat played by the teacher or, one time in four, by ``random`` (so that
-   the outcomes vary even where identical teachers would always tie); the
-   network learns the teacher's moves and, from the mover's and one other
-   seat's observation at every decision, the win share that seat ended with.
-2. **Expert iteration** (iterations 1, 2, ...): every seat is played by the
+1. **Imitation** (the first ``teacher_rounds`` rounds): the game's ``teacher``
+   bot plays ``teacher_games`` games, seat counts taken in turn from all the
+   game allows, each seat played by the teacher or, one time in four, by
+   ``random`` (so that the outcomes vary even where identical teachers would
+   always tie); the network learns the teacher's moves and, from the mover's
+   and one other seat's observation at every decision, the win share that seat
+   ended with. From the second imitation round on, the network itself plays
+   half of the teacher's seats and the teacher only says what it would have
+   played (DAgger): the network learns to recover from the positions its own
+   mistakes lead to, which the teacher never reaches.
+2. **Expert iteration** (the rounds after): every seat is played by the
    search (``simulations`` per move, Dirichlet noise at the root), guided by the
    current network. The network then learns the search's visit distribution
    (policy) and the final win shares (value), from a buffer of the latest
@@ -41,7 +45,6 @@ import itertools
 import json
 import multiprocessing as mp
 import time
-from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,14 +53,15 @@ import numpy as np
 
 from tablezoo.bots.core import Seat
 from tablezoo.bots.net import PolicyValueNet, win_share
+from tablezoo.bots.policy import ActionHead
 from tablezoo.bots.registry import make_bot
 from tablezoo.bots.search import AgentBot, search
 from tablezoo.games import game_class, make
 from tablezoo.games.core import TERMINAL, ConfigError, Game
 from tablezoo.training.evaluate import MAX_DECISIONS, one_against_all
 
-TEACHERS = {"heckmeck": "solver", "sechs_nimmt": "heuristic", "diamant": "heuristic", "court": "heuristic"}
-"""The bot each game imitates first: its strongest bot that is quick enough to play thousands of games."""
+TEACHERS = {"heckmeck": "solver", "sechs_nimmt": "search", "diamant": "search", "court": "heuristic"}
+"""The bot each game imitates first: its strongest bot (5-45 ms a move)."""
 
 
 @dataclass
@@ -68,10 +72,12 @@ class ExpertConfig:
     out: str = "runs"
     teacher: str = ""
     teacher_games: int = 1500
+    teacher_rounds: int = 1
     iterations: int = 20
     games: int = 150
     simulations: int = 24
     hidden: tuple[int, ...] = (256, 256)
+    action_head: int = 64
     epochs: int = 4
     batch_size: int = 256
     learning_rate: float = 1e-3
@@ -93,6 +99,7 @@ class ExpertConfig:
         self.hidden = tuple(self.hidden)
         for name in (
             "teacher_games",
+            "teacher_rounds",
             "iterations",
             "games",
             "simulations",
@@ -140,33 +147,52 @@ class Samples:
 
 RANDOM_SEATS = 0.25
 """In imitation games, the share of seats played by ``random`` instead of the teacher."""
+RANDOM, TEACHER, LEARNER = 0, 1, 2
+"""Who plays a seat of an imitation game."""
 
 _NETS: dict[str, PolicyValueNet] = {}
 
 
-def play_one(task: tuple[str, dict[str, bool], int, str, int, int]) -> Samples:
-    """One recorded game: ``(game, options, seats, player, simulations, seed)``.
+def _net(path: str) -> PolicyValueNet:
+    net = _NETS.get(path)
+    if net is None:
+        net = _NETS[path] = PolicyValueNet.load(path)
+    return net
 
-    ``player`` is a bot name (its moves are the policy targets) or the path of a
-    network (the search's visit counts are). Every decision gives the mover's
-    observation with its target and a value-only sample of one other seat's.
+
+Task = tuple[str, dict[str, bool], int, str, str, int, int]
+"""One game to record: ``(game, options, seats, player, learner, simulations, seed)``."""
+
+
+def play_one(task: Task) -> Samples:
+    """One recorded game: ``(game, options, seats, player, learner, simulations, seed)``.
+
+    ``player`` is a bot name (the teacher: its moves are the policy targets) or
+    the path of a network (the search's visit counts are). With a teacher, about
+    a quarter of the seats play ``random`` (no targets); with a ``learner``
+    network as well, half of the others are played by that network, and the
+    teacher's move is still the target at each of their decisions. Every
+    decision gives the mover's observation with its target and a value-only
+    sample of one other seat's.
     """
-    game_name, options, n, player, simulations, seed = task
+    game_name, options, n, player, learner, simulations, seed = task
     game = make(game_name, n, **options)
     rng = np.random.default_rng(seed)
     chance = np.random.default_rng(rng.integers(2**63))
     net = None
-    bots = []
+    bots: list[Any] = []
     if player.endswith(".npz"):
-        net = _NETS.get(player)
-        if net is None:
-            net = _NETS[player] = PolicyValueNet.load(player)
+        net = _net(player)
     else:
-        teacher = rng.random(n) >= RANDOM_SEATS
-        teacher[rng.integers(n)] = True
-        bots = [make_bot(player if t else "random", game) for t in teacher]
+        kind = np.where(rng.random(n) < RANDOM_SEATS, RANDOM, TEACHER)
+        if learner:
+            kind[(kind == TEACHER) & (rng.random(n) < 0.5)] = LEARNER
+        if (kind == RANDOM).all():
+            kind[rng.integers(n)] = TEACHER
+        bots = [make_bot("random" if k == RANDOM else player, game) for k in kind]
         for bot in bots:
             bot.reset(int(rng.integers(2**31)))
+        student = AgentBot(_net(learner)) if learner else None
     obs: list[np.ndarray] = []
     targets: list[np.ndarray] = []
     seat_of: list[int] = []
@@ -179,8 +205,10 @@ def play_one(task: tuple[str, dict[str, bool], int, str, int, int]) -> Samples:
         target = np.zeros(game.num_actions, np.float32)
         if net is None:
             action = bots[mover].act(at)
-            if teacher[mover]:
+            if kind[mover] != RANDOM:
                 target[action] = 1.0
+            if kind[mover] == LEARNER:
+                action = student.act(at)  # type: ignore[union-attr]  # a learner seat implies a student
         else:
             root = search(at, net, simulations, rng, noise=0.25)
             target[root.legal] = root.visits / root.visits.sum()
@@ -203,16 +231,23 @@ def play_one(task: tuple[str, dict[str, bool], int, str, int, int]) -> Samples:
     )
 
 
-def _tasks(config: ExpertConfig, player: str, games: int, simulations: int, seed: int) -> Iterator[tuple]:
+def generate(
+    config: ExpertConfig, player: str, games: int, simulations: int, seed: int, learner: str = ""
+) -> Samples:
+    """Play ``games`` recorded games in ``workers`` processes, seat counts taken in turn."""
     rng = np.random.default_rng(seed)
-    for i in range(games):
-        n = config.seats[i % len(config.seats)]
-        yield (config.game, {}, n, player, simulations, int(rng.integers(2**62)))
-
-
-def generate(config: ExpertConfig, player: str, games: int, simulations: int, seed: int) -> Samples:
-    """Play ``games`` recorded games in ``workers`` processes."""
-    tasks = list(_tasks(config, player, games, simulations, seed))
+    tasks: list[Task] = [
+        (
+            config.game,
+            {},
+            config.seats[i % len(config.seats)],
+            player,
+            learner,
+            simulations,
+            int(rng.integers(2**62)),
+        )
+        for i in range(games)
+    ]
     if config.workers == 1:
         parts = [play_one(t) for t in tasks]
     else:
@@ -224,6 +259,23 @@ def generate(config: ExpertConfig, player: str, games: int, simulations: int, se
 # --------------------------------------------------------------------------- learning
 
 
+_HEAD_TENSORS = (
+    ("shared", "weight"),
+    ("context", "weight"),
+    ("shared", "bias"),
+    ("out", "weight"),
+    ("out", "bias"),
+    ("rest", "weight"),
+    ("rest", "bias"),
+)
+"""The torch tensors of an ``ActionFieldHead``, in the order of :func:`_head_arrays`."""
+
+
+def _head_arrays(head: ActionHead) -> list[np.ndarray]:
+    """An :class:`ActionHead`'s arrays in the shapes of ``_HEAD_TENSORS``."""
+    return [head.card, head.context, head.bias, head.out[None, :], head.out_bias, head.rest, head.rest_bias]
+
+
 def fit(net: PolicyValueNet, data: Samples, config: ExpertConfig, seed: int) -> tuple[PolicyValueNet, dict]:
     """Train ``net`` on ``data`` for ``epochs`` with torch; the new numpy network and the losses."""
     import torch
@@ -231,20 +283,35 @@ def fit(net: PolicyValueNet, data: Samples, config: ExpertConfig, seed: int) -> 
 
     torch.manual_seed(seed)
     torch.set_num_threads(1)  # small layers: more threads only wait on each other on a shared machine
-    sizes = [net.observation_size, *config.hidden]
+    hidden = net.weights[: net._hidden]
+    sizes = [net.observation_size, *(w.shape[0] for w in hidden)]
     trunk = nn.Sequential(*[m for a, b in itertools.pairwise(sizes) for m in (nn.Linear(a, b), nn.ReLU())])
-    policy_head = nn.Linear(sizes[-1], net.num_actions)
     value_head = nn.Linear(sizes[-1], 1)
+    scale = torch.from_numpy(net.scale)
+    head = net.head
+    if head is None:
+        policy_head: nn.Module = nn.Linear(sizes[-1], net.num_actions)
+        index = None
+    else:
+        from tablezoo.training.sb3_policy import ActionFieldHead
+
+        policy_head = ActionFieldHead(
+            sizes[-1], list(head.offsets), head.size, len(head.bias), net.num_actions, nn.ReLU
+        )
+        index = torch.from_numpy(head.index)
+    trunk_linears = [m for m in trunk if isinstance(m, nn.Linear)]
     with torch.no_grad():  # start from the current numpy weights
-        linears = [m for m in trunk if isinstance(m, nn.Linear)] + [policy_head]
-        for layer, w, b in zip(linears, net.weights, net.biases, strict=True):
+        for layer, w, b in zip(trunk_linears, hidden, net.biases, strict=False):
             layer.weight.copy_(torch.from_numpy(w))
             layer.bias.copy_(torch.from_numpy(b))
+        arrays = [net.weights[-1], net.biases[-1]] if head is None else _head_arrays(head)
+        tensors = [("", "weight"), ("", "bias")] if head is None else _HEAD_TENSORS
+        for (module, name), array in zip(tensors, arrays, strict=True):
+            policy_head.get_parameter(f"{module}.{name}".lstrip(".")).copy_(torch.from_numpy(array))
         value_head.weight.copy_(torch.from_numpy(net.value_w[None, :]))
         value_head.bias.fill_(net.value_b)
     params = [*trunk.parameters(), *policy_head.parameters(), *value_head.parameters()]
     optimiser = torch.optim.Adam(params, lr=config.learning_rate, weight_decay=1e-5)
-    scale = torch.from_numpy(net.scale)
     obs = torch.from_numpy(data.obs)
     policy = torch.from_numpy(data.policy.astype(np.float32))
     value = torch.from_numpy(data.value)
@@ -255,11 +322,15 @@ def fit(net: PolicyValueNet, data: Samples, config: ExpertConfig, seed: int) -> 
         order = torch.randperm(len(value), generator=generator)
         for start in range(0, len(order), config.batch_size):
             idx = order[start : start + config.batch_size]
-            h = trunk(obs[idx].float() / scale)
-            logits = policy_head(h)
+            x = obs[idx].float() / scale
+            h = trunk(x)
             mask = has_policy[idx]
-            logp = torch.log_softmax(logits[mask], dim=1)
-            p_loss = -(policy[idx][mask] * logp).sum(dim=1).mean() if mask.any() else logits.sum() * 0
+            if mask.any():
+                latent = h[mask] if index is None else torch.cat([h[mask], x[mask][:, index]], dim=1)
+                logp = torch.log_softmax(policy_head(latent), dim=1)
+                p_loss = -(policy[idx][mask] * logp).sum(dim=1).mean()
+            else:
+                p_loss = h.sum() * 0
             v_loss = nn.functional.binary_cross_entropy_with_logits(value_head(h).squeeze(1), value[idx])
             optimiser.zero_grad()
             (p_loss + v_loss).backward()
@@ -267,14 +338,31 @@ def fit(net: PolicyValueNet, data: Samples, config: ExpertConfig, seed: int) -> 
             totals["policy_loss"] += p_loss.item()
             totals["value_loss"] += v_loss.item()
             totals["batches"] += 1
-    linears = [m for m in trunk if isinstance(m, nn.Linear)] + [policy_head]
+
+    def numpy(t: Any) -> np.ndarray:
+        return t.detach().numpy().copy()
+
+    weights = [numpy(m.weight) for m in trunk_linears]
+    biases = [numpy(m.bias) for m in trunk_linears]
+    new_head = None
+    if head is None:
+        weights.append(numpy(policy_head.get_parameter("weight")))
+        biases.append(numpy(policy_head.get_parameter("bias")))
+    else:
+        card, context, bias, out, out_bias, rest, rest_bias = (
+            numpy(policy_head.get_parameter(f"{module}.{name}")) for module, name in _HEAD_TENSORS
+        )
+        new_head = ActionHead(
+            head.offsets, head.size, card, context, bias, out.reshape(-1), out_bias, rest, rest_bias
+        )
     new = PolicyValueNet(
-        [m.weight.detach().numpy().copy() for m in linears],
-        [m.bias.detach().numpy().copy() for m in linears],
-        value_head.weight.detach().numpy().reshape(-1).copy(),
-        value_head.bias.detach().numpy().copy(),
+        weights,
+        biases,
+        numpy(value_head.weight).reshape(-1),
+        numpy(value_head.bias),
         net.scale,
         net.meta,
+        new_head,
     )
     batches = max(1, totals.pop("batches"))
     return new, {k: round(v / batches, 4) for k, v in totals.items()}
@@ -322,7 +410,7 @@ def run_expert(config: ExpertConfig) -> Path:
         with np.load(run / "buffer.npz") as b:
             data = Samples(b["obs"], b["policy"], b["value"])
     else:
-        net = PolicyValueNet.initial(game, config.hidden, config.seed)
+        net = PolicyValueNet.initial(game, config.hidden, config.seed, config.action_head)
         data = Samples.empty(game.padded_spec.size, game.num_actions)
     for iteration in range(len(done), config.iterations + 1):
         spent = (time.monotonic() - started) / 3600
@@ -331,14 +419,18 @@ def run_expert(config: ExpertConfig) -> Path:
             break
         t0 = time.monotonic()
         seed = config.seed * 1000 + iteration
-        player = f"teacher {config.teacher}" if iteration == 0 else f"search={config.simulations}"
+        imitating = iteration < config.teacher_rounds
+        learner = str(run / "net.npz") if iteration > 0 else ""
+        player = f"search={config.simulations}"
+        if imitating:
+            player = f"teacher {config.teacher}" + (" with the network" if learner else "")
         played = run / f"played-{iteration}.npz"
         if played.exists():  # played before a stop, not yet learnt from
             with np.load(played) as b:
                 new = Samples(b["obs"], b["policy"], b["value"])
         else:
-            if iteration == 0:
-                new = generate(config, config.teacher, config.teacher_games, 0, seed)
+            if imitating:
+                new = generate(config, config.teacher, config.teacher_games, 0, seed, learner)
             else:
                 new = generate(config, str(run / "net.npz"), config.games, config.simulations, seed)
             np.savez(played, obs=new.obs, policy=new.policy, value=new.value)

@@ -53,7 +53,7 @@ import numpy as np
 
 from tablezoo.bots import registry
 from tablezoo.bots.net import PolicyValueNet
-from tablezoo.bots.policy import NumpyPolicy
+from tablezoo.bots.policy import ActionHead, NumpyPolicy
 from tablezoo.bots.registry import check_policy_fits
 from tablezoo.games import GAMES, make
 from tablezoo.games.core import TERMINAL, ConfigError, Game, ObservationSpec, TablezooError
@@ -236,7 +236,7 @@ def _policy_graph(policy: NumpyPolicy) -> tuple[list[Any], list[Any]]:
             x = f"h{i + 1}"
             nodes.append(helper.make_node(_ONNX_OPS[policy.activation], [out], [x], name=f"act{i}"))
     if policy.head is not None:
-        head_inits, head_nodes = _head_graph(policy, "x0", x, "raw_logits")
+        head_inits, head_nodes = _head_graph(policy.head, policy.activation, "x0", x, "raw_logits")
         inits += head_inits
         nodes += head_nodes
     return inits, nodes
@@ -271,7 +271,8 @@ def _net_graph(net: PolicyValueNet, game: Game[Any], padded: bool) -> tuple[list
             node("Add", ["spread", "pad_seats"], ["padded"], name="seat_count_one_hot"),
         ]
         x = "padded"
-    last = len(net.weights) - 1
+    observation = x
+    last = len(net.weights) - 1 if net.head is None else len(net.weights)
     for i, (w, b) in enumerate(zip(net.weights, net.biases, strict=True)):
         # The scale folded into the first layer, as PolicyValueNet.forward does: the same floats.
         weight = w / net.scale[None, :] if i == 0 else w
@@ -284,6 +285,12 @@ def _net_graph(net: PolicyValueNet, game: Game[Any], padded: bool) -> tuple[list
         if i != last:
             x = f"h{i + 1}"
             nodes.append(node("Relu", [out], [x], name=f"act{i}"))
+    if net.head is not None:  # the head reads its fields scaled, as PolicyValueNet does
+        inits.append(numpy_helper.from_array(net.scale, "scale"))
+        nodes.append(node("Div", [observation, "scale"], ["scaled"], name="scale_observation"))
+        head_inits, head_nodes = _head_graph(net.head, "relu", "scaled", x, "raw_logits")
+        inits += head_inits
+        nodes += head_nodes
     inits += [
         numpy_helper.from_array(net.value_w.reshape(1, -1), "value_w"),
         numpy_helper.from_array(np.array([net.value_b], np.float32), "value_b"),
@@ -297,13 +304,13 @@ def _net_graph(net: PolicyValueNet, game: Game[Any], padded: bool) -> tuple[list
     return inits, nodes
 
 
-def _head_graph(policy: NumpyPolicy, observation: str, context: str, out: str) -> tuple[list[Any], list[Any]]:
+def _head_graph(
+    head: ActionHead, activation: str, observation: str, context: str, out: str
+) -> tuple[list[Any], list[Any]]:
     """Initializers and nodes of an :class:`~tablezoo.bots.policy.ActionHead`: ``out`` from the
     scaled ``observation`` and the hidden layers' ``context`` (both ``[batch, ...]``)."""
     from onnx import helper, numpy_helper
 
-    head = policy.head
-    assert head is not None
     fields, size = len(head.offsets), head.size
     # card @ [f_1..f_F, position] + bias = fields part + (position * its column + bias), the latter a constant
     constant = head.position * head.card[:, -1] + head.bias  # (K, H)
@@ -321,7 +328,7 @@ def _head_graph(policy: NumpyPolicy, observation: str, context: str, out: str) -
         "head_rest_bias": head.rest_bias,
     }
     inits = [numpy_helper.from_array(np.asarray(v), k) for k, v in arrays.items()]
-    act = _ONNX_OPS[policy.activation]
+    act = _ONNX_OPS[activation]
     node = helper.make_node
     nodes = [
         node("Gather", [observation, "head_index"], ["head_flat"], name="head_gather", axis=1),
@@ -410,21 +417,21 @@ def describe_export(
         }
     else:
         layers = [policy.observation_size, *(w.shape[0] for w in policy.weights)]
-        if policy.head is not None:  # the last layer is the shared action head
-            head = policy.head
-            layers.append(
-                {
-                    "action_head": {
-                        "fields": list(game.action_fields),
-                        "actions": head.size,
-                        "hidden": len(head.bias),
-                        "others": len(head.rest_bias),
-                    }
-                }
-            )
         scale = policy.scale
         structure = {"kind": "policy (tablezoo.bots.policy.NumpyPolicy)", "activation": policy.activation}
         structure["layers"] = layers
+    if policy.head is not None:  # the last layer is the shared action head
+        head = policy.head
+        layers.append(
+            {
+                "action_head": {
+                    "fields": list(game.action_fields),
+                    "actions": head.size,
+                    "hidden": len(head.bias),
+                    "others": len(head.rest_bias),
+                }
+            }
+        )
     if padded:
         observation_doc = (
             "the seat's padded observation (raw values, padded as `padding` says; the game's "

@@ -16,27 +16,37 @@ from tablezoo.bots.search import AgentBot
 from tablezoo.games import make
 from tablezoo.games.core import ConfigError
 from tablezoo.training.cli import build_parser
-from tablezoo.training.expert import ExpertConfig, Samples, play_one, run_expert
+from tablezoo.training.expert import ExpertConfig, Samples, fit, play_one, run_expert
 
-TINY = dict(teacher_games=6, games=2, simulations=4, hidden=(16,), epochs=1, workers=1, eval_games=2)
+TINY = dict(
+    teacher="heuristic",
+    teacher_games=6,
+    games=2,
+    simulations=4,
+    hidden=(16,),
+    epochs=1,
+    workers=1,
+    eval_games=2,
+)
 
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("runs")
-    return run_expert(ExpertConfig(game="diamant", out=str(out), iterations=1, **TINY))  # type: ignore[arg-type]
+    return run_expert(ExpertConfig(game="diamant", out=str(out), teacher_rounds=2, iterations=2, **TINY))  # type: ignore[arg-type]
 
 
 def test_a_run_saves_a_network_per_round_and_a_log(run: Path) -> None:
     log = [json.loads(line) for line in (run / "log.jsonl").open()]
-    assert [e["iteration"] for e in log] == [0, 1]
-    assert log[0]["player"] == "teacher heuristic" and log[1]["player"] == "search=4"
+    assert [e["iteration"] for e in log] == [0, 1, 2]
+    players = ["teacher heuristic", "teacher heuristic with the network", "search=4"]
+    assert [e["player"] for e in log] == players
     assert all(e["decisions"] > 0 and e["new_samples"] >= e["decisions"] for e in log)
     assert set(log[1]["against_heuristic"]) == {"3p", "4p"}
-    for name in ("net.npz", "net-0.npz", "net-1.npz", "buffer.npz", "config.json"):
+    for name in ("net.npz", "net-0.npz", "net-2.npz", "buffer.npz", "config.json"):
         assert (run / name).exists()
     net = PolicyValueNet.load(run / "net.npz")
-    assert net.meta["iteration"] == 1 and net.meta["game"] == "diamant"
+    assert net.meta["iteration"] == 2 and net.meta["game"] == "diamant"
     for n in (3, 8):
         net.check_fits(make("diamant", n))
 
@@ -46,19 +56,51 @@ def test_a_run_resumes_after_its_last_round(run: Path, tmp_path: Path) -> None:
     copy.mkdir()
     for f in run.iterdir():
         copy.joinpath(f.name).write_bytes(f.read_bytes())
-    run_expert(ExpertConfig(game="diamant", out=str(tmp_path), iterations=2, **TINY))  # type: ignore[arg-type]
+    config = ExpertConfig(game="diamant", out=str(tmp_path), teacher_rounds=2, iterations=3, **TINY)  # type: ignore[arg-type]
+    run_expert(config)
     log = [json.loads(line) for line in (copy / "log.jsonl").open()]
-    assert [e["iteration"] for e in log] == [0, 1, 2]
-    assert log[2]["buffer"] == log[1]["buffer"] + log[2]["new_samples"]
+    assert [e["iteration"] for e in log] == [0, 1, 2, 3]
+    assert log[3]["buffer"] == log[2]["buffer"] + log[3]["new_samples"]
 
 
 def test_recorded_games_teach_the_mover_and_value_every_seat() -> None:
-    samples = play_one(("court", {}, 3, "heuristic", 0, 5))
+    samples = play_one(("court", {}, 3, "heuristic", "", 0, 5))
     has_policy = samples.policy.sum(axis=1) > 0
     assert 0 < has_policy.sum() < len(samples)  # the mover's rows only (and not the random seats')
     assert np.allclose(samples.policy[has_policy].astype(np.float32).sum(axis=1), 1, atol=1e-2)
     assert set(np.unique(samples.value)) <= {0.0, 1 / 3, 0.5, 1.0}
     assert samples.obs.shape[1] == make("court", 3).padded_spec.size
+
+
+def test_imitation_with_the_network_still_learns_the_teachers_moves(tmp_path: Path) -> None:
+    """DAgger: the network plays some of the teacher's seats; the targets stay the teacher's moves."""
+    game = make("diamant", 4)
+    learner = tmp_path / "net.npz"
+    PolicyValueNet.initial(game, (8,), seed=3).save(learner)
+    plain = [play_one(("diamant", {}, 4, "heuristic", "", 0, seed)) for seed in range(8)]
+    mixed = [play_one(("diamant", {}, 4, "heuristic", str(learner), 0, seed)) for seed in range(8)]
+    for samples in mixed:
+        rows = samples.policy[samples.policy.sum(axis=1) > 0].astype(np.float32)
+        assert len(rows) and ((rows == 0) | (rows == 1)).all() and (rows.sum(axis=1) == 1).all()
+    # the network's seats play other moves than the teacher would, so some games take another course
+    assert any(len(a) != len(b) or (a.obs != b.obs).any() for a, b in zip(plain, mixed, strict=True))
+
+
+@pytest.mark.parametrize("name", ["sechs_nimmt", "court"])
+def test_fitting_copies_every_weight_in_and_out(name: str) -> None:
+    """With a learning rate of 0 the trained network is the one it started from, action head included."""
+    game = make(name, 3)
+    net = PolicyValueNet.initial(game, (16, 8), seed=4)
+    assert (net.head is not None) == (name == "sechs_nimmt")
+    data = play_one((name, {}, 3, "heuristic", "", 0, 1))
+    config = ExpertConfig(game=name, epochs=1, learning_rate=0.0)
+    same, losses = fit(net, data, config, seed=0)
+    assert losses["policy_loss"] > 0 and losses["value_loss"] > 0
+    x = data.obs[:5].astype(np.float32)
+    for a, b in zip(same.forward(x), net.forward(x), strict=True):
+        assert np.allclose(a, b, atol=1e-6)
+    learnt, _ = fit(net, data, ExpertConfig(game=name, epochs=2), seed=0)
+    assert not np.allclose(learnt.forward(x)[0], net.forward(x)[0])
 
 
 def test_settings_out_of_range_are_refused() -> None:
@@ -83,7 +125,8 @@ def test_ship_writes_the_agent_and_a_card_with_every_seat_count(
     expert = re.findall(r"`(tablezoo expert [^`]*)`", card)[0]
     args = build_parser().parse_args(shlex.split(expert)[1:])
     assert args.teacher_games == 6 and args.simulations == 4 and args.hidden == [16]
-    assert args.iterations == 1  # the rounds the run played, not the ones it was allowed
+    assert args.teacher == "heuristic" and args.teacher_rounds == 2
+    assert args.iterations == 2  # the rounds the run played, not the ones it was allowed
     results = json.loads((tmp_path / "diamant.json").read_text())
     assert {r["seats"] for r in results} == set(range(3, 9))
     # the shipped agent now sits at every seat count, alone or searching

@@ -196,7 +196,11 @@ def test_the_json_describes_the_network(case: tuple[str, int], exported: dict[An
     assert len(source["sha256"]) == 64
     assert ("model_card" in source) == (game.info.name == "heckmeck")
     assert source["metadata"] == net.meta and source["metadata"]["trained"]["note"].startswith("random")
-    assert source["layers"] == [padded.size, 32, 16, game.num_actions]
+    if game.action_fields:  # 6 nimmt!'s cards are scored by one shared head
+        head = {"fields": list(game.action_fields), "actions": 104, "hidden": 64, "others": 4}
+        assert source["layers"] == [padded.size, 32, 16, {"action_head": head}]
+    else:
+        assert source["layers"] == [padded.size, 32, 16, game.num_actions]
 
     # The graph itself says the same.
     model = onnx.load(onnx_path)
