@@ -45,7 +45,7 @@ import itertools
 import json
 import multiprocessing as mp
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -120,29 +120,41 @@ class ExpertConfig:
 
 @dataclass
 class Samples:
-    """Training samples: padded observations, policy targets (or none), value targets."""
+    """Training samples: padded observations, legal moves, policy targets (or none), value targets."""
 
     obs: np.ndarray  # (N, size) uint8: every observation value is a whole number 0..255
+    legal: np.ndarray  # (N, actions) bool: the moves the policy chooses among
     policy: np.ndarray  # (N, actions) float16, rows of 0 where only the value is learned
     value: np.ndarray  # (N,) float32: the seat's final win share
 
     @classmethod
     def empty(cls, size: int, actions: int) -> Samples:
-        return cls(np.zeros((0, size), np.uint8), np.zeros((0, actions), np.float16), np.zeros(0, np.float32))
+        return cls(
+            np.zeros((0, size), np.uint8),
+            np.zeros((0, actions), bool),
+            np.zeros((0, actions), np.float16),
+            np.zeros(0, np.float32),
+        )
 
     @classmethod
     def join(cls, parts: list[Samples]) -> Samples:
-        return cls(
-            np.concatenate([p.obs for p in parts]),
-            np.concatenate([p.policy for p in parts]),
-            np.concatenate([p.value for p in parts]),
-        )
+        return cls(*(np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(cls)))
 
     def __len__(self) -> int:
         return len(self.value)
 
     def tail(self, n: int) -> Samples:
-        return Samples(self.obs[-n:], self.policy[-n:], self.value[-n:])
+        return Samples(*(getattr(self, f.name)[-n:] for f in fields(self)))
+
+    def save(self, path: Path) -> None:
+        np.savez(path, **{f.name: getattr(self, f.name) for f in fields(self)})
+
+    @classmethod
+    def load(cls, path: Path) -> Samples:
+        with np.load(path) as b:
+            # runs from before the legal moves were kept learn over every move, as they did then
+            legal = b["legal"] if "legal" in b else np.ones(b["policy"].shape, bool)
+            return cls(b["obs"], legal, b["policy"], b["value"])
 
 
 RANDOM_SEATS = 0.25
@@ -194,8 +206,10 @@ def play_one(task: Task) -> Samples:
             bot.reset(int(rng.integers(2**31)))
         student = AgentBot(_net(learner)) if learner else None
     obs: list[np.ndarray] = []
+    legal: list[np.ndarray] = []
     targets: list[np.ndarray] = []
     seat_of: list[int] = []
+    nothing = np.zeros(game.num_actions, bool)
     state = game.initial_state()
     for _ in range(MAX_DECISIONS):
         mover = game.advance(state, chance)
@@ -218,6 +232,7 @@ def play_one(task: Task) -> Samples:
         # policy samples at big tables)
         other = (mover + 1 + int(rng.integers(n - 1))) % n
         obs += [game.observe(state, mover), game.observe(state, other)]
+        legal += [at.mask.astype(bool), nothing]
         targets += [target, np.zeros_like(target)]
         seat_of += [mover, other]
         game.apply(state, action, check=False)
@@ -226,6 +241,7 @@ def play_one(task: Task) -> Samples:
     shares = np.array([win_share(game, state, s) for s in range(n)], np.float32)
     return Samples(
         game.pad(np.array(obs)).astype(np.uint8),
+        np.array(legal),
         np.array(targets, np.float16),
         shares[np.array(seat_of)],
     )
@@ -314,6 +330,7 @@ def fit(net: PolicyValueNet, data: Samples, config: ExpertConfig, seed: int) -> 
     optimiser = torch.optim.Adam(params, lr=config.learning_rate, weight_decay=1e-5)
     obs = torch.from_numpy(data.obs)
     policy = torch.from_numpy(data.policy.astype(np.float32))
+    illegal = torch.from_numpy(~data.legal)
     value = torch.from_numpy(data.value)
     has_policy = policy.sum(dim=1) > 0
     generator = torch.Generator().manual_seed(seed)
@@ -327,7 +344,10 @@ def fit(net: PolicyValueNet, data: Samples, config: ExpertConfig, seed: int) -> 
             mask = has_policy[idx]
             if mask.any():
                 latent = h[mask] if index is None else torch.cat([h[mask], x[mask][:, index]], dim=1)
-                logp = torch.log_softmax(policy_head(latent), dim=1)
+                # the policy over the legal moves only, as it plays: none of the network's
+                # capacity goes to ruling out moves the rules already rule out
+                logits = policy_head(latent).masked_fill(illegal[idx][mask], -1e9)
+                logp = torch.log_softmax(logits, dim=1)
                 p_loss = -(policy[idx][mask] * logp).sum(dim=1).mean()
             else:
                 p_loss = h.sum() * 0
@@ -407,8 +427,7 @@ def run_expert(config: ExpertConfig) -> Path:
     game: Game[Any] = make(config.game, config.seats[0])
     if done:
         net = PolicyValueNet.load(run / "net.npz")
-        with np.load(run / "buffer.npz") as b:
-            data = Samples(b["obs"], b["policy"], b["value"])
+        data = Samples.load(run / "buffer.npz")
     else:
         net = PolicyValueNet.initial(game, config.hidden, config.seed, config.action_head)
         data = Samples.empty(game.padded_spec.size, game.num_actions)
@@ -426,14 +445,13 @@ def run_expert(config: ExpertConfig) -> Path:
             player = f"teacher {config.teacher}" + (" with the network" if learner else "")
         played = run / f"played-{iteration}.npz"
         if played.exists():  # played before a stop, not yet learnt from
-            with np.load(played) as b:
-                new = Samples(b["obs"], b["policy"], b["value"])
+            new = Samples.load(played)
         else:
             if imitating:
                 new = generate(config, config.teacher, config.teacher_games, 0, seed, learner)
             else:
                 new = generate(config, str(run / "net.npz"), config.games, config.simulations, seed)
-            np.savez(played, obs=new.obs, policy=new.policy, value=new.value)
+            new.save(played)
         t1 = time.monotonic()
         data = Samples.join([data, new]).tail(config.buffer)
         net, losses = fit(net, data, config, seed)
@@ -442,7 +460,7 @@ def run_expert(config: ExpertConfig) -> Path:
         )
         net.save(run / f"net-{iteration}.npz")
         net.save(run / "net.npz")
-        np.savez(run / "buffer.npz", obs=data.obs, policy=data.policy, value=data.value)
+        data.save(run / "buffer.npz")
         played.unlink()
         t2 = time.monotonic()
         entry = {

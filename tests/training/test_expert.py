@@ -68,6 +68,7 @@ def test_recorded_games_teach_the_mover_and_value_every_seat() -> None:
     has_policy = samples.policy.sum(axis=1) > 0
     assert 0 < has_policy.sum() < len(samples)  # the mover's rows only (and not the random seats')
     assert np.allclose(samples.policy[has_policy].astype(np.float32).sum(axis=1), 1, atol=1e-2)
+    assert samples.legal[has_policy].any(axis=1).all() and not (samples.policy[~samples.legal] > 0).any()
     assert set(np.unique(samples.value)) <= {0.0, 1 / 3, 0.5, 1.0}
     assert samples.obs.shape[1] == make("court", 3).padded_spec.size
 
@@ -142,8 +143,23 @@ def test_ship_writes_the_agent_and_a_card_with_every_seat_count(
 
 def test_samples_keep_the_latest() -> None:
     parts = [
-        Samples(np.full((k, 2), k, np.uint8), np.zeros((k, 3), np.float16), np.full(k, k, np.float32))
+        Samples(
+            np.full((k, 2), k, np.uint8),
+            np.ones((k, 3), bool),
+            np.zeros((k, 3), np.float16),
+            np.full(k, k, np.float32),
+        )
         for k in (1, 2, 3)
     ]
     tail = Samples.join(parts).tail(4)
     assert tail.value.tolist() == [2, 3, 3, 3]
+
+
+def test_samples_round_trip_and_old_files_learn_over_every_move(tmp_path: Path) -> None:
+    samples = play_one(("diamant", {}, 3, "heuristic", "", 0, 2))
+    samples.save(tmp_path / "s.npz")
+    again = Samples.load(tmp_path / "s.npz")
+    for name in ("obs", "legal", "policy", "value"):
+        assert np.array_equal(getattr(again, name), getattr(samples, name))
+    np.savez(tmp_path / "old.npz", obs=samples.obs, policy=samples.policy, value=samples.value)
+    assert Samples.load(tmp_path / "old.npz").legal.all()
