@@ -312,6 +312,33 @@ def markdown(result: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+CARD_START = "<!-- strength league: written by benchmarks/strength.py --cards -->"
+CARD_END = "<!-- end of strength league -->"
+
+
+def update_card(path: Path, name: str, result: dict[str, Any]) -> bool:
+    """Put ``name``'s league and head-to-head tables into its model card; False if there is no card.
+
+    The section sits between :data:`CARD_START` and :data:`CARD_END`: a rerun replaces it,
+    and the rest of the card stays as the shipping script wrote it."""
+    if not path.exists():
+        return False
+    section = (
+        f"{CARD_START}\n## In the strength league\n\n"
+        f"Every bot of the game rated together (OpenSkill, Plackett-Luce), {result['games_per_league']} "
+        f"games per league, seed {result['seed']}: `{result['command']}`.\n\n"
+        f"{markdown({'games': {name: result['games'][name]}})}{CARD_END}\n"
+    )
+    text = path.read_text()
+    if CARD_START in text and CARD_END in text:
+        before, rest = text.split(CARD_START, 1)
+        text = before + section + rest.split(CARD_END, 1)[1].lstrip("\n")
+    else:
+        text = text.rstrip("\n") + "\n\n" + section
+    path.write_text(text)
+    return True
+
+
 def plot(result: dict[str, Any], path: Path) -> None:
     """One panel per game: each bot's mu with a bar of 2 sigma either side, one colour per seat count."""
     import matplotlib
@@ -375,6 +402,15 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--quick", action="store_true", help=f"{QUICK_GAMES} games each: a smoke run")
     parser.add_argument("--jobs", type=int, default=1, help="processes playing leagues side by side")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="folder for strength.json/.png/.md")
+    parser.add_argument(
+        "--cards",
+        type=Path,
+        nargs="?",
+        const=registry.AGENTS_DIR,
+        default=None,
+        help="also write each game's tables into its agent's model card <CARDS>/<game>.md "
+        "(without a folder: the shipped agents' cards)",
+    )
     args = parser.parse_args(argv)
     chosen = [g.strip() for g in args.games_filter.split(",") if g.strip()] or list(GAMES)
     unknown = [g for g in chosen if g not in GAMES]
@@ -441,6 +477,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     plot(result, args.out / "strength.png")
     print(table)
     print(f"({result['seconds']} s; written to {args.out}/strength.json, .md and .png)")
+    if args.cards is not None:
+        cards = [name for name in chosen if update_card(args.cards / f"{name}.md", name, result)]
+        print(f"model cards updated in {args.cards}: {', '.join(cards) or 'none (no card found)'}")
     return result
 
 

@@ -57,13 +57,23 @@ def test_league_seats_keep_within_what_a_game_seats(strength: ModuleType) -> Non
 def test_quick_run_writes_ratings_and_ranks_the_heuristic_above_random(
     strength: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    result = strength.main(
-        ["--quick", "--games-filter", "diamant", "--extra", "agent:depth=3", "--out", str(tmp_path)]
-    )
+    cards = tmp_path / "cards"
+    cards.mkdir()
+    (cards / "diamant.md").write_text("# Diamant: shipped agent\n\nHow it was trained.\n")
+    args = ["--quick", "--games-filter", "diamant", "--extra", "agent:depth=3", "--out", str(tmp_path)]
+    result = strength.main([*args, "--cards", str(cards)])
     assert json.loads((tmp_path / "strength.json").read_text()) == result
     assert (tmp_path / "strength.png").read_bytes().startswith(b"\x89PNG")
     table = (tmp_path / "strength.md").read_text()
     assert table in capsys.readouterr().out and "| Diamant | 3 | heuristic |" in table
+    # the agent's card carries the game's tables; a second run replaces them, the card's own text stays
+    card = (cards / "diamant.md").read_text()
+    assert card.startswith("# Diamant: shipped agent\n\nHow it was trained.\n") and table in card
+    (cards / "diamant.md").write_text(card + "A note after the league.\n")
+    assert strength.update_card(cards / "diamant.md", "diamant", result)
+    again = (cards / "diamant.md").read_text()
+    assert again.count("## In the strength league") == 1 and again.endswith("A note after the league.\n")
+    assert not strength.update_card(cards / "court.md", "court", result)  # no card, nothing written
     assert result["versions"]["openskill"] and result["versions"]["tablezoo"]
     assert "--quick" in result["command"] and result["seconds"] > 0
     # a name make_bot refuses is skipped with a note, not an error
