@@ -97,6 +97,32 @@ def expert_command(config: dict[str, Any], rounds: int) -> str:
     return command
 
 
+def _rounds(k: int) -> str:
+    return f"{k} round" + ("" if k == 1 else "s")
+
+
+def _training_text(config: dict[str, Any], rounds: int) -> str:
+    """The card's paragraph on how a run of ``rounds`` rounds trained its network."""
+    teacher_rounds = min(config.get("teacher_rounds", 1), rounds)
+    text = (
+        f"- Expert iteration (`tablezoo.training.expert`): imitation of the `{config['teacher']}` bot "
+        f"({config['teacher_games']} games a round"
+    )
+    if teacher_rounds > 1:
+        text += (
+            f", {_rounds(teacher_rounds)}: the first with the teacher at its seats, the others with the "
+            "network at half of them and the teacher saying what it would have played"
+        )
+    text += ")"
+    if rounds > teacher_rounds:
+        text += (
+            f", then {_rounds(rounds - teacher_rounds)} of self-play in which network-guided search "
+            f"({config['simulations']} simulations a move) plays every seat and the network learns the "
+            "search's visit counts and the games' outcomes"
+        )
+    return text + f". Seat counts {', '.join(map(str, config['seats']))}, in turn."
+
+
 def measure(task: tuple[str, int, str, str, int, int]) -> dict[str, Any]:
     """One row: ``(game, seats, agent bot name, opponent bot name, games, seed)`` -> the agent's standing."""
     game_name, n, agent, opponent, games, seed = task
@@ -213,6 +239,19 @@ def main(argv: list[str] | None = None) -> None:
     )
     shutil.copyfile(net_file, AGENTS_DIR / f"{game_name}.npz")
     hidden = net.meta.get("hidden", [w.shape[0] for w in net.weights[:-1]])
+    trained = _training_text(config, len(log))
+    policy_layer = f"{net.num_actions} action logits"
+    if net.head is not None:
+        policy_layer = (
+            f"{net.num_actions} action logits (the first {net.head.size} from one action head of "
+            f"{len(net.head.bias)} hidden units shared by those actions, reading each one's entries "
+            "of the action fields; the others linear)"
+        )
+    ship_command = f"python -m tablezoo.training.ship runs/expert-{game_name} " + " ".join(
+        f"--{key.replace('_', '-')} {value}"
+        for key, value in vars(args).items()
+        if key not in ("run", "jobs") and value != parser.get_default(key)
+    )
     card = f"""# {info.title}: shipped agent, every seat count ({info.min_seats} to {info.max_seats})
 
 Seat it with the bot name `agent` (the network alone: about a millisecond a move) or
@@ -223,17 +262,13 @@ writes it as ONNX.
 
 ## How it was trained
 
-- Expert iteration (`tablezoo.training.expert`): imitation of the `{config["teacher"]}` bot
-  ({config["teacher_games"]} games), then rounds of self-play in which network-guided search
-  ({config["simulations"]} simulations a move) plays every seat and the network learns the
-  search's visit counts and the games' outcomes. Seat counts {", ".join(map(str, config["seats"]))},
-  in turn.
+{trained}
 - Network: padded observation ({net.observation_size} inputs, the seat count one-hot) -> hidden
-  layers {hidden} (ReLU) -> {net.num_actions} action logits and a win-share head.
+  layers {hidden} (ReLU) -> {policy_layer} and a win-share head.
 - {len(log)} rounds, {decisions} recorded decisions, {hours:.2f} hours of play and training on
   {config["workers"]} self-play process(es) of a shared 2-core machine.
 - Reproduce (from a clean clone, after `make`): `{expert_command(config, len(log))}`, then
-  `python -m tablezoo.training.ship runs/expert-{game_name}`.
+  `{ship_command}`.
 
 | round | player | decisions | buffer | policy loss | value loss | seconds | network alone vs heuristic |
 |---|---|---|---|---|---|---|---|

@@ -128,6 +128,9 @@ def test_ship_writes_the_agent_and_a_card_with_every_seat_count(
     assert args.teacher_games == 6 and args.simulations == 4 and args.hidden == [16]
     assert args.teacher == "heuristic" and args.teacher_rounds == 2
     assert args.iterations == 2  # the rounds the run played, not the ones it was allowed
+    assert "2 rounds: the first with the teacher" in card and "then 1 round of self-play" in card
+    ship_line = re.findall(r"`(python -m tablezoo.training.ship [^`]*)`", card)[0]
+    assert "--games 3 --search 2 --search-games 2" in ship_line and "--jobs" not in ship_line
     results = json.loads((tmp_path / "diamant.json").read_text())
     assert {r["seats"] for r in results} == set(range(3, 9))
     # the shipped agent now sits at every seat count, alone or searching
