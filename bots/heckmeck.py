@@ -58,6 +58,10 @@ class TurnSolver:
             if s in opponent_tops:
                 best = max(best or 0, worms(s))
             self.claim[s] = best
+        # the values of this board's positions, kept as long as the solver (functools.cache on the
+        # methods would keep every solver ever made alive, in one cache shared by all of them)
+        self.after_keep = functools.cache(self._after_keep)
+        self.before_roll = functools.cache(self._before_roll)
 
     @classmethod
     def for_state(cls, state: HeckmeckState) -> TurnSolver:
@@ -69,8 +73,7 @@ class TurnSolver:
         """The best claim with these kept faces (a bit mask) and sum, or None."""
         return self.claim[total] if kept >> WORM & 1 else None
 
-    @functools.cache  # noqa: B019 - one solver per board; the cache lives as long as the solver
-    def after_keep(self, kept: int, left: int, total: int) -> float:
+    def _after_keep(self, kept: int, left: int, total: int) -> float:
         """Value of a position after a keep: the better of stopping and rolling on."""
         claim = self.claim_value(kept, total)
         if left == 0 or kept == ALL_FACES:
@@ -78,8 +81,7 @@ class TurnSolver:
         rolling = self.before_roll(kept, left, total)
         return rolling if claim is None else max(claim, rolling)
 
-    @functools.cache  # noqa: B019
-    def before_roll(self, kept: int, left: int, total: int) -> float:
+    def _before_roll(self, kept: int, left: int, total: int) -> float:
         """Expected value of rolling ``left`` dice, keeping the best face each time."""
         expected = 0.0
         for counts, p in roll_distribution(left):

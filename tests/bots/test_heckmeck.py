@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gc
+import weakref
+
 import numpy as np
 import pytest
 
@@ -58,3 +61,14 @@ def _play(bots: list, seed: int) -> list[int]:
 def test_solver_beats_random_players() -> None:
     wins = sum(0 in _play([HeckmeckSolverBot(), RandomBot(s), RandomBot(s + 100)], s) for s in range(4))
     assert wins >= 3
+
+
+def test_a_solver_and_its_cached_values_go_when_it_is_dropped() -> None:
+    """Each board's solver keeps its own cache: a long-running table does not keep every board it saw."""
+    solver = TurnSolver(list(range(21, 37)), [], [])
+    value = solver.before_roll(0, 8, 0)
+    ref = weakref.ref(solver)
+    del solver
+    gc.collect()
+    assert ref() is None
+    assert TurnSolver(list(range(21, 37)), [], []).before_roll(0, 8, 0) == value
