@@ -100,7 +100,6 @@ class ExpertConfig:
         for name in (
             "teacher_games",
             "teacher_rounds",
-            "iterations",
             "games",
             "simulations",
             "epochs",
@@ -109,6 +108,8 @@ class ExpertConfig:
         ):
             if getattr(self, name) < 1:
                 raise ConfigError(f"--{name.replace('_', '-')} is at least 1, not {getattr(self, name)}")
+        if self.iterations < 0:
+            raise ConfigError(f"--iterations is at least 0 (imitation only), not {self.iterations}")
 
     @property
     def run_dir(self) -> Path:

@@ -169,13 +169,21 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=2026, help="seed of the evaluation tournaments")
     parser.add_argument("--jobs", type=int, default=2, help="rows measured at once, one process each")
     parser.add_argument("--turns", type=int, default=4000, help="Heckmeck: opening turns sampled")
+    parser.add_argument(
+        "--round", type=int, default=None, help="ship the network of this round (default: the last)"
+    )
     args = parser.parse_args(argv)
 
     config = json.loads((args.run / "config.json").read_text())
     log = [json.loads(line) for line in (args.run / "log.jsonl").open()]
+    net_file = args.run / "net.npz"
+    if args.round is not None:
+        if not 0 <= args.round < len(log):
+            parser.error(f"--round: the run has rounds 0 to {len(log) - 1}, not {args.round}")
+        log = log[: args.round + 1]
+        net_file = args.run / f"net-{args.round}.npz"
     game_name = config["game"]
     info = game_class(game_name).info
-    net_file = args.run / "net.npz"
     net = PolicyValueNet.load(net_file)
     agent = str(net_file)
     searcher = f"{net_file}:search={args.search}"

@@ -109,6 +109,8 @@ def test_settings_out_of_range_are_refused() -> None:
         ExpertConfig(game="court", seats=[6])
     with pytest.raises(ConfigError, match="--simulations is at least 1"):
         ExpertConfig(game="court", simulations=0)
+    with pytest.raises(ConfigError, match=r"--iterations is at least 0 \(imitation only\), not -1"):
+        ExpertConfig(game="court", iterations=-1)
 
 
 def test_ship_writes_the_agent_and_a_card_with_every_seat_count(
@@ -142,6 +144,19 @@ def test_ship_writes_the_agent_and_a_card_with_every_seat_count(
         assert isinstance(bot, AgentBot) and bot.simulations == 3
     with pytest.raises(ConfigError, match=r"takes search=0, c_puct=1\.5, horizon=0"):
         registry.make_bot("agent:depth=3", make("diamant", 4))
+
+
+def test_ship_can_take_an_earlier_round(run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tablezoo.training import ship
+
+    monkeypatch.setattr(ship, "AGENTS_DIR", tmp_path)
+    ship.main([str(run), "--round", "0", "--games", "2", "--search", "0", "--jobs", "1"])
+    assert (tmp_path / "diamant.npz").read_bytes() == (run / "net-0.npz").read_bytes()
+    card = (tmp_path / "diamant.md").read_text()
+    assert "| 0 | teacher heuristic |" in card and "| 1 |" not in card
+    assert "--iterations 0" in card and "--round 0" in card
+    with pytest.raises(SystemExit):
+        ship.main([str(run), "--round", "3"])
 
 
 def test_samples_keep_the_latest() -> None:
