@@ -61,7 +61,8 @@ from tablezoo.games.core import TERMINAL, ConfigError, Game
 from tablezoo.training.evaluate import MAX_DECISIONS, one_against_all
 
 TEACHERS = {"heckmeck": "solver", "sechs_nimmt": "search", "diamant": "search", "court": "heuristic"}
-"""The bot each game imitates first: its strongest bot (5-45 ms a move)."""
+"""The bot each game imitates first: its strongest bot (6 nimmt!'s ``search`` is slow at big tables:
+``--teacher heuristic`` trains in minutes)."""
 
 
 @dataclass
@@ -252,6 +253,7 @@ def generate(
     config: ExpertConfig, player: str, games: int, simulations: int, seed: int, learner: str = ""
 ) -> Samples:
     """Play ``games`` recorded games in ``workers`` processes, seat counts taken in turn."""
+    _NETS.clear()  # the network file is rewritten every round: a process playing in place reloads it
     rng = np.random.default_rng(seed)
     tasks: list[Task] = [
         (

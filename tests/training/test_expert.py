@@ -104,6 +104,23 @@ def test_fitting_copies_every_weight_in_and_out(name: str) -> None:
     assert not np.allclose(learnt.forward(x)[0], net.forward(x)[0])
 
 
+def test_each_round_plays_the_network_of_the_round_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Played in this process (one worker), a round still reads the network file anew."""
+    from tablezoo.training import expert
+
+    path = tmp_path / "net.npz"
+    PolicyValueNet.initial(make("diamant", 3), (8,), seed=1).save(path)
+    loads: list[str] = []
+    real = PolicyValueNet.load
+    monkeypatch.setattr(PolicyValueNet, "load", lambda p: loads.append(str(p)) or real(p))
+    config = ExpertConfig(game="diamant", seats=[3], **TINY)  # type: ignore[arg-type]
+    for _ in range(2):
+        expert.generate(config, str(path), 2, 2, seed=0)
+    assert loads == [str(path), str(path)]
+
+
 def test_settings_out_of_range_are_refused() -> None:
     with pytest.raises(ConfigError, match=r"2 to 5 players, not \[6\]"):
         ExpertConfig(game="court", seats=[6])
