@@ -227,6 +227,7 @@ class Diamant(Game[DiamantState]):
             for seat in range(n):
                 rotate[seat, at : at + n] = [at + s for s in relative_seats(seat, n)]
         self._rotate = rotate
+        self._rotations = list(rotate)  # one index array per seat: a row of a 2-D array costs a lookup
         self._table_memo: _Table | None = None
 
     def _add_aliases(self) -> None:
@@ -429,7 +430,7 @@ class Diamant(Game[DiamantState]):
         return memo
 
     def observe(self, state: DiamantState, seat: int) -> np.ndarray:
-        obs = self._table(state).observations[seat].copy()
+        obs = self._table(state).seat0[self._rotations[seat]]  # a new array
         # what changes with every decision: who has chosen, and the observer's own choice
         choices, n = state.choices, self.num_seats
         at = self._o_chosen
@@ -596,7 +597,7 @@ class Diamant(Game[DiamantState]):
 
 
 class _Table:
-    """The observations of a Diamant state for every seat, with no choice made yet.
+    """Seat 0's observation of a Diamant state with no choice made yet (every seat's is a permutation).
 
     It keeps copies of what it was built from, so :meth:`Diamant._table` can tell
     whether a state still has it.
@@ -608,10 +609,10 @@ class _Table:
         "deck",
         "hauls",
         "inside",
-        "observations",
         "path_length",
         "pool",
         "removed",
+        "seat0",
         "seen",
     )
 
@@ -636,7 +637,7 @@ class _Table:
             *self.deck,
             *self.removed,
         ]
-        self.observations = np.array(seat0, np.float32)[game._rotate]
+        self.seat0 = np.array(seat0, np.float32)
 
 
 def observation_fields(num_seats: int) -> tuple[Field, ...]:
