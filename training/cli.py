@@ -256,6 +256,13 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("game", choices=list(GAMES), help="the game (the agent plays every seat count)")
     x.add_argument("--out", default=None, help="parent folder of the run folder expert-GAME (default runs)")
     x.add_argument("--teacher", default=None, help="bot imitated first (default: the game's best quick bot)")
+    x.add_argument(
+        "--teacher-at",
+        nargs="+",
+        default=None,
+        metavar="SEATS=BOT",
+        help="another teacher at tables of SEATS seats, e.g. 2=search (default: --teacher at every table)",
+    )
     x.add_argument("--teacher-games", type=int, default=None, help="games the teacher plays (default 1500)")
     x.add_argument(
         "--teacher-rounds",

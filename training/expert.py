@@ -15,7 +15,9 @@ search of :mod:`tablezoo.bots.search`):
    ended with. From the second imitation round on, the network itself plays
    half of the teacher's seats and the teacher only says what it would have
    played (DAgger): the network learns to recover from the positions its own
-   mistakes lead to, which the teacher never reaches.
+   mistakes lead to, which the teacher never reaches. ``teacher_at`` gives
+   a table size a teacher of its own (``--teacher-at 2=search``: a search that
+   is strong but slow where it is strongest, the quick heuristic elsewhere).
 2. **Expert iteration** (the rounds after): every seat is played by the
    search (``simulations`` per move, Dirichlet noise at the root), guided by the
    current network. The network then learns the search's visit distribution
@@ -72,6 +74,7 @@ class ExpertConfig:
     game: str
     out: str = "runs"
     teacher: str = ""
+    teacher_at: list[str] = field(default_factory=list)
     teacher_games: int = 1500
     teacher_rounds: int = 1
     iterations: int = 20
@@ -97,6 +100,16 @@ class ExpertConfig:
         if bad:
             raise ConfigError(f"{cls.info.title} is for {allowed[0]} to {allowed[-1]} players, not {bad}")
         self.teacher = self.teacher or TEACHERS[self.game]
+        self.teacher_at = list(self.teacher_at)
+        self._teachers: dict[int, str] = {}
+        for item in self.teacher_at:
+            seats, _, bot = item.partition("=")
+            if not seats.isdigit() or int(seats) not in self.seats or not bot:
+                raise ConfigError(
+                    f"--teacher-at takes SEATS=BOT with SEATS one of the run's seat counts "
+                    f"{self.seats}, not {item!r}"
+                )
+            self._teachers[int(seats)] = bot
         self.hidden = tuple(self.hidden)
         for name in (
             "teacher_games",
@@ -111,6 +124,10 @@ class ExpertConfig:
                 raise ConfigError(f"--{name.replace('_', '-')} is at least 1, not {getattr(self, name)}")
         if self.iterations < 0:
             raise ConfigError(f"--iterations is at least 0 (imitation only), not {self.iterations}")
+
+    def teacher_for(self, seats: int) -> str:
+        """The bot imitated at tables of ``seats`` (``--teacher-at``, else ``--teacher``)."""
+        return self._teachers.get(seats, self.teacher)
 
     @property
     def run_dir(self) -> Path:
@@ -252,20 +269,26 @@ def play_one(task: Task) -> Samples:
 def generate(
     config: ExpertConfig, player: str, games: int, simulations: int, seed: int, learner: str = ""
 ) -> Samples:
-    """Play ``games`` recorded games in ``workers`` processes, seat counts taken in turn."""
+    """Play ``games`` recorded games in ``workers`` processes, seat counts taken in turn.
+
+    When ``player`` is the run's teacher, a table of ``n`` seats is taught by
+    ``config.teacher_for(n)``.
+    """
     _NETS.clear()  # the network file is rewritten every round: a process playing in place reloads it
     rng = np.random.default_rng(seed)
+    seat_counts = [config.seats[i % len(config.seats)] for i in range(games)]
+    teaching = player == config.teacher
     tasks: list[Task] = [
         (
             config.game,
             {},
-            config.seats[i % len(config.seats)],
-            player,
+            n,
+            config.teacher_for(n) if teaching else player,
             learner,
             simulations,
             int(rng.integers(2**62)),
         )
-        for i in range(games)
+        for n in seat_counts
     ]
     if config.workers == 1:
         parts = [play_one(t) for t in tasks]

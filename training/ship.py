@@ -114,6 +114,9 @@ def _training_text(config: dict[str, Any], rounds: int) -> str:
             "network at half of them and the teacher saying what it would have played"
         )
     text += ")"
+    for item in config.get("teacher_at", []):
+        seats, _, bot = item.partition("=")
+        text += f"; at {seats} seats the teacher is `{bot}`"
     if rounds > teacher_rounds:
         text += (
             f", then {_rounds(rounds - teacher_rounds)} of self-play in which network-guided search "

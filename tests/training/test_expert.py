@@ -121,6 +121,30 @@ def test_each_round_plays_the_network_of_the_round_before(
     assert loads == [str(path), str(path)]
 
 
+def test_a_table_size_can_have_its_own_teacher(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tablezoo.training import expert
+
+    config = ExpertConfig(game="diamant", seats=[3, 4], **{**TINY, "teacher_at": ["4=random"]})  # type: ignore[arg-type]
+    assert (config.teacher_for(3), config.teacher_for(4)) == ("heuristic", "random")
+    played: list[tuple[int, str]] = []
+
+    def play_one(task: expert.Task) -> Samples:
+        played.append((task[2], task[3]))  # (seat count, player)
+        return Samples.empty(1, 1)
+
+    monkeypatch.setattr(expert, "play_one", play_one)
+    expert.generate(config, config.teacher, 4, 0, seed=0)
+    assert played == [(3, "heuristic"), (4, "random"), (3, "heuristic"), (4, "random")]
+    played.clear()  # a network's self-play rounds play the network at every table
+    expert.generate(config, "net.npz", 2, 4, seed=0)
+    assert played == [(3, "net.npz"), (4, "net.npz")]
+    args = build_parser().parse_args(["expert", "diamant", "--teacher-at", "4=random", "5=search"])
+    assert args.teacher_at == ["4=random", "5=search"]
+    for bad in ("9=random", "four=random", "4="):
+        with pytest.raises(ConfigError, match=r"--teacher-at takes SEATS=BOT .*\[3, 4\]"):
+            ExpertConfig(game="diamant", seats=[3, 4], teacher_at=[bad])
+
+
 def test_settings_out_of_range_are_refused() -> None:
     with pytest.raises(ConfigError, match=r"2 to 5 players, not \[6\]"):
         ExpertConfig(game="court", seats=[6])
