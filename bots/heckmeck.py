@@ -137,6 +137,26 @@ class HeckmeckSolverBot:
             solver = self._solvers[key] = TurnSolver.for_state(state)
         return solver
 
+    def action_values(self, seat: Seat) -> list[float]:
+        """The expected worm change of each legal move (``seat.legal``'s order), as the solver sees it.
+
+        A keep is worth the position it leads to, a roll what rolling on is
+        expected to bring, a claim the worms of the tile it takes.
+        """
+        state: HeckmeckState = seat.public_state()
+        solver = self._solver(state)
+        kept, left, total = kept_mask(state), state.left, state.total
+        if state.phase == KEEPING:
+            roll = state.roll
+            return [
+                solver.after_keep(kept | 1 << f, left - roll[f], total + roll[f] * FACE_VALUE[f])
+                for f in seat.legal
+            ]
+        game: Heckmeck = seat.game  # type: ignore[assignment]
+        tile, _ = game.claims(state)
+        claim = {TAKE: float(worms(tile)) if tile else 0.0, STEAL: float(worms(total))}
+        return [solver.before_roll(kept, left, total) if a == ROLL else claim[a] for a in seat.legal]
+
     def act(self, seat: Seat) -> int:
         state: HeckmeckState = seat.public_state()
         solver = self._solver(state)

@@ -263,6 +263,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SEATS=BOT",
         help="another teacher at tables of SEATS seats, e.g. 2=search (default: --teacher at every table)",
     )
+    x.add_argument(
+        "--soft-targets",
+        type=float,
+        default=None,
+        metavar="T",
+        help="teach every legal move, weighed exp((value - best) / T) by the teacher's action values "
+        "(a teacher that has them, e.g. Heckmeck's solver; default 0: the teacher's move alone)",
+    )
     x.add_argument("--teacher-games", type=int, default=None, help="games the teacher plays (default 1500)")
     x.add_argument(
         "--teacher-rounds",

@@ -18,6 +18,10 @@ search of :mod:`tablezoo.bots.search`):
    mistakes lead to, which the teacher never reaches. ``teacher_at`` gives
    a table size a teacher of its own (``--teacher-at 2=search``: a search that
    is strong but slow where it is strongest, the quick heuristic elsewhere).
+   With ``soft_targets`` ``T`` above 0, a teacher that values its moves
+   (``action_values``: Heckmeck's solver, in expected worms) teaches every legal
+   move with weight ``exp((value - best) / T)``: a near tie costs the network
+   little, a move that throws worms away much.
 2. **Expert iteration** (the rounds after): every seat is played by the
    search (``simulations`` per move, Dirichlet noise at the root), guided by the
    current network. The network then learns the search's visit distribution
@@ -77,6 +81,7 @@ class ExpertConfig:
     teacher_at: list[str] = field(default_factory=list)
     teacher_games: int = 1500
     teacher_rounds: int = 1
+    soft_targets: float = 0.0
     iterations: int = 20
     games: int = 150
     simulations: int = 24
@@ -124,6 +129,8 @@ class ExpertConfig:
                 raise ConfigError(f"--{name.replace('_', '-')} is at least 1, not {getattr(self, name)}")
         if self.iterations < 0:
             raise ConfigError(f"--iterations is at least 0 (imitation only), not {self.iterations}")
+        if self.soft_targets < 0:
+            raise ConfigError(f"--soft-targets is a temperature, 0 or more, not {self.soft_targets}")
 
     def teacher_for(self, seats: int) -> str:
         """The bot imitated at tables of ``seats`` (``--teacher-at``, else ``--teacher``)."""
@@ -191,12 +198,12 @@ def _net(path: str) -> PolicyValueNet:
     return net
 
 
-Task = tuple[str, dict[str, bool], int, str, str, int, int]
-"""One game to record: ``(game, options, seats, player, learner, simulations, seed)``."""
+Task = tuple[str, dict[str, bool], int, str, str, int, int, float]
+"""One game to record: ``(game, options, seats, player, learner, simulations, seed, soft_targets)``."""
 
 
 def play_one(task: Task) -> Samples:
-    """One recorded game: ``(game, options, seats, player, learner, simulations, seed)``.
+    """One recorded game: ``(game, options, seats, player, learner, simulations, seed, soft_targets)``.
 
     ``player`` is a bot name (the teacher: its moves are the policy targets) or
     the path of a network (the search's visit counts are). With a teacher, about
@@ -206,7 +213,7 @@ def play_one(task: Task) -> Samples:
     decision gives the mover's observation with its target and a value-only
     sample of one other seat's.
     """
-    game_name, options, n, player, learner, simulations, seed = task
+    game_name, options, n, player, learner, simulations, seed, temperature = task
     game = make(game_name, n, **options)
     rng = np.random.default_rng(seed)
     chance = np.random.default_rng(rng.integers(2**63))
@@ -237,9 +244,16 @@ def play_one(task: Task) -> Samples:
         at = Seat.of(game, state, mover)
         target = np.zeros(game.num_actions, np.float32)
         if net is None:
-            action = bots[mover].act(at)
+            teacher = bots[mover]
+            action = teacher.act(at)
             if kind[mover] != RANDOM:
-                target[action] = 1.0
+                if temperature > 0 and hasattr(teacher, "action_values"):
+                    # every legal move, weighed by how much the teacher loses by it
+                    values = np.array(teacher.action_values(at), np.float64)
+                    weights = np.exp((values - values.max()) / temperature)
+                    target[at.legal] = weights / weights.sum()
+                else:
+                    target[action] = 1.0
             if kind[mover] == LEARNER:
                 action = student.act(at)  # type: ignore[union-attr]  # a learner seat implies a student
         else:
@@ -287,6 +301,7 @@ def generate(
             learner,
             simulations,
             int(rng.integers(2**62)),
+            config.soft_targets if teaching else 0.0,
         )
         for n in seat_counts
     ]

@@ -114,6 +114,11 @@ def _training_text(config: dict[str, Any], rounds: int) -> str:
             "network at half of them and the teacher saying what it would have played"
         )
     text += ")"
+    if config.get("soft_targets"):
+        text += (
+            f"; every legal move taught, weighed exp((value - best) / {config['soft_targets']}) by "
+            "the teacher's own values of its moves"
+        )
     for item in config.get("teacher_at", []):
         seats, _, bot = item.partition("=")
         text += f"; at {seats} seats the teacher is `{bot}`"

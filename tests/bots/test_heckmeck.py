@@ -63,6 +63,22 @@ def test_solver_beats_random_players() -> None:
     assert wins >= 3
 
 
+def test_the_solvers_move_is_the_one_it_values_most() -> None:
+    game = make("heckmeck", 3)
+    rng = np.random.default_rng(4)
+    bot = HeckmeckSolverBot()
+    state: HeckmeckState = game.initial_state()
+    checked = 0
+    while (mover := game.advance(state, rng)) != TERMINAL and checked < 300:
+        seat = Seat.of(game, state, mover)
+        values = bot.action_values(seat)
+        move = bot.act(seat)
+        assert len(values) == len(seat.legal)
+        assert values[seat.legal.index(move)] == pytest.approx(max(values))
+        game.apply(state, move)
+        checked += 1
+
+
 def test_a_solver_and_its_cached_values_go_when_it_is_dropped() -> None:
     """Each board's solver keeps its own cache: a long-running table does not keep every board it saw."""
     solver = TurnSolver(list(range(21, 37)), [], [])

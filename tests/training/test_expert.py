@@ -64,7 +64,7 @@ def test_a_run_resumes_after_its_last_round(run: Path, tmp_path: Path) -> None:
 
 
 def test_recorded_games_teach_the_mover_and_value_every_seat() -> None:
-    samples = play_one(("court", {}, 3, "heuristic", "", 0, 5))
+    samples = play_one(("court", {}, 3, "heuristic", "", 0, 5, 0.0))
     has_policy = samples.policy.sum(axis=1) > 0
     assert 0 < has_policy.sum() < len(samples)  # the mover's rows only (and not the random seats')
     assert np.allclose(samples.policy[has_policy].astype(np.float32).sum(axis=1), 1, atol=1e-2)
@@ -73,13 +73,32 @@ def test_recorded_games_teach_the_mover_and_value_every_seat() -> None:
     assert samples.obs.shape[1] == make("court", 3).padded_spec.size
 
 
+def test_soft_targets_weigh_every_legal_move_by_the_teachers_values() -> None:
+    soft = play_one(("heckmeck", {}, 2, "solver", "", 0, 3, 0.1))
+    hard = play_one(("heckmeck", {}, 2, "solver", "", 0, 3, 0.0))
+    assert np.array_equal(soft.obs, hard.obs)  # the same game: the teacher's moves are played
+    taught = soft.policy.sum(axis=1) > 0
+    assert np.array_equal(taught, hard.policy.sum(axis=1) > 0)
+    p, one = soft.policy[taught].astype(np.float64), hard.policy[taught].astype(np.float64)
+    assert np.allclose(p.sum(axis=1), 1.0, atol=1e-2)
+    assert not (p[~soft.legal[taught]] > 0).any()  # illegal moves get nothing
+    assert ((p > 0).sum(axis=1) > 1).mean() > 0.3  # near ties share the weight...
+    assert (p.argmax(axis=1) == one.argmax(axis=1)).all()  # ...and the teacher's move has the most
+    # a teacher without action values teaches its move alone
+    plain = play_one(("diamant", {}, 3, "heuristic", "", 0, 2, 0.5))
+    rows = plain.policy[plain.policy.sum(axis=1) > 0]
+    assert ((rows == 0) | (rows == 1)).all()
+    with pytest.raises(ConfigError, match="--soft-targets is a temperature, 0 or more, not -1"):
+        ExpertConfig(game="heckmeck", soft_targets=-1)
+
+
 def test_imitation_with_the_network_still_learns_the_teachers_moves(tmp_path: Path) -> None:
     """DAgger: the network plays some of the teacher's seats; the targets stay the teacher's moves."""
     game = make("diamant", 4)
     learner = tmp_path / "net.npz"
     PolicyValueNet.initial(game, (8,), seed=3).save(learner)
-    plain = [play_one(("diamant", {}, 4, "heuristic", "", 0, seed)) for seed in range(8)]
-    mixed = [play_one(("diamant", {}, 4, "heuristic", str(learner), 0, seed)) for seed in range(8)]
+    plain = [play_one(("diamant", {}, 4, "heuristic", "", 0, seed, 0.0)) for seed in range(8)]
+    mixed = [play_one(("diamant", {}, 4, "heuristic", str(learner), 0, seed, 0.0)) for seed in range(8)]
     for samples in mixed:
         rows = samples.policy[samples.policy.sum(axis=1) > 0].astype(np.float32)
         assert len(rows) and ((rows == 0) | (rows == 1)).all() and (rows.sum(axis=1) == 1).all()
@@ -93,7 +112,7 @@ def test_fitting_copies_every_weight_in_and_out(name: str) -> None:
     game = make(name, 3)
     net = PolicyValueNet.initial(game, (16, 8), seed=4)
     assert (net.head is not None) == (name == "sechs_nimmt")
-    data = play_one((name, {}, 3, "heuristic", "", 0, 1))
+    data = play_one((name, {}, 3, "heuristic", "", 0, 1, 0.0))
     config = ExpertConfig(game=name, epochs=1, learning_rate=0.0)
     same, losses = fit(net, data, config, seed=0)
     assert losses["policy_loss"] > 0 and losses["value_loss"] > 0
@@ -215,7 +234,7 @@ def test_samples_keep_the_latest() -> None:
 
 
 def test_samples_round_trip_and_old_files_learn_over_every_move(tmp_path: Path) -> None:
-    samples = play_one(("diamant", {}, 3, "heuristic", "", 0, 2))
+    samples = play_one(("diamant", {}, 3, "heuristic", "", 0, 2, 0.0))
     samples.save(tmp_path / "s.npz")
     again = Samples.load(tmp_path / "s.npz")
     for name in ("obs", "legal", "policy", "value"):
