@@ -310,6 +310,11 @@ class DiamantSearchBot:
         values = self.evaluate(seat)
         return CAMP if values[CAMP] > values[GO] else GO
 
+    def action_values(self, seat: Seat) -> list[float]:
+        """The mean score of each legal move (``seat.legal``'s order): win credit plus lead."""
+        values = self.evaluate(seat)
+        return [values[a] for a in seat.legal]
+
     def evaluate(self, seat: Seat) -> dict[int, float]:
         """Mean score of ``go`` and ``camp`` over ``samples`` futures."""
         table = Table.of_view(seat.view())

@@ -19,7 +19,8 @@ search of :mod:`tablezoo.bots.search`):
    a table size a teacher of its own (``--teacher-at 2=search``: a search that
    is strong but slow where it is strongest, the quick heuristic elsewhere).
    With ``soft_targets`` ``T`` above 0, a teacher that values its moves
-   (``action_values``: Heckmeck's solver, in expected worms) teaches every legal
+   (``action_values``: Heckmeck's solver in expected worms, Diamant's search in
+   win credit) teaches every legal
    move with weight ``exp((value - best) / T)``: a near tie costs the network
    little, a move that throws worms away much.
 2. **Expert iteration** (the rounds after): every seat is played by the

@@ -88,6 +88,19 @@ def test_search_camps_with_a_big_haul_when_a_double_is_likely() -> None:
     assert DiamantSearchBot(seed=0).act(Seat.of(game, state, 0)) == CAMP
 
 
+def test_search_values_its_moves_as_it_chooses_between_them() -> None:
+    game = make("diamant", 3)
+    state = play(game, game.initial_state(), "17", "go", "go", "go", "15", "go", "go", "go", "14")
+    state = play(game, state, "go", "go", "go", "13", "go", "go", "go", "snake", "go", "go", "go")
+    state = play(game, state, "spider", "go", "go", "go", "fire")
+    seat = Seat.of(game, state, 0)
+    values = DiamantSearchBot(seed=0).action_values(seat)
+    assert len(values) == len(seat.legal) == 2  # in seat.legal's order
+    camp, go = values[seat.legal.index(CAMP)], values[seat.legal.index(GO)]
+    assert camp > go  # the haul of 18 is worth more banked than risked (as act decides)
+    assert all(-1.0 < v < 2.0 for v in values)  # win credit plus a small share of the lead
+
+
 def test_search_goes_on_when_no_card_can_end_the_cave() -> None:
     game = make("diamant", 4)
     state = play(game, game.initial_state(), "11", "go", "go", "go", "go", "snake")
