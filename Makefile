@@ -58,7 +58,7 @@ lint: $(LINKED)
 	$(BIN)/mypy $(TYPED)
 
 bench: $(LINKED)
-	$(BIN)/python benchmarks/throughput.py
+	$(BIN)/python benchmarks/throughput.py --table
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache .hypothesis

@@ -65,6 +65,10 @@ CHANCE = -1
 """`Game.to_move` value: the next step is a chance outcome (roll, shuffle, reveal)."""
 TERMINAL = -2
 """`Game.to_move` value: the game is over."""
+BYTE = np.dtype(np.uint8)
+FLOAT32 = np.dtype(np.float32)
+"""The dtypes of a byte-built observation and of the vector it becomes, as objects: numpy
+takes a dtype object a few hundred nanoseconds faster than a type (a fifth of a small ``observe``)."""
 
 
 # --------------------------------------------------------------------------- errors
@@ -204,7 +208,7 @@ class ObservationSpec:
 
     @staticmethod
     def to_array(buffer: bytearray) -> np.ndarray:
-        return np.frombuffer(buffer, np.uint8).astype(np.float32)
+        return np.frombuffer(buffer, BYTE).astype(FLOAT32)
 
     def unpack(self, vector: np.ndarray) -> dict[str, np.ndarray]:
         """Split an observation vector into its named fields (for people and tests)."""

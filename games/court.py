@@ -192,7 +192,9 @@ from typing import Any, Literal
 import numpy as np
 
 from tablezoo.games.core import (
+    BYTE,
     CHANCE,
+    FLOAT32,
     TERMINAL,
     Field,
     Game,
@@ -1130,7 +1132,7 @@ class Court(Game[CourtState]):
                 obs[at : at + 6] = state.picked
                 obs[at + 6] = state.pool
                 obs[at + 7] = state.pool_dice
-        return np.frombuffer(obs, np.uint8).astype(np.float32)
+        return np.frombuffer(obs, BYTE).astype(FLOAT32)
 
     def _table_block(self, state: CourtState, seat: int) -> bytes:
         """``seat``'s observation with only the fields from ``place`` to ``supply`` filled

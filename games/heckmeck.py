@@ -79,7 +79,9 @@ from typing import Any
 import numpy as np
 
 from tablezoo.games.core import (
+    BYTE,
     CHANCE,
+    FLOAT32,
     TERMINAL,
     Field,
     Game,
@@ -362,7 +364,7 @@ class Heckmeck(Game[HeckmeckState]):
             tile, victim = self.claims(state)
             obs[at + 3] = tile
             obs[at + 4] = victim >= 0
-        return np.frombuffer(obs, np.uint8).astype(np.float32)
+        return np.frombuffer(obs, BYTE).astype(FLOAT32)
 
     def observe_batch(self, states: Sequence[HeckmeckState], seats: Sequence[int]) -> np.ndarray:
         """Many observations at once, built with numpy across the batch (row ``i`` is ``observe``'s).

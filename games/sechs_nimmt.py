@@ -124,7 +124,9 @@ from typing import Any
 import numpy as np
 
 from tablezoo.games.core import (
+    BYTE,
     CHANCE,
+    FLOAT32,
     TERMINAL,
     Field,
     Game,
@@ -641,7 +643,7 @@ class SechsNimmt(Game[SechsNimmtState]):
             base = self._o_pool
             for c in state.pool:
                 buf[base + c] = 1
-        return np.frombuffer(buf, np.uint8).astype(np.float32)
+        return np.frombuffer(buf, BYTE).astype(FLOAT32)
 
     def _fill_hand_profi(self, buf: bytearray, table: _Table, hand: list[int]) -> None:
         """The hand one-hot and the ``hand_*`` fields under ``profi`` (left ends too)."""

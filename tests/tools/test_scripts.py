@@ -34,3 +34,7 @@ def test_benchmark_writes_json(tmp_path: Path, capsys: pytest.CaptureFixture[str
     figures = result["games"]["heckmeck_v0"]
     assert figures["engine_decisions_per_s"] > 0 and figures["env_steps_per_s"] > 0
     assert result["reference"]["env_steps_per_s"] > 0
+    assert set(figures["met"]) == {"observe", "env", "raw_env", "observe_batch", "engine"}
+    assert figures["observe_batch"]["marginal_us_per_state"] is not None
+    table = throughput.markdown_table(result)
+    assert table.count("\n| Heckmeck ") == 2  # the default seat count, and the most seats
