@@ -140,3 +140,17 @@ def test_observe_batch_refuses_bad_input(name: str) -> None:
         game.observe_batch([state, state], [0])
     with pytest.raises(ValueError, match=f"seat 9 is out of range 0..{game.num_seats - 1}"):
         game.observe_batch([state], [9])
+
+
+def test_a_diamant_score_beyond_a_byte_is_observed_exactly() -> None:
+    """Diamant builds its table in bytes while every score fits one; a score of five rich caves may not."""
+    game = make("diamant", 3)
+    rng = np.random.default_rng(3)
+    state = game.initial_state()
+    game.advance(state, rng)
+    for banked in ([0, 255, 3], [256, 0, 0], [0, 7, 620]):
+        state.banked = banked
+        for seat in range(3):
+            got = game.observe(state, seat)
+            _assert_same(game, state, seat, got)
+            assert sorted(game.observation_spec.unpack(got)["banked"].tolist()) == sorted(banked)
