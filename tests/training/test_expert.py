@@ -241,3 +241,16 @@ def test_samples_round_trip_and_old_files_learn_over_every_move(tmp_path: Path) 
         assert np.array_equal(getattr(again, name), getattr(samples, name))
     np.savez(tmp_path / "old.npz", obs=samples.obs, policy=samples.policy, value=samples.value)
     assert Samples.load(tmp_path / "old.npz").legal.all()
+
+
+def test_opening_turn_worms_are_exact() -> None:
+    from tablezoo.bots.heckmeck import HeckmeckGreedyBot, HeckmeckSolverBot, TurnSolver
+    from tablezoo.training.ship import opening_section, opening_turn_worms
+
+    optimum = TurnSolver(list(range(21, 37)), [], []).before_roll(0, 8, 0)
+    assert opening_turn_worms(HeckmeckSolverBot()) == pytest.approx(optimum, abs=1e-12)
+    greedy = opening_turn_worms(HeckmeckGreedyBot())
+    assert 0.5 < greedy < optimum  # a rule of thumb wins worms, but fewer than the optimum
+    section = opening_section(greedy, optimum)
+    assert f"| `agent` | {greedy:.3f} |" in section and "not met (short by" in section
+    assert "met |" in opening_section(optimum, optimum)
