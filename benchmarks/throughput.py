@@ -215,8 +215,9 @@ def markdown_table(result: dict[str, Any]) -> str:
 
     rows = [
         "| game, seats | engine µs | `observe` µs | `observe` ÷ decision | adapter µs "
-        "| `env()` ÷ connect_four | `raw_env()` ÷ `env()` | `observe_batch` speed-up at 64 (512; ceiling) |",
-        "|---|---|---|---|---|---|---|---|",
+        "| `env()` ÷ connect_four | `raw_env()` ÷ `env()` | `parallel_env()` ÷ `env()` "
+        "| `observe_batch` speed-up at 64 (512; ceiling) |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for g in result["games"].values():
         for k, (seats, split) in enumerate(g["seat_counts"].items()):
@@ -229,11 +230,12 @@ def markdown_table(result: dict[str, Any]) -> str:
                     f"{g['adapter_us']:.2f}",
                     mark(f"{g['env_vs_reference_env']:.1f}×", met["env"]),
                     mark(f"{g['raw_env_vs_env']:.2f}", met["raw_env"]),
+                    f"{g['parallel_env_vs_env']:.2f}",
                     mark(f"{b['speedup']:.2f}×", met["observe_batch"])
                     + f" ({b[f'speedup_at_{LARGE_BATCH}']:.2f}×; {b['ceiling']}×)",
                 ]
             else:
-                cells += ["", "", "", ""]
+                cells += [""] * 5
             rows.append("| " + " | ".join(cells) + " |")
     return "\n".join(rows)
 
