@@ -37,6 +37,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+import operator
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -69,6 +70,30 @@ BYTE = np.dtype(np.uint8)
 FLOAT32 = np.dtype(np.float32)
 """The dtypes of a byte-built observation and of the vector it becomes, as objects: numpy
 takes a dtype object a few hundred nanoseconds faster than a type (a fifth of a small ``observe``)."""
+_WHOLE = (int, np.integer)
+"""What a seat number may be."""
+
+
+def as_numbers(values: list[int]) -> np.ndarray:
+    """Whole numbers read out of states, as one int64 array (for ``observe_batch``).
+
+    Read through ``bytes`` while every number is 0..255, about twice as fast as
+    ``np.fromiter`` or ``np.array`` on a list; a number outside that range (or a
+    negative one) takes the plain way.
+    """
+    try:
+        return np.frombuffer(bytes(values), BYTE).astype(np.int64)
+    except ValueError:  # a number outside 0..255
+        return np.array(values, np.int64)
+
+
+def flat_numbers(lists: Iterable[Sequence[int]]) -> np.ndarray:
+    """The numbers of many lists one after another, as one int64 array (see :func:`as_numbers`).
+
+    The lists are joined by in-place addition (a copy of pointers per list, no Python
+    step per number), the fastest way to flatten lists of a batch of states.
+    """
+    return as_numbers(functools.reduce(operator.iadd, lists, []))
 
 
 # --------------------------------------------------------------------------- errors
@@ -382,15 +407,27 @@ class Game(ABC, Generic[S]):
             out[i] = observe(state, seat)
         return out
 
-    def _check_batch(self, states: Sequence[S], seats: Sequence[int]) -> None:
-        """Refuse a batch whose states and seats do not pair up, or a seat out of range."""
+    def _check_batch(self, states: Sequence[S], seats: Sequence[int]) -> np.ndarray:
+        """The seats of a batch as an int64 array; a batch whose states and seats do not pair
+        up, or a seat that is not a whole number in range, is refused.
+
+        The check runs over the whole batch at once (no Python line per seat): it is a
+        fixed cost of :meth:`observe_batch`, not a cost per state.
+        """
         if len(states) != len(seats):
             raise ValueError(
                 f"observe_batch needs one seat per state: got {len(states)} states and {len(seats)} seats"
             )
-        for seat in seats:
-            if isinstance(seat, bool) or not 0 <= seat < self.num_seats:
-                raise ValueError(f"seat {seat!r} is out of range 0..{self.num_seats - 1}")
+        last = self.num_seats - 1
+        kinds = set(map(type, seats))
+        array = np.asarray(seats)
+        if bool in kinds or np.bool_ in kinds or (len(array) and array.dtype.kind not in "iu"):
+            wrong = next(s for s in seats if isinstance(s, bool | np.bool_) or not isinstance(s, _WHOLE))
+            raise ValueError(f"seat {wrong!r} is not a seat number 0..{last}")
+        if len(array) and not (array.min() >= 0 and array.max() <= last):
+            wrong = next(s for s in seats if not 0 <= s <= last)
+            raise ValueError(f"seat {wrong!r} is out of range 0..{last}")
+        return array.astype(np.int64, copy=False)
 
     @abstractmethod
     def view(self, state: S, seat: int | None) -> dict[str, Any]:

@@ -183,7 +183,7 @@ v0: first release.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, repeat
 from operator import attrgetter
@@ -200,6 +200,7 @@ from tablezoo.games.core import (
     Game,
     GameInfo,
     ObservationSpec,
+    flat_numbers,
     relative_seats,
 )
 from tablezoo.games.dice import DiceFaces, roll_counts, roll_distribution
@@ -522,11 +523,6 @@ _BATCH_NUMBERS = attrgetter(
 )
 
 
-def _small_numbers(lists: Iterable[list[int]]) -> np.ndarray:
-    """The numbers of ``lists``, one after the other, as an int64 array (each must be 0..255)."""
-    return np.frombuffer(bytes(chain.from_iterable(lists)), np.uint8).astype(np.int64)
-
-
 _SUPPLY_KINDS = [FOOL, *range(FARMER, NUM_KINDS)]  # the supply field: every kind but the Charlatan
 _ABILITY_SLOT = np.zeros(NUM_KINDS, np.int64)  # kind -> its index in ABILITY (the card field)
 _ABILITY_SLOT[list(ABILITY)] = np.arange(len(ABILITY))
@@ -656,6 +652,12 @@ def held_bits(held: tuple[int, ...]) -> int:
 def used_slots(bits: int) -> tuple[int, ...]:
     """The indices in :data:`ABILITY` of the set bits."""
     return tuple(i for i in range(len(ABILITY)) if bits >> i & 1)
+
+
+@functools.cache
+def used_bytes(bits: int) -> bytes:
+    """The ``used`` field of the set bits: one byte per card of :data:`ABILITY`, 1 where set."""
+    return bytes(bits >> i & 1 for i in range(len(ABILITY)))
 
 
 @functools.cache
@@ -1118,8 +1120,7 @@ class Court(Game[CourtState]):
             used = bits[1] & ~state.ready
             if used:
                 at = self._o_used
-                for i in used_slots(used):
-                    obs[at + i] = 1
+                obs[at : at + len(ABILITY)] = used_bytes(used)
             obs[self._o_phase + index] = 1
             card = state.card
             if card >= 0:
@@ -1166,30 +1167,27 @@ class Court(Game[CourtState]):
         The states are read column by column with ``map`` and ``chain``, so that no
         Python line runs once per state.
         """
-        self._check_batch(states, seats)
+        seat = self._check_batch(states, seats)
         n, count = self.num_seats, len(states)
         out = np.zeros((count, self.observation_spec.size), np.float32)
         if not count:
             return out
         off = self.observation_spec.offsets
-        rows, seat = np.arange(count), np.asarray(seats)
-        # every number in these lists is 0..255: bytes() reads them faster than numpy does
-        lists = _small_numbers(chain.from_iterable(map(_BATCH_LISTS, states)))
+        rows = np.arange(count)
+        lists = flat_numbers(chain.from_iterable(map(_BATCH_LISTS, states)))
         lists = lists.reshape(count, NUM_KINDS + 3 * 6 + 2)
         supply, dice, best = np.split(
             lists, [NUM_KINDS, NUM_KINDS + 3 * 6], axis=1
         )  # dice: active, aside, picked
-        numbers = np.fromiter(chain.from_iterable(map(_BATCH_NUMBERS, states)), np.int64, count * 10)
+        numbers = flat_numbers(map(_BATCH_NUMBERS, states))  # -1 (none) among them: not bytes
         pos, turn, fresh, ready, card, die, target, pool, pool_dice, final = numbers.reshape(count, 10).T
-        held = _small_numbers(chain.from_iterable(map(attrgetter("held"), states))).reshape(
-            count, n, NUM_KINDS
-        )
+        held = flat_numbers(chain.from_iterable(map(attrgetter("held"), states))).reshape(count, n, NUM_KINDS)
         others = (seat[:, None] + np.arange(n)) % n
         # place and played: seat order[j] of state i is entry (order[j] - seat) % n of its observation
         orders = list(map(attrgetter("order"), states))
         sizes = list(map(len, orders))
         state_of = np.repeat(rows, sizes)
-        in_order = np.fromiter(chain.from_iterable(orders), np.int64, len(state_of))
+        in_order = flat_numbers(orders)
         place = np.arange(len(state_of)) - np.repeat(np.cumsum(sizes) - sizes, sizes)  # j
         entry = (in_order - seat[state_of]) % n
         out[state_of, off["place"] + entry] = place + 1

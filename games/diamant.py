@@ -125,6 +125,8 @@ from tablezoo.games.core import (
     GameInfo,
     ObservationSpec,
     OutcomeError,
+    as_numbers,
+    flat_numbers,
     relative_seats,
 )
 
@@ -450,30 +452,24 @@ class Diamant(Game[DiamantState]):
         The states are read column by column with ``map`` and ``chain`` (every state's
         lists in one flat run of numbers), so that no Python line runs once per state.
         """
-        self._check_batch(states, seats)
+        seat = self._check_batch(states, seats)
         n, count = self.num_seats, len(states)
         out = np.zeros((count, self.observation_spec.size), np.float32)
         if not count:
             return out
         off = self.observation_spec.offsets
-        rows, seat = np.arange(count), np.asarray(seats)
+        rows = np.arange(count)
         # deck (17), seen (5), removed (5), then inside, hauls and banked (n each)
         width = len(KINDS) + 2 * len(HAZARDS) + 3 * n
-        numbers = np.fromiter(
-            chain.from_iterable(chain.from_iterable(map(_BATCH_LISTS, states))), np.int64, count * width
-        ).reshape(count, width)
+        numbers = flat_numbers(chain.from_iterable(map(_BATCH_LISTS, states))).reshape(count, width)
         ends = np.cumsum([len(KINDS), len(HAZARDS), len(HAZARDS), n, n])
         deck, seen, removed, inside, hauls, banked = np.split(numbers, ends, axis=1)
         choices = chain.from_iterable(map(operator.attrgetter("choices"), states))
-        coded = np.fromiter(map(_CHOICE_CODE.__getitem__, choices), np.int64, count * n).reshape(count, n)
+        coded = as_numbers(list(map(_CHOICE_CODE.__getitem__, choices))).reshape(count, n)
         choice = coded[rows, seat]  # the observer's: 0 none, 1 go, 2 camp
         by_seat = np.stack([inside, coded > 0, hauls, banked], axis=1)  # in_cave, chosen, haul, banked
-        cave, pool = (
-            np.fromiter(chain.from_iterable(map(_BATCH_NUMBERS, states)), np.int64, 2 * count)
-            .reshape(count, 2)
-            .T
-        )
-        path_length = np.fromiter(map(len, map(operator.attrgetter("path"), states)), np.int64, count)
+        cave, pool = flat_numbers(map(_BATCH_NUMBERS, states)).reshape(count, 2).T
+        path_length = as_numbers(list(map(len, map(operator.attrgetter("path"), states))))
         out[rows, off["cave"] + cave - 1] = 1
         out[:, off["path_length"]] = path_length
         at = off["revealed_treasure"]

@@ -70,10 +70,10 @@ v0: first release.
 from __future__ import annotations
 
 import bisect
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import chain
-from operator import attrgetter
+from operator import attrgetter, iadd
 from typing import Any
 
 import numpy as np
@@ -88,6 +88,8 @@ from tablezoo.games.core import (
     GameInfo,
     ObservationSpec,
     Option,
+    as_numbers,
+    flat_numbers,
 )
 from tablezoo.games.dice import DiceFaces, roll_counts, roll_distribution
 
@@ -109,15 +111,13 @@ OVER = "over"
 PHASES = (KEEPING, DECIDING, CLAIMING)
 _PHASE_INDEX = {phase: i for i, phase in enumerate(PHASES)}
 # the phase field's index of each phase (-1: none; -2: over, nobody is to move)
-_PHASE_CODE = {ROLLING: -1, KEEPING: 0, DECIDING: 1, CLAIMING: 2, OVER: -2}
+_PHASE_BYTE = {ROLLING: 1, KEEPING: 2, DECIDING: 3, CLAIMING: 4, OVER: 0}
+"""Two more than the index of each phase in the ``phase`` field (1: a roll is due, 0: over):
+``observe_batch`` reads them as bytes."""
 _TILE_ARRAY = np.array(TILES)
-# what Heckmeck.observe_batch reads of each state, in one call per state
-_BATCH_FIELDS = attrgetter("grill", "stacks", "turn", "phase")
-
-
-def _batch_dice(state: HeckmeckState) -> list[int]:
-    """A state's roll, kept dice, sum and dice left, as observe_batch reads them."""
-    return [*state.roll, *state.kept, state.total, state.left]
+# what Heckmeck.observe_batch reads of each state, one column at a time
+_GRILL, _STACKS, _TURN, _PHASE = (attrgetter(name) for name in ("grill", "stacks", "turn", "phase"))
+_ROLL, _KEPT, _TOTAL, _LEFT = (attrgetter(name) for name in ("roll", "kept", "total", "left"))
 
 
 def worms(tile: int) -> int:
@@ -181,7 +181,7 @@ class Heckmeck(Game[HeckmeckState]):
         self._quick = self.options["quick"]
         off = self.observation_spec.offsets
         self._o = {name: off[name] for name in off}
-        self._table_memo: tuple[list[int], list[list[int]], dict[int, bytes]] | None = None
+        self._table_memo: _TableMemo | None = None
         self._o_to_move, self._o_roll, self._o_phase = off["to_move"], off["roll"], off["phase"]
 
     def _add_aliases(self) -> None:
@@ -326,94 +326,112 @@ class Heckmeck(Game[HeckmeckState]):
 
     # ------------------------------------------------------------ what seats see
 
-    def _table(self, state: HeckmeckState, seat: int) -> bytes:
-        """``seat``'s observation of the grill and the stacks (the rest zero), as bytes.
-
-        They change only when a turn ends, so they are kept, per observer, until then.
-        """
+    def _table(self, state: HeckmeckState) -> _TableMemo:
+        """The digest of ``state``'s grill and stacks, kept until a turn ends (they change
+        only then): the observers' table blocks and the claims met so far."""
         memo = self._table_memo
-        if memo is None or state.grill != memo[0] or state.stacks != memo[1]:
-            memo = self._table_memo = (state.grill.copy(), [s.copy() for s in state.stacks], {})
-        table = memo[2].get(seat)
-        if table is None:
-            n, o = self.num_seats, self._o
-            buf = self.observation_spec.buffer()
-            for t in state.grill:
-                buf[t - 21] = 1
-            top, wo, ti = o["top"], o["worms"], o["tiles"]
-            for k in range(n):
-                stack = state.stacks[(seat + k) % n]
-                if stack:
-                    buf[top + 16 * k + stack[-1] - 21] = 1
-                    buf[wo + k] = sum([(t - 17) // 4 for t in stack])
-                    buf[ti + k] = len(stack)
-            table = memo[2][seat] = bytes(buf)
-        return table
+        if memo is None or state.grill != memo.grill or state.stacks != memo.stacks:
+            memo = self._table_memo = _TableMemo(state)
+        return memo
+
+    def _block(self, memo: _TableMemo, state: HeckmeckState, seat: int, key: int) -> bytes:
+        """``seat``'s observation of the grill, the stacks and whose turn it is (the rest
+        zero), as bytes, kept in ``memo`` under ``key`` (the observer and the turn)."""
+        n, o = self.num_seats, self._o
+        buf = self.observation_spec.buffer()
+        for t in state.grill:
+            buf[t - 21] = 1
+        top, wo, ti = o["top"], o["worms"], o["tiles"]
+        for k in range(n):
+            stack = state.stacks[(seat + k) % n]
+            if stack:
+                buf[top + 16 * k + stack[-1] - 21] = 1
+                buf[wo + k] = sum([(t - 17) // 4 for t in stack])
+                buf[ti + k] = len(stack)
+        if state.phase != OVER:
+            buf[self._o_to_move + (state.turn - seat) % n] = 1
+        block = memo.blocks[key] = bytes(buf)
+        return block
+
+    def _claim_bytes(self, memo: _TableMemo, state: HeckmeckState, key: int) -> bytes:
+        """The ``take_tile`` and ``can_steal`` fields of :meth:`claims`, kept in ``memo``
+        under ``key`` (the sum and the turn)."""
+        tile, victim = self.claims(state)
+        claim = memo.claims[key] = bytes((tile, victim >= 0))
+        return claim
 
     def observe(self, state: HeckmeckState, seat: int) -> np.ndarray:
-        obs = bytearray(self._table(state, seat))
-        phase = state.phase
-        if phase != OVER:
-            obs[self._o_to_move + (state.turn - seat) % self.num_seats] = 1
+        memo = self._table(state)
+        phase, turn = state.phase, state.turn
+        key = 8 * seat + (turn if phase != OVER else 7)  # seats 0..6: 7 marks the end
+        block = memo.blocks.get(key)
+        obs = bytearray(block if block is not None else self._block(memo, state, seat, key))
         at = self._o_roll  # roll, kept, sum and dice_left are consecutive
         obs[at : at + 14] = [*state.roll, *state.kept, state.total, state.left]
         index = _PHASE_INDEX.get(phase)
         if index is not None:
             at = self._o_phase  # phase, take_tile and can_steal are consecutive
             obs[at + index] = 1
-            tile, victim = self.claims(state)
-            obs[at + 3] = tile
-            obs[at + 4] = victim >= 0
+            if state.kept[WORM]:  # a claim needs a kept worm
+                key = 8 * state.total + turn
+                claim = memo.claims.get(key)
+                obs[at + 3 : at + 5] = claim if claim is not None else self._claim_bytes(memo, state, key)
         return np.frombuffer(obs, BYTE).astype(FLOAT32)
 
     def observe_batch(self, states: Sequence[HeckmeckState], seats: Sequence[int]) -> np.ndarray:
         """Many observations at once, built with numpy across the batch (row ``i`` is ``observe``'s).
 
-        The states are read column by column with ``map`` and ``chain``, so that no
-        Python line runs once per state; the claims are worked out for all states together.
+        The states are read column by column (:func:`~tablezoo.games.core.flat_numbers`:
+        every state's list of one kind joined, then read as bytes), so that no Python
+        line runs once per state; the claims are worked out for all states together.
         """
-        self._check_batch(states, seats)
+        seat = self._check_batch(states, seats)
         n, count, size = self.num_seats, len(states), self.observation_spec.size
         out = np.zeros((count, size), np.float32)
         if not count:
             return out
         o = self._o
-        grills, stacks, turn, phase = zip(*map(_BATCH_FIELDS, states), strict=True)
-        rows, seat, turn_at = np.arange(count), np.asarray(seats), np.array(turn)
+        rows = np.arange(count)
         # the grill field: tile t of state i is out[i, grill + t - 21]
-        grill_sizes = list(map(len, grills))
-        tiles = np.fromiter(chain.from_iterable(grills), np.int64, sum(grill_sizes))
-        out[np.repeat(rows, grill_sizes), o["grill"] + tiles - TILES[0]] = 1
+        grills = list(map(_GRILL, states))
+        tiles = flat_numbers(grills)
+        out[np.repeat(rows, as_numbers(list(map(len, grills)))), o["grill"] + tiles - TILES[0]] = 1
         # every stack's top tile, worms and tile count (seat by seat), then as the observer sees them
-        every = list(chain.from_iterable(stacks))
-        sizes = np.fromiter(map(len, every), np.int64, count * n)
+        every = functools.reduce(iadd, map(_STACKS, states), [])
+        sizes = as_numbers(list(map(len, every)))
         ends = np.cumsum(sizes)
-        taken = np.fromiter(chain.from_iterable(every), np.int64, ends[-1])
+        taken = flat_numbers(every)
         worms_so_far = np.concatenate([[0], np.cumsum((taken - 17) // 4)])
         facts = np.zeros((3, count * n), np.int64)  # top tile (0: none), worms, tiles
-        facts[0, sizes > 0] = taken[ends[sizes > 0] - 1]
+        held = sizes > 0
+        facts[0, held] = taken[ends[held] - 1]
         facts[1] = worms_so_far[ends] - worms_so_far[ends - sizes]
         facts[2] = sizes
         by_seat = facts.reshape(3, count, n)
         others = (seat[:, None] + np.arange(n)) % n
-        top, worms, held = np.take_along_axis(by_seat, others[None], axis=2)
+        top, worms, tiles_held = np.take_along_axis(by_seat, others[None], axis=2)
         has = np.nonzero(top)
         out[has[0], o["top"] + 16 * has[1] + top[has] - TILES[0]] = 1
-        out[:, o["worms"] : o["worms"] + 2 * n] = np.concatenate([worms, held], axis=1)  # worms, tiles
-        index = np.fromiter(map(_PHASE_CODE.__getitem__, phase), np.int64, count)
+        out[:, o["worms"] : o["worms"] + 2 * n] = np.concatenate([worms, tiles_held], axis=1)  # worms, tiles
+        index = as_numbers(list(map(_PHASE_BYTE.__getitem__, map(_PHASE, states)))) - 2
+        turn_at = as_numbers(list(map(_TURN, states)))
         playing = np.flatnonzero(index > -2)
         out[playing, self._o_to_move + (turn_at - seat)[playing] % n] = 1
         # roll, kept, sum and dice_left are consecutive
-        dice = np.fromiter(chain.from_iterable(map(_batch_dice, states)), np.int64, 14 * count)
-        dice = dice.reshape(count, 14)
-        out[:, self._o_roll : self._o_roll + 14] = dice
+        at = self._o_roll
+        out[:, at : at + 6] = flat_numbers(map(_ROLL, states)).reshape(count, 6)
+        kept = flat_numbers(map(_KEPT, states)).reshape(count, 6)
+        out[:, at + 6 : at + 12] = kept
+        total = as_numbers(list(map(_TOTAL, states)))
+        out[:, at + 12] = total
+        out[:, at + 13] = as_numbers(list(map(_LEFT, states)))
         at = self._o_phase  # phase, take_tile and can_steal are consecutive
         deciding = np.flatnonzero(index >= 0)
         out[deciding, at + index[deciding]] = 1
         # the claims (Heckmeck.claims) need a kept worm: the highest face-up tile up to the
         # sum, and a steal when another seat's top tile is the sum
-        claiming = deciding[dice[deciding, 6 + WORM] > 0]
-        total = dice[claiming, 12, None]
+        claiming = deciding[kept[deciding, WORM] > 0]
+        total = total[claiming, None]
         face_up = out[claiming, o["grill"] : o["grill"] + 16] > 0
         out[claiming, at + 3] = np.where(face_up & (total >= _TILE_ARRAY), _TILE_ARRAY, 0).max(axis=1)
         victim = (by_seat[0, claiming] == total) & (np.arange(n) != turn_at[claiming, None])
@@ -471,6 +489,20 @@ class Heckmeck(Game[HeckmeckState]):
         if state.phase == OVER:
             lines.append("winner(s): " + ", ".join(f"seat {s}" for s in self.winners(state)))
         return "\n".join(line.rstrip() for line in lines)
+
+
+class _TableMemo:
+    """What :meth:`Heckmeck.observe` keeps of one grill and stacks: copies of them (to tell
+    whether a state still has them), each observer's table block per turn, and the claims
+    (``take_tile``, ``can_steal``) per sum and turn."""
+
+    __slots__ = ("blocks", "claims", "grill", "stacks")
+
+    def __init__(self, state: HeckmeckState) -> None:
+        self.grill = state.grill.copy()
+        self.stacks = [stack.copy() for stack in state.stacks]
+        self.blocks: dict[int, bytes] = {}
+        self.claims: dict[int, bytes] = {}
 
 
 def observation_fields(num_seats: int) -> tuple[Field, ...]:

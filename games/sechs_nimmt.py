@@ -115,10 +115,11 @@ agents were retrained on it.
 from __future__ import annotations
 
 import bisect
+import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
-from operator import attrgetter, getitem
+from operator import attrgetter, getitem, iadd
 from typing import Any
 
 import numpy as np
@@ -134,6 +135,8 @@ from tablezoo.games.core import (
     ObservationSpec,
     Option,
     OutcomeError,
+    as_numbers,
+    flat_numbers,
     relative_seats,
 )
 
@@ -153,8 +156,9 @@ CHOOSE = "choose"  # a seat chooses its card for the trick
 ROW = "row"  # a seat whose card fits no row chooses the row to take
 OVER = "over"
 PHASES = (CHOOSE, ROW, DRAFT)
-_PHASE_CODE = {CHOOSE: 0, ROW: 1, DRAFT: 2, DEAL: -1, OVER: -1}
-"""The index of each phase in the ``phase`` field (-1: none, no seat decides)."""
+_PHASE_BYTE = {CHOOSE: 1, ROW: 2, DRAFT: 3, DEAL: 0, OVER: 0}
+"""One more than the index of each phase in the ``phase`` field (0: none, no seat decides):
+``observe_batch`` reads them as bytes."""
 
 
 def heads(card: int) -> int:
@@ -675,7 +679,7 @@ class SechsNimmt(Game[SechsNimmtState]):
         numpy then scatters the one-hot card fields in one go and works out the
         ``hand_*`` fields of every hand card together against its rows.
         """
-        self._check_batch(states, seats)
+        seat = self._check_batch(states, seats)
         n, size = self.num_seats, self.observation_spec.size
         count = len(states)
         out = np.zeros((count, size), np.float32)
@@ -686,13 +690,12 @@ class SechsNimmt(Game[SechsNimmtState]):
         )
         flat = out.reshape(-1)
         starts = np.arange(count) * size
-        seat = np.array(seats, np.int64)
-        turn_at = np.array(turn, np.int64)
-        phase_index = np.array([_PHASE_CODE[p] for p in phase], np.int64)
+        turn_at = as_numbers(list(turn))
+        phase_index = as_numbers(list(map(_PHASE_BYTE.__getitem__, phase))) - 1
         # the one-hot card fields: card c of observation i is at i * size + the field's offset + c - 1
         own = list(map(getitem, hands, seats))
-        hand_sizes = np.array(list(map(len, own)), np.int64)
-        hand_cards = np.fromiter(chain.from_iterable(own), np.int64, hand_sizes.sum())
+        hand_sizes = as_numbers(list(map(len, own)))
+        hand_cards = flat_numbers(own)
         _scatter_ones(flat, starts + self._o_hand, hand_sizes, hand_cards)
         # seen: the cards taken (n piles per state), in the rows (four or none per state),
         # and revealed but not placed yet (the row choice only)
@@ -701,11 +704,12 @@ class SechsNimmt(Game[SechsNimmtState]):
             flat,
             np.repeat(starts + self._o_seen, n),
             list(map(len, every_pile)),
-            chain.from_iterable(every_pile),
+            flat_numbers(every_pile),
         )
-        with_rows = np.flatnonzero(np.array(list(map(len, rows)), np.int64))
-        row_sizes = np.array(list(map(len, chain.from_iterable(rows))), np.int64)
-        row_cards = np.fromiter(chain.from_iterable(chain.from_iterable(rows)), np.int64, row_sizes.sum())
+        with_rows = np.flatnonzero(as_numbers(list(map(len, rows))))
+        every_row = functools.reduce(iadd, rows, [])
+        row_sizes = as_numbers(list(map(len, every_row)))
+        row_cards = flat_numbers(every_row)
         _scatter_ones(flat, np.repeat(starts[with_rows] + self._o_seen, ROWS), row_sizes, row_cards)
         chooser = np.flatnonzero(phase_index == 1)
         if len(chooser):  # the row choice: the revealed cards, those still to place are seen
@@ -723,8 +727,7 @@ class SechsNimmt(Game[SechsNimmtState]):
         flat[starts[chose] + self._o_choice + choice[chose]] = 1
         # the seats' fields, the observer first: seat (seat + k) % n is entry k
         others = (seat[:, None] + np.arange(n)) % n
-        taken = chain(chain.from_iterable(round_heads), chain.from_iterable(totals))
-        by_seat = np.fromiter(taken, np.int64, 2 * n * count).reshape(2, count, n)
+        by_seat = flat_numbers(chain(round_heads, totals)).reshape(2, count, n)
         at = self._o_heads  # heads_round and heads_total are consecutive
         out[:, at : at + n] = np.take_along_axis(by_seat[0], others, axis=1)
         out[:, at + n : at + 2 * n] = np.take_along_axis(by_seat[1], others, axis=1)

@@ -140,6 +140,11 @@ def test_observe_batch_refuses_bad_input(name: str) -> None:
         game.observe_batch([state, state], [0])
     with pytest.raises(ValueError, match=f"seat 9 is out of range 0..{game.num_seats - 1}"):
         game.observe_batch([state], [9])
+    with pytest.raises(ValueError, match=f"seat -1 is out of range 0..{game.num_seats - 1}"):
+        game.observe_batch([state, state], [0, -1])
+    for wrong in (True, 1.0, "1"):
+        with pytest.raises(ValueError, match=f"seat {wrong!r} is not a seat number 0..{game.num_seats - 1}"):
+            game.observe_batch([state, state], [0, wrong])
 
 
 def test_a_diamant_score_beyond_a_byte_is_observed_exactly() -> None:
