@@ -25,20 +25,32 @@ How one simulation goes, from seat ``s`` deciding in state ``x``:
    network's win-share head on ``s``'s observation. The value is added to every
    ``(node, move)`` on the way down.
 
+**Side by side** (``agent:search=N,batch=B``): B simulations run at once, each
+paused where it needs the network, and one call of the network (and, from
+:data:`OBSERVE_BATCH_FROM` positions on, one ``observe_batch``) answers them
+all; a simulation counts its visits on the way down, so that those beside it
+try other moves meanwhile. ``batch=1`` (the default) is the search one
+simulation after the other. A batched matrix product pays where BLAS runs one
+thread per process (``OPENBLAS_NUM_THREADS=1``): on a busy 2-core machine with
+two BLAS threads it can cost more than the single calls it replaces.
+
 Only the engine's contract is used: ``determinize``, ``legal_actions``,
-``apply``, ``advance``, ``observe``, ``winners``. :mod:`tablezoo.training.expert`
+``apply``, ``advance``, ``observe``, ``observe_batch``, ``winners``. :mod:`tablezoo.training.expert`
 trains the network on this search's own choices (expert iteration).
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
+from collections.abc import Generator
+from typing import Any
 
 import numpy as np
 
 from tablezoo.bots.core import Seat
 from tablezoo.bots.net import PolicyValueNet, masked_softmax, win_share
-from tablezoo.games.core import TERMINAL
+from tablezoo.games.core import TERMINAL, Game
 
 __all__ = ["AgentBot", "Node", "search"]
 
@@ -64,6 +76,18 @@ class Node:
         return int(np.argmax(q + u))
 
 
+Request = tuple[Any, int, "np.ndarray | None"]
+"""What a simulation asks the network: a state, the seat whose view of it to evaluate, and that
+seat's observation where the simulation has built it already (``None``: build it)."""
+Evaluation = tuple[np.ndarray, float]
+"""The network's answer: the logits over every action, and the win share."""
+
+OBSERVE_BATCH_FROM = 32
+"""From this many observations to build at once, :meth:`~tablezoo.games.core.Game.observe_batch`
+builds them (cheaper than one ``observe`` each there, dearer below: its numpy calls cost the
+same for any number of states)."""
+
+
 def search(
     at: Seat,
     net: PolicyValueNet,
@@ -73,6 +97,7 @@ def search(
     c_puct: float = 1.5,
     horizon: int | None = None,
     noise: float = 0.0,
+    batch: int = 1,
 ) -> Node:
     """Run ``simulations`` simulations from the decision ``at``; the root node.
 
@@ -82,63 +107,119 @@ def search(
     ``horizon``: how many decisions of the other seats are played out before
     the network values the position (default: two rounds of the others,
     ``2 (n - 1)``). ``noise``: the weight of Dirichlet noise mixed into the
-    root's priors (exploration in self-play; 0 at a table).
+    root's priors (exploration in self-play; 0 at a table). ``batch``: how many
+    simulations run side by side. Each of them stops where it needs the network
+    (a move of another seat, a new position to value); when all have stopped,
+    one call of the network answers them all (and one ``observe_batch`` builds
+    their observations, from :data:`OBSERVE_BATCH_FROM` of them). A simulation
+    counts its visits on the way down, so those beside it are steered to other
+    moves until its value comes back (a "virtual loss"); with ``batch=1`` the
+    simulations run one after the other, each seeing all before it.
     """
+    if batch < 1:
+        raise ValueError(f"batch is 1 or more, not {batch}")
     game, seat = at.game, at.seat
     if horizon is None:
         horizon = 2 * (game.num_seats - 1)
-    pad = game.pad
     obs = at.observation
     legal = at.legal
-    logits, value = net.evaluate(pad(obs))
+    logits, value = net.evaluate(game.pad(obs))
     prior = masked_softmax(logits, legal)
     if noise > 0 and len(legal) > 1:
         prior = (1 - noise) * prior + noise * rng.dirichlet(np.full(len(legal), 0.3))
     root = Node(legal, prior, value)
-    tree: dict[bytes, Node] = {obs.tobytes(): root}
     if len(legal) == 1:
         root.visits[0] = simulations
+        root.total = simulations
         return root
-    for _ in range(simulations):
-        x = at.sample_state(rng)
-        node = root
-        path: list[tuple[Node, int]] = []
-        while True:
-            i = node.select(c_puct)
-            path.append((node, i))
-            game.apply(x, node.legal[i], check=False)
-            others = 0
-            mover = game.advance(x, rng)
-            while mover != TERMINAL and mover != seat and others < horizon:
-                seen = pad(game.observe(x, mover))
-                moves = game.legal_actions(x)
-                p = masked_softmax(net.evaluate(seen)[0], moves)
-                game.apply(x, moves[int(rng.choice(len(moves), p=p))], check=False)
-                others += 1
-                mover = game.advance(x, rng)
-            if mover == TERMINAL:
-                v = win_share(game, x, seat)
-                break
-            obs = game.observe(x, seat)
-            if mover != seat:
-                v = net.evaluate(pad(obs))[1]
-                break
-            key = obs.tobytes()
-            child = tree.get(key)
-            moves = game.legal_actions(x)
-            if child is None or child.legal != moves:
-                # a new information state (or, where an observation leaves out something that
-                # changes the legal moves, another state behind the same one: valued, not entered)
-                logits, v = net.evaluate(pad(obs))
-                if child is None:
-                    tree[key] = Node(moves, masked_softmax(logits, moves), v)
-                break
-            node = child
-        for n, i in path:
-            n.visits[i] += 1
-            n.value[i] += v
-            n.total += 1
+    tree: dict[bytes, Node] = {obs.tobytes(): root}
+    running: list[tuple[Generator[Request, Evaluation, None], Request]] = []
+    started = 0
+    while started < simulations or running:
+        while len(running) < batch and started < simulations:
+            started += 1
+            walk = _simulation(game, seat, at.sample_state(rng), root, tree, c_puct, horizon, rng)
+            request = next(walk, None)
+            if request is not None:  # None: the simulation needed no network (the game ended)
+                running.append((walk, request))
+        answers = _evaluate(game, net, [request for _, request in running])
+        waiting = []
+        for (walk, _), answer in zip(running, answers, strict=True):
+            with contextlib.suppress(StopIteration):  # the simulation is over: its value is counted
+                waiting.append((walk, walk.send(answer)))
+        running = waiting
     return root
+
+
+def _simulation(
+    game: Game[Any],
+    seat: int,
+    x: Any,
+    root: Node,
+    tree: dict[bytes, Node],
+    c_puct: float,
+    horizon: int,
+    rng: np.random.Generator,
+) -> Generator[Request, Evaluation, None]:
+    """One simulation on the determinised state ``x`` (see the module docstring): it yields
+    each evaluation it needs and is sent the network's answer."""
+    node = root
+    path: list[tuple[Node, int]] = []
+    while True:
+        i = node.select(c_puct)
+        node.visits[i] += 1  # counted now: simulations running beside this one see it
+        node.total += 1
+        path.append((node, i))
+        game.apply(x, node.legal[i], check=False)
+        others = 0
+        mover = game.advance(x, rng)
+        while mover != TERMINAL and mover != seat and others < horizon:
+            moves = game.legal_actions(x)
+            logits, _ = yield (x, mover, None)
+            p = masked_softmax(logits, moves)
+            game.apply(x, moves[int(rng.choice(len(moves), p=p))], check=False)
+            others += 1
+            mover = game.advance(x, rng)
+        if mover == TERMINAL:
+            v = win_share(game, x, seat)
+            break
+        obs = game.observe(x, seat)
+        if mover != seat:
+            _, v = yield (x, seat, obs)
+            break
+        key = obs.tobytes()
+        child = tree.get(key)
+        moves = game.legal_actions(x)
+        if child is None or child.legal != moves:
+            # a new information state (or, where an observation leaves out something that
+            # changes the legal moves, another state behind the same one: valued, not entered)
+            logits, v = yield (x, seat, obs)
+            if child is None:
+                tree[key] = Node(moves, masked_softmax(logits, moves), v)
+            break
+        node = child
+    for n, i in path:
+        n.value[i] += v
+
+
+def _evaluate(game: Game[Any], net: PolicyValueNet, requests: list[Request]) -> list[Evaluation]:
+    """The network's answers to ``requests``, in one call of it."""
+    if not requests:
+        return []
+    observations = [obs for _, _, obs in requests]
+    missing = [k for k, obs in enumerate(observations) if obs is None]
+    if len(missing) >= OBSERVE_BATCH_FROM:
+        rows = game.observe_batch([requests[k][0] for k in missing], [requests[k][1] for k in missing])
+        for k, row in zip(missing, rows, strict=True):
+            observations[k] = row
+    else:
+        for k in missing:
+            x, mover, _ = requests[k]
+            observations[k] = game.observe(x, mover)
+    if len(requests) == 1:  # one observation: the network reads only its nonzero entries
+        return [net.evaluate(game.pad(observations[0]))]
+    logits, values = net.forward(game.pad(np.stack(observations)))  # type: ignore[arg-type]
+    return list(zip(logits, values.tolist(), strict=True))
 
 
 class AgentBot:
@@ -150,15 +231,17 @@ class AgentBot:
         search: int = 0,
         c_puct: float = 1.5,
         horizon: int = 0,
+        batch: int = 1,
         seed: int | None = None,
         name: str = "agent",
     ) -> None:
-        if search < 0 or horizon < 0 or c_puct <= 0:
-            raise ValueError("search and horizon are 0 or more, c_puct above 0")
+        if search < 0 or horizon < 0 or c_puct <= 0 or batch < 1:
+            raise ValueError("search and horizon are 0 or more, c_puct above 0, batch 1 or more")
         self.net = net
         self.simulations = search
         self.c_puct = c_puct
         self.horizon = horizon or None
+        self.batch = batch
         self.name = name
         self.rng = np.random.default_rng(seed)
 
@@ -170,6 +253,14 @@ class AgentBot:
             legal = seat.legal
             logits, _ = self.net.evaluate(seat.game.pad(seat.observation))
             return legal[int(np.argmax(logits[legal]))]
-        root = search(seat, self.net, self.simulations, self.rng, c_puct=self.c_puct, horizon=self.horizon)
+        root = search(
+            seat,
+            self.net,
+            self.simulations,
+            self.rng,
+            c_puct=self.c_puct,
+            horizon=self.horizon,
+            batch=self.batch,
+        )
         best = np.flatnonzero(root.visits == root.visits.max())
         return root.legal[int(best[np.argmax(root.prior[best])])]

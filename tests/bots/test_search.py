@@ -9,7 +9,8 @@ import pytest
 
 from tablezoo.bots.core import RandomBot, Seat
 from tablezoo.bots.net import PolicyValueNet, masked_softmax
-from tablezoo.bots.search import AgentBot, search
+from tablezoo.bots.registry import make_bot
+from tablezoo.bots.search import OBSERVE_BATCH_FROM, AgentBot, _evaluate, search
 from tablezoo.games import GAMES, game_class, make
 from tablezoo.games.core import ConfigError
 from tablezoo.training.evaluate import one_against_all, play_game
@@ -91,3 +92,57 @@ def test_search_alone_beats_random_play() -> None:
         game, lambda: AgentBot(PolicyValueNet.initial(game, (16,), seed=6), search=24), RandomBot, 40, seed=1
     )
     assert standing.win_rate > 0.45, standing.as_dict()  # fair share 1/3
+
+
+@pytest.mark.parametrize("batch", [3, 16])
+def test_batched_search_counts_every_simulation_repeatably_and_reads_no_hidden_card(batch: int) -> None:
+    game, state, mover = first_decision("sechs_nimmt", 3, seed=1)
+    other = game.determinize(state, mover, np.random.default_rng(7))
+    net = PolicyValueNet.initial(game, (16,), seed=5)
+    roots = [
+        search(Seat.of(game, s, mover), net, 25, np.random.default_rng(1), batch=batch)
+        for s in (state, state, other)
+    ]
+    assert roots[0].visits.sum() == roots[0].total == 25
+    assert np.array_equal(roots[0].visits, roots[1].visits)  # the same seed, the same search
+    assert np.array_equal(roots[0].visits, roots[2].visits)  # the hidden hands play no part
+    assert np.allclose(roots[0].value, roots[2].value)
+
+
+def test_simulations_side_by_side_spread_over_the_moves() -> None:
+    # the first simulations of a batch are steered apart by the visits counted on their way down:
+    # with no value back yet, a batch as large as the legal moves tries each of them once
+    game, state, mover = first_decision("heckmeck", 2)
+    net = PolicyValueNet.initial(game, (16,), seed=3)
+    legal = game.legal_actions(state)
+    assert len(legal) > 1
+    root = search(Seat.of(game, state, mover), net, len(legal), np.random.default_rng(2), batch=len(legal))
+    assert root.visits.tolist() == [1] * len(legal)
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_one_network_call_answers_a_batch_as_single_calls_do(name: str) -> None:
+    game = make(name, game_class(name).info.max_seats)
+    net = PolicyValueNet.initial(game, (16, 8), seed=4)
+    rng = np.random.default_rng(0)
+    requests = []
+    state = game.initial_state()
+    while len(requests) < OBSERVE_BATCH_FROM + 4 and (mover := game.advance(state, rng)) >= 0:
+        observed = game.observe(state, mover) if len(requests) % 2 else None  # both kinds of request
+        requests.append((game.clone(state), mover, observed))
+        legal = game.legal_actions(state)
+        game.apply(state, legal[int(rng.integers(len(legal)))])
+    for size in (1, 5, len(requests)):  # one, a few, enough for observe_batch
+        answers = _evaluate(game, net, requests[:size])
+        for (x, seat, _), (logits, value) in zip(requests[:size], answers, strict=True):
+            alone, alone_value = net.evaluate(game.observe_padded(x, seat))
+            assert np.allclose(logits, alone, atol=1e-5) and np.isclose(value, alone_value, atol=1e-6)
+
+
+def test_the_agent_takes_a_batch_setting() -> None:
+    game = make("diamant", 4)
+    bot = make_bot("agent:search=6,batch=3", game)
+    assert isinstance(bot, AgentBot) and bot.batch == 3
+    play_game(game, [bot, RandomBot(), RandomBot(), RandomBot()], seed=2, max_decisions=200)
+    with pytest.raises(ValueError, match="batch 1 or more"):
+        AgentBot(bot.net, search=4, batch=0)
