@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Generator
+from collections.abc import Generator, Iterator
 from typing import Any
 
 import numpy as np
@@ -206,19 +206,18 @@ def _evaluate(game: Game[Any], net: PolicyValueNet, requests: list[Request]) -> 
     """The network's answers to ``requests``, in one call of it."""
     if not requests:
         return []
-    observations = [obs for _, _, obs in requests]
-    missing = [k for k, obs in enumerate(observations) if obs is None]
+    missing = [(x, seat) for x, seat, obs in requests if obs is None]
+    built: Iterator[np.ndarray]
     if len(missing) >= OBSERVE_BATCH_FROM:
-        rows = game.observe_batch([requests[k][0] for k in missing], [requests[k][1] for k in missing])
-        for k, row in zip(missing, rows, strict=True):
-            observations[k] = row
+        states, seats = zip(*missing, strict=True)
+        built = iter(game.observe_batch(states, seats))
     else:
-        for k in missing:
-            x, mover, _ = requests[k]
-            observations[k] = game.observe(x, mover)
+        built = (game.observe(x, seat) for x, seat in missing)
+    # in the requests' order: an observation a simulation brought, else the next one built
+    observations = [obs if obs is not None else next(built) for _, _, obs in requests]
     if len(requests) == 1:  # one observation: the network reads only its nonzero entries
         return [net.evaluate(game.pad(observations[0]))]
-    logits, values = net.forward(game.pad(np.stack(observations)))  # type: ignore[arg-type]
+    logits, values = net.forward(game.pad(np.stack(observations)))
     return list(zip(logits, values.tolist(), strict=True))
 
 

@@ -422,11 +422,11 @@ class Game(ABC, Generic[S]):
         kinds = set(map(type, seats))
         array = np.asarray(seats)
         if bool in kinds or np.bool_ in kinds or (len(array) and array.dtype.kind not in "iu"):
-            wrong = next(s for s in seats if isinstance(s, bool | np.bool_) or not isinstance(s, _WHOLE))
-            raise ValueError(f"seat {wrong!r} is not a seat number 0..{last}")
+            odd = next(s for s in seats if isinstance(s, bool | np.bool_) or not isinstance(s, _WHOLE))
+            raise ValueError(f"seat {odd!r} is not a seat number 0..{last}")
         if len(array) and not (array.min() >= 0 and array.max() <= last):
-            wrong = next(s for s in seats if not 0 <= s <= last)
-            raise ValueError(f"seat {wrong!r} is out of range 0..{last}")
+            outside = next(s for s in seats if not 0 <= s <= last)
+            raise ValueError(f"seat {outside!r} is out of range 0..{last}")
         return array.astype(np.int64, copy=False)
 
     @abstractmethod

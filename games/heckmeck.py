@@ -397,7 +397,7 @@ class Heckmeck(Game[HeckmeckState]):
         tiles = flat_numbers(grills)
         out[np.repeat(rows, as_numbers(list(map(len, grills)))), o["grill"] + tiles - TILES[0]] = 1
         # every stack's top tile, worms and tile count (seat by seat), then as the observer sees them
-        every = functools.reduce(iadd, map(_STACKS, states), [])
+        every: list[list[int]] = functools.reduce(iadd, map(_STACKS, states), [])
         sizes = as_numbers(list(map(len, every)))
         ends = np.cumsum(sizes)
         taken = flat_numbers(every)

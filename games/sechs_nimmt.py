@@ -707,7 +707,7 @@ class SechsNimmt(Game[SechsNimmtState]):
             flat_numbers(every_pile),
         )
         with_rows = np.flatnonzero(as_numbers(list(map(len, rows))))
-        every_row = functools.reduce(iadd, rows, [])
+        every_row: list[list[int]] = functools.reduce(iadd, rows, [])
         row_sizes = as_numbers(list(map(len, every_row)))
         row_cards = flat_numbers(every_row)
         _scatter_ones(flat, np.repeat(starts[with_rows] + self._o_seen, ROWS), row_sizes, row_cards)
