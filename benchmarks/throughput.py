@@ -1,6 +1,6 @@
 """Throughput of every tablezoo game, as ratios to PettingZoo's connect_four_v3 in the same run.
 
-    python benchmarks/throughput.py [--seconds 1.0] [--repeats 5] [--out results.json]
+    python benchmarks/throughput.py [--seconds 1.0] [--repeats 6] [--out results.json]
 
 For each game (at its default seat count, or ``--players``), random legal play:
 
@@ -15,10 +15,10 @@ For each game (at its default seat count, or ``--players``), random legal play:
 * ``observe_batch``: the cost per state of ``observe_batch`` against a loop of
   ``observe`` over the same 64 (state, seat) pairs taken from random games, and
   the same at 512 pairs; ``marginal_us_per_state`` is what one more state adds
-  to a batch (the slope between 64 and 512), ``fixed_us`` what a batch costs
-  besides (the numpy calls made once per batch, the intercept of that line) and
-  ``ceiling`` the loop's cost over the marginal one: the speed-up a batch of any
-  size would reach if its fixed cost were nothing;
+  to a batch (the slope between 64 and 512), ``one_state_us`` what a batch of
+  one state costs (nearly all of it the numpy calls a batch makes whatever its
+  size) and ``ceiling`` the loop's cost over the marginal one: the speed-up a
+  batch of any size would reach if its fixed cost were nothing;
 * ``env`` and ``raw_env``: AEC steps per second of ``env()`` (with its checks)
   and ``raw_env()``, driven by ``agent_iter`` / ``last`` / ``step`` with a
   policy that picks uniformly among the mask's legal moves (as cheaply as
@@ -248,7 +248,7 @@ def markdown_table(result: dict[str, Any]) -> str:
     rows = [
         "| game, seats | engine µs | `observe` µs | `observe` ÷ decision | adapter µs "
         "| `env()` ÷ connect_four (ceiling; at the observe target) | `raw_env()` ÷ `env()` "
-        "| `parallel_env()` ÷ `env()` | `observe_batch` speed-up at 64 (512; ceiling; fixed µs) |",
+        "| `parallel_env()` ÷ `env()` | `observe_batch` speed-up at 64 (512; ceiling; µs for one state) |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for g in result["games"].values():
@@ -266,7 +266,7 @@ def markdown_table(result: dict[str, Any]) -> str:
                     mark(f"{g['raw_env_vs_env']:.2f}", met["raw_env"]),
                     f"{g['parallel_env_vs_env']:.2f}",
                     mark(f"{b['speedup']:.2f}×", met["observe_batch"])
-                    + f" ({b[f'speedup_at_{LARGE_BATCH}']:.2f}×; {b['ceiling']}×; {b['fixed_us']:.0f})",
+                    + f" ({b[f'speedup_at_{LARGE_BATCH}']:.2f}×; {b['ceiling']}×; {b['one_state_us']:.0f})",
                 ]
             else:
                 cells += [""] * 5
@@ -277,7 +277,12 @@ def markdown_table(result: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=1.0, help="length of one timed slice")
-    parser.add_argument("--repeats", type=int, default=5, help="slices per figure (the median counts)")
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=6,
+        help="slices per figure (the median counts; env() and raw_env() take turns first)",
+    )
     parser.add_argument("--players", type=int, default=None, help="seat count (default: each game's)")
     parser.add_argument("--games", nargs="*", default=list(ENV_MODULES), help="env modules to measure")
     parser.add_argument("--out", default=None, help="also write the JSON here")
@@ -322,7 +327,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 record(f"{name}/{n}/engine", engine_decisions_per_second(game, args.seconds, repeat))
                 record(f"{name}/{n}/observe", engine_observe_decisions_per_second(game, args.seconds, repeat))
             n = seat_counts[name][0]
-            for kind in ("env", "raw_env"):
+            # in turn first and second, so that neither gains from where it stands in the slice
+            for kind in ("env", "raw_env") if repeat % 2 == 0 else ("raw_env", "env"):
                 factory = getattr(module, kind)
                 record(
                     f"{name}/{kind}",
@@ -338,6 +344,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 loop_us, batch_us = batch_microseconds(games_at[name, n], states, seats, args.seconds / 4)
                 record(f"{name}/{size}/batch_loop_us", loop_us)
                 record(f"{name}/{size}/batch_us", batch_us)
+            states, seats = pairs[name, BATCH_SIZE]
+            _, one_us = batch_microseconds(games_at[name, n], states[:1], seats[:1], args.seconds / 20)
+            record(f"{name}/one_state_us", one_us)
 
     def split(name: str, n: int) -> dict[str, float]:
         engine = slices[f"{name}/{n}/engine"]
@@ -411,7 +420,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 "speedup": round(speedup, 2),
                 f"speedup_at_{LARGE_BATCH}": round(batch[LARGE_BATCH][2], 2),
                 "marginal_us_per_state": round(marginal_us, 3),
-                "fixed_us": round(BATCH_SIZE * (batch_us - marginal_us), 1),
+                "one_state_us": round(median(f"{name}/one_state_us"), 1),
                 "ceiling": round(loop_us / marginal_us, 2) if marginal_us > 0 else None,
             },
             "seat_counts": {str(k): split(name, k) for k in seat_counts[name]},
