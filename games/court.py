@@ -1179,7 +1179,7 @@ class Court(Game[CourtState]):
         supply, dice, best = np.split(
             lists, [NUM_KINDS, NUM_KINDS + 3 * 6], axis=1
         )  # dice: active, aside, picked
-        numbers = flat_numbers(map(_BATCH_NUMBERS, states))  # -1 (none) among them: not bytes
+        numbers = flat_numbers(map(_BATCH_NUMBERS, states))  # -1 (none) among them: the plain way
         pos, turn, fresh, ready, card, die, target, pool, pool_dice, final = numbers.reshape(count, 10).T
         held = flat_numbers(chain.from_iterable(map(attrgetter("held"), states))).reshape(count, n, NUM_KINDS)
         others = (seat[:, None] + np.arange(n)) % n

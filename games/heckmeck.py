@@ -110,7 +110,6 @@ CLAIMING = "claim"  # no dice or faces left: the turn ends with a claim
 OVER = "over"
 PHASES = (KEEPING, DECIDING, CLAIMING)
 _PHASE_INDEX = {phase: i for i, phase in enumerate(PHASES)}
-# the phase field's index of each phase (-1: none; -2: over, nobody is to move)
 _PHASE_BYTE = {ROLLING: 1, KEEPING: 2, DECIDING: 3, CLAIMING: 4, OVER: 0}
 """Two more than the index of each phase in the ``phase`` field (1: a roll is due, 0: over):
 ``observe_batch`` reads them as bytes."""
