@@ -63,6 +63,10 @@ card (the other hands, their chosen cards, the undealt cards) has been drawn ane
     choices from their sampled hands rather than uniform (off by default: the
     real seats need not play like the heuristic).
 
+    *Values* (``action_values``, what expert iteration's soft targets read): minus
+    each card's (or row's) mean score, in heads; a candidate the first pass cut is
+    valued no better than the worst one it kept.
+
     The ``logic`` draft is left to the heuristic (up to 44 options with a whole
     round behind each).
 
@@ -407,17 +411,38 @@ class SechsNimmtSearchBot:
             self.rng = np.random.default_rng(seed)
 
     def act(self, seat: Seat) -> int:
+        return self.choose(seat)[0]
+
+    def action_values(self, seat: Seat) -> list[float]:
+        """The value of each legal move (``seat.legal``'s order), in heads: minus its mean score.
+
+        A move the first pass cut is valued no better than the worst of the ``keep``
+        it kept, so the move valued most is the one ``act`` plays. Where the bot does
+        not search (the ``logic`` draft, a forced move), the move it plays is worth 0
+        and every other ``-inf``.
+        """
+        move, scores = self.choose(seat)
+        if not scores:
+            return [0.0 if a == move else -math.inf for a in seat.legal]
+        return [-scores[a] for a in seat.legal]
+
+    def choose(self, seat: Seat) -> tuple[int, dict[int, float]]:
+        """The move to play and every searched move's score (lower is better; none unsearched)."""
         legal = seat.legal
         if seat.view()["phase"] == DRAFT or len(legal) == 1:
-            return self.heuristic.act(seat)
+            return self.heuristic.act(seat), {}
         sums = dict.fromkeys(legal, 0.0)
         counts = dict.fromkeys(legal, 0)
         self.evaluate(seat, legal, self.samples, sums, counts)
+        scores = {a: sums[a] / counts[a] for a in legal}
         if len(legal) > self.keep and self.extra:
-            best = sorted(legal, key=lambda a: (sums[a] / counts[a], a))[: self.keep]
+            best = sorted(legal, key=lambda a: (scores[a], a))[: self.keep]
             self.evaluate(seat, best, self.extra, sums, counts)
+            kept = {a: sums[a] / counts[a] for a in best}
+            worst = max(kept.values())
+            scores = {a: kept[a] if a in kept else max(scores[a], worst) for a in legal}
             legal = best
-        return min(legal, key=lambda a: (sums[a] / counts[a], a))
+        return min(legal, key=lambda a: (scores[a], a)), scores
 
     def evaluate(
         self, seat: Seat, actions: list[int], samples: int, sums: dict[int, float], counts: dict[int, int]

@@ -269,7 +269,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="T",
         help="teach every legal move, weighed exp((value - best) / T) by the teacher's action values "
-        "(a teacher that has them, Heckmeck's solver, Diamant's search; default 0: the teacher's move alone)",
+        "(a teacher that has them: Heckmeck's solver, 6 nimmt!'s and Diamant's search; default 0: the "
+        "teacher's move alone)",
     )
     x.add_argument("--teacher-games", type=int, default=None, help="games the teacher plays (default 1500)")
     x.add_argument(

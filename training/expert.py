@@ -19,10 +19,10 @@ search of :mod:`tablezoo.bots.search`):
    a table size a teacher of its own (``--teacher-at 2=search``: a search that
    is strong but slow where it is strongest, the quick heuristic elsewhere).
    With ``soft_targets`` ``T`` above 0, a teacher that values its moves
-   (``action_values``: Heckmeck's solver in expected worms, Diamant's search in
-   win credit) teaches every legal
-   move with weight ``exp((value - best) / T)``: a near tie costs the network
-   little, a move that throws worms away much.
+   (``action_values``: Heckmeck's solver in expected worms, 6 nimmt!'s search
+   in heads, Diamant's search in win credit) teaches every legal move with
+   weight ``exp((value - best) / T)`` and plays the move it values most: a near
+   tie costs the network little, a move that throws worms away much.
 2. **Expert iteration** (the rounds after): every seat is played by the
    search (``simulations`` per move, Dirichlet noise at the root), guided by the
    current network. The network then learns the search's visit distribution
@@ -246,14 +246,16 @@ def play_one(task: Task) -> Samples:
         target = np.zeros(game.num_actions, np.float32)
         if net is None:
             teacher = bots[mover]
-            action = teacher.act(at)
-            if kind[mover] != RANDOM:
-                if temperature > 0 and hasattr(teacher, "action_values"):
-                    # every legal move, weighed by how much the teacher loses by it
-                    values = np.array(teacher.action_values(at), np.float64)
-                    weights = np.exp((values - values.max()) / temperature)
-                    target[at.legal] = weights / weights.sum()
-                else:
+            if kind[mover] != RANDOM and temperature > 0 and hasattr(teacher, "action_values"):
+                # every legal move, weighed by how much the teacher loses by it; the teacher
+                # plays the move it values most (one evaluation, not one for the move as well)
+                values = np.array(teacher.action_values(at), np.float64)
+                weights = np.exp((values - values.max()) / temperature)
+                target[at.legal] = weights / weights.sum()
+                action = at.legal[int(np.argmax(values))]
+            else:
+                action = teacher.act(at)
+                if kind[mover] != RANDOM:
                     target[action] = 1.0
             if kind[mover] == LEARNER:
                 action = student.act(at)  # type: ignore[union-attr]  # a learner seat implies a student

@@ -146,6 +146,29 @@ def test_search_takes_the_cheap_row() -> None:
     assert SechsNimmtSearchBot(seed=0).act(Seat.of(game, state, 0)) == game.parse_command("row 2")
 
 
+def test_search_values_its_moves_as_it_chooses_between_them() -> None:
+    rows = [[10, 11, 12, 13, 14], [30], [50], [70]]
+    hand = [15, 31, 32, 33, 51, 52, 53, 71, 72, 73]
+    seat = table({}, hand, rows, seats=4)
+    values = SechsNimmtSearchBot(seed=1).action_values(seat)
+    assert len(values) == len(seat.legal) == len(hand)  # in seat.legal's order
+    # the sixth card of row 1 (11 heads for sure) is valued worst, and the move valued most is
+    # the one act plays on the same samples
+    assert values[seat.legal.index(15 - 1)] == min(values) < max(values)
+    assert seat.legal[int(np.argmax(values))] == SechsNimmtSearchBot(seed=1).act(seat)
+
+
+def test_search_values_a_move_it_does_not_search_as_the_only_one() -> None:
+    game = make("sechs_nimmt", 3, logic=True)
+    state = game.initial_state()
+    mover = game.advance(state, np.random.default_rng(0))
+    seat = Seat.of(game, state, mover)
+    assert seat.view()["phase"] == DRAFT
+    values = SechsNimmtSearchBot(seed=0).action_values(seat)
+    move = SechsNimmtHeuristicBot().act(seat)
+    assert values == [0.0 if a == move else -np.inf for a in seat.legal]
+
+
 def test_bad_settings_say_what_is_allowed() -> None:
     with pytest.raises(ValueError, match="greedy is a probability, 0 to 1, not 2"):
         SechsNimmtSearchBot(greedy=2)

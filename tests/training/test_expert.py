@@ -84,6 +84,11 @@ def test_soft_targets_weigh_every_legal_move_by_the_teachers_values() -> None:
     assert not (p[~soft.legal[taught]] > 0).any()  # illegal moves get nothing
     assert ((p > 0).sum(axis=1) > 1).mean() > 0.3  # near ties share the weight...
     assert (p.argmax(axis=1) == one.argmax(axis=1)).all()  # ...and the teacher's move has the most
+    # 6 nimmt!'s search values its cards in heads: every searched card gets a share
+    cards = play_one(("sechs_nimmt", {}, 2, "search:samples=2,extra=2", "", 0, 1, 1.0))
+    rows = cards.policy[cards.policy.sum(axis=1) > 0].astype(np.float64)
+    assert len(rows) and np.allclose(rows.sum(axis=1), 1.0, atol=1e-2)
+    assert ((rows > 0).sum(axis=1) > 1).mean() > 0.5
     # a teacher without action values teaches its move alone
     plain = play_one(("diamant", {}, 3, "heuristic", "", 0, 2, 0.5))
     rows = plain.policy[plain.policy.sum(axis=1) > 0]
