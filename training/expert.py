@@ -31,8 +31,10 @@ search of :mod:`tablezoo.bots.search`):
    the next search starts from a better network.
 
 Self-play runs in ``workers`` processes (numpy only); the network is trained
-with torch in the main process and copied into the numpy
-:class:`~tablezoo.bots.net.PolicyValueNet` that the search and the tables use.
+with torch in the main process (Adam, ``epochs`` passes over the buffer a round,
+the step size falling along a half cosine to a tenth of ``learning_rate``) and
+copied into the numpy :class:`~tablezoo.bots.net.PolicyValueNet` that the search
+and the tables use.
 Why an own loop rather than SB3 or RLlib: the targets are the search's visit
 counts and the game's outcome, not a reward stream an RL library optimises,
 and the search needs the engine's ``determinize`` and chance nodes, which an
@@ -319,6 +321,9 @@ def generate(
 # --------------------------------------------------------------------------- learning
 
 
+LAST_STEP_SIZE = 0.1
+"""Each round's fit ends at this share of ``learning_rate`` (a half cosine from the full step)."""
+
 _HEAD_TENSORS = (
     ("shared", "weight"),
     ("context", "weight"),
@@ -372,6 +377,13 @@ def fit(net: PolicyValueNet, data: Samples, config: ExpertConfig, seed: int) -> 
         value_head.bias.fill_(net.value_b)
     params = [*trunk.parameters(), *policy_head.parameters(), *value_head.parameters()]
     optimiser = torch.optim.Adam(params, lr=config.learning_rate, weight_decay=1e-5)
+    # the step size falls along a half cosine to a tenth over the round: the first epochs learn the
+    # new samples, the last ones settle fine distinctions (Heckmeck: a roll or a stop with two dice
+    # left), which a constant step keeps jumping over
+    steps = config.epochs * -(-len(data) // config.batch_size)
+    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(
+        optimiser, T_max=max(1, steps), eta_min=config.learning_rate * LAST_STEP_SIZE
+    )
     obs = torch.from_numpy(data.obs)
     policy = torch.from_numpy(data.policy.astype(np.float32))
     illegal = torch.from_numpy(~data.legal)
@@ -399,6 +411,7 @@ def fit(net: PolicyValueNet, data: Samples, config: ExpertConfig, seed: int) -> 
             optimiser.zero_grad()
             (p_loss + v_loss).backward()
             optimiser.step()
+            schedule.step()
             totals["policy_loss"] += p_loss.item()
             totals["value_loss"] += v_loss.item()
             totals["batches"] += 1
