@@ -279,6 +279,20 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="imitation rounds; after the first the network plays half the teacher's seats (default 1)",
     )
+    x.add_argument(
+        "--league-rounds",
+        type=int,
+        default=None,
+        help="rounds after imitation in which the network plays a league and learns by PPO (default 0)",
+    )
+    x.add_argument(
+        "--league",
+        nargs="+",
+        default=None,
+        metavar="BOT",
+        help="the bots of the league, 'self' for the network itself (default: heuristic self)",
+    )
+    x.add_argument("--league-games", type=int, default=None, help="games per league round (default 2000)")
     x.add_argument("--iterations", type=int, default=None, help="rounds after the first (default 20)")
     x.add_argument("--games", type=int, default=None, help="self-play games per iteration (default 150)")
     x.add_argument("--simulations", type=int, default=None, help="search simulations per move (default 24)")

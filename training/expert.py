@@ -2,6 +2,7 @@
 
     tablezoo expert heckmeck --out runs --hours 1.5          # new run, or resumes runs/expert-heckmeck
     tablezoo expert court --teacher heuristic --iterations 8 --games 200 --simulations 32
+    tablezoo expert court --teacher-rounds 6 --league-rounds 20 --iterations 25   # imitation, then PPO
 
 The loop (AlphaZero-style self-play, adapted to chance and hidden cards by the
 search of :mod:`tablezoo.bots.search`):
@@ -23,7 +24,12 @@ search of :mod:`tablezoo.bots.search`):
    in heads, Diamant's search in win credit) teaches every legal move with
    weight ``exp((value - best) / T)`` and plays the move it values most: a near
    tie costs the network little, a move that throws worms away much.
-2. **Expert iteration** (the rounds after): every seat is played by the
+2. **League rounds** (the next ``league_rounds``, none by default): the
+   network plays against a league of bots and of itself, its moves sampled,
+   and improves by policy gradient (PPO) on the win shares of those games
+   (:mod:`tablezoo.training.league`). Imitation learns the teacher's level;
+   this is how the network goes past it.
+3. **Expert iteration** (the rounds after): every seat is played by the
    search (``simulations`` per move, Dirichlet noise at the root), guided by the
    current network. The network then learns the search's visit distribution
    (policy) and the final win shares (value), from a buffer of the latest
@@ -50,7 +56,6 @@ last finished iteration; ``--hours`` stops cleanly before the time is up.
 
 from __future__ import annotations
 
-import itertools
 import json
 import multiprocessing as mp
 import time
@@ -62,7 +67,6 @@ import numpy as np
 
 from tablezoo.bots.core import Seat
 from tablezoo.bots.net import PolicyValueNet, win_share
-from tablezoo.bots.policy import ActionHead
 from tablezoo.bots.registry import make_bot
 from tablezoo.bots.search import AgentBot, search
 from tablezoo.games import game_class, make
@@ -85,6 +89,9 @@ class ExpertConfig:
     teacher_games: int = 1500
     teacher_rounds: int = 1
     soft_targets: float = 0.0
+    league_rounds: int = 0
+    league: list[str] = field(default_factory=lambda: ["heuristic", "self"])
+    league_games: int = 2000
     iterations: int = 20
     games: int = 150
     simulations: int = 24
@@ -132,6 +139,15 @@ class ExpertConfig:
                 raise ConfigError(f"--{name.replace('_', '-')} is at least 1, not {getattr(self, name)}")
         if self.iterations < 0:
             raise ConfigError(f"--iterations is at least 0 (imitation only), not {self.iterations}")
+        if self.league_rounds < 0 or self.league_games < 1 or not self.league:
+            raise ConfigError(
+                "--league-rounds is 0 or more, --league-games at least 1 and --league names at least one "
+                f"bot, not {self.league_rounds}, {self.league_games} and {self.league}"
+            )
+        self.league = list(self.league)
+        for name in self.league:
+            if name != "self":
+                make_bot(name, make(self.game, self.seats[0]))  # a bad name fails now, not in a worker
         if self.soft_targets < 0:
             raise ConfigError(f"--soft-targets is a temperature, 0 or more, not {self.soft_targets}")
 
@@ -324,59 +340,18 @@ def generate(
 LAST_STEP_SIZE = 0.1
 """Each round's fit ends at this share of ``learning_rate`` (a half cosine from the full step)."""
 
-_HEAD_TENSORS = (
-    ("shared", "weight"),
-    ("context", "weight"),
-    ("shared", "bias"),
-    ("out", "weight"),
-    ("out", "bias"),
-    ("rest", "weight"),
-    ("rest", "bias"),
-)
-"""The torch tensors of an ``ActionFieldHead``, in the order of :func:`_head_arrays`."""
-
-
-def _head_arrays(head: ActionHead) -> list[np.ndarray]:
-    """An :class:`ActionHead`'s arrays in the shapes of ``_HEAD_TENSORS``."""
-    return [head.card, head.context, head.bias, head.out[None, :], head.out_bias, head.rest, head.rest_bias]
-
 
 def fit(net: PolicyValueNet, data: Samples, config: ExpertConfig, seed: int) -> tuple[PolicyValueNet, dict]:
     """Train ``net`` on ``data`` for ``epochs`` with torch; the new numpy network and the losses."""
     import torch
     from torch import nn
 
+    from tablezoo.training.torch_net import TorchTwin
+
     torch.manual_seed(seed)
     torch.set_num_threads(1)  # small layers: more threads only wait on each other on a shared machine
-    hidden = net.weights[: net._hidden]
-    sizes = [net.observation_size, *(w.shape[0] for w in hidden)]
-    trunk = nn.Sequential(*[m for a, b in itertools.pairwise(sizes) for m in (nn.Linear(a, b), nn.ReLU())])
-    value_head = nn.Linear(sizes[-1], 1)
-    scale = torch.from_numpy(net.scale)
-    head = net.head
-    if head is None:
-        policy_head: nn.Module = nn.Linear(sizes[-1], net.num_actions)
-        index = None
-    else:
-        from tablezoo.training.sb3_policy import ActionFieldHead
-
-        policy_head = ActionFieldHead(
-            sizes[-1], list(head.offsets), head.size, len(head.bias), net.num_actions, nn.ReLU
-        )
-        index = torch.from_numpy(head.index)
-    trunk_linears = [m for m in trunk if isinstance(m, nn.Linear)]
-    with torch.no_grad():  # start from the current numpy weights
-        for layer, w, b in zip(trunk_linears, hidden, net.biases, strict=False):
-            layer.weight.copy_(torch.from_numpy(w))
-            layer.bias.copy_(torch.from_numpy(b))
-        arrays = [net.weights[-1], net.biases[-1]] if head is None else _head_arrays(head)
-        tensors = [("", "weight"), ("", "bias")] if head is None else _HEAD_TENSORS
-        for (module, name), array in zip(tensors, arrays, strict=True):
-            policy_head.get_parameter(f"{module}.{name}".lstrip(".")).copy_(torch.from_numpy(array))
-        value_head.weight.copy_(torch.from_numpy(net.value_w[None, :]))
-        value_head.bias.fill_(net.value_b)
-    params = [*trunk.parameters(), *policy_head.parameters(), *value_head.parameters()]
-    optimiser = torch.optim.Adam(params, lr=config.learning_rate, weight_decay=1e-5)
+    twin = TorchTwin(net)
+    optimiser = torch.optim.Adam(twin.parameters(), lr=config.learning_rate, weight_decay=1e-5)
     # the step size falls along a half cosine to a tenth over the round: the first epochs learn the
     # new samples, the last ones settle fine distinctions (Heckmeck: a roll or a stop with two dice
     # left), which a constant step keeps jumping over
@@ -395,19 +370,10 @@ def fit(net: PolicyValueNet, data: Samples, config: ExpertConfig, seed: int) -> 
         order = torch.randperm(len(value), generator=generator)
         for start in range(0, len(order), config.batch_size):
             idx = order[start : start + config.batch_size]
-            x = obs[idx].float() / scale
-            h = trunk(x)
             mask = has_policy[idx]
-            if mask.any():
-                latent = h[mask] if index is None else torch.cat([h[mask], x[mask][:, index]], dim=1)
-                # the policy over the legal moves only, as it plays: none of the network's
-                # capacity goes to ruling out moves the rules already rule out
-                logits = policy_head(latent).masked_fill(illegal[idx][mask], -1e9)
-                logp = torch.log_softmax(logits, dim=1)
-                p_loss = -(policy[idx][mask] * logp).sum(dim=1).mean()
-            else:
-                p_loss = h.sum() * 0
-            v_loss = nn.functional.binary_cross_entropy_with_logits(value_head(h).squeeze(1), value[idx])
+            logp, v = twin.policy_value(obs[idx], illegal[idx], mask)
+            p_loss = -(policy[idx][mask] * logp).sum(dim=1).mean() if logp is not None else v.sum() * 0
+            v_loss = nn.functional.binary_cross_entropy_with_logits(v, value[idx])
             optimiser.zero_grad()
             (p_loss + v_loss).backward()
             optimiser.step()
@@ -415,34 +381,8 @@ def fit(net: PolicyValueNet, data: Samples, config: ExpertConfig, seed: int) -> 
             totals["policy_loss"] += p_loss.item()
             totals["value_loss"] += v_loss.item()
             totals["batches"] += 1
-
-    def numpy(t: Any) -> np.ndarray:
-        return t.detach().numpy().copy()
-
-    weights = [numpy(m.weight) for m in trunk_linears]
-    biases = [numpy(m.bias) for m in trunk_linears]
-    new_head = None
-    if head is None:
-        weights.append(numpy(policy_head.get_parameter("weight")))
-        biases.append(numpy(policy_head.get_parameter("bias")))
-    else:
-        card, context, bias, out, out_bias, rest, rest_bias = (
-            numpy(policy_head.get_parameter(f"{module}.{name}")) for module, name in _HEAD_TENSORS
-        )
-        new_head = ActionHead(
-            head.offsets, head.size, card, context, bias, out.reshape(-1), out_bias, rest, rest_bias
-        )
-    new = PolicyValueNet(
-        weights,
-        biases,
-        numpy(value_head.weight).reshape(-1),
-        numpy(value_head.bias),
-        net.scale,
-        net.meta,
-        new_head,
-    )
     batches = max(1, totals.pop("batches"))
-    return new, {k: round(v / batches, 4) for k, v in totals.items()}
+    return twin.to_numpy(), {k: round(v / batches, 4) for k, v in totals.items()}
 
 
 # --------------------------------------------------------------------------- the loop
@@ -496,35 +436,52 @@ def run_expert(config: ExpertConfig) -> Path:
         t0 = time.monotonic()
         seed = config.seed * 1000 + iteration
         imitating = iteration < config.teacher_rounds
+        in_league = not imitating and iteration < config.teacher_rounds + config.league_rounds
         learner = str(run / "net.npz") if iteration > 0 else ""
         player = f"search={config.simulations}"
         if imitating:
             player = f"teacher {config.teacher}" + (" with the network" if learner else "")
+        elif in_league:
+            player = "league of " + ", ".join(config.league)
         played = run / f"played-{iteration}.npz"
-        if played.exists():  # played before a stop, not yet learnt from
-            new = Samples.load(played)
-        else:
-            if imitating:
-                new = generate(config, config.teacher, config.teacher_games, 0, seed, learner)
+        if in_league:
+            from tablezoo.training.league import Episodes, generate_league, improve
+
+            if played.exists():
+                games = Episodes.load(played)
             else:
-                new = generate(config, str(run / "net.npz"), config.games, config.simulations, seed)
-            new.save(played)
-        t1 = time.monotonic()
-        data = Samples.join([data, new]).tail(config.buffer)
-        net, losses = fit(net, data, config, seed)
+                games = generate_league(config, learner, seed)
+                games.save(played)
+            t1 = time.monotonic()
+            net, losses = improve(net, games, config, seed)
+            decisions, new_samples = len(games), len(games)
+        else:
+            if played.exists():  # played before a stop, not yet learnt from
+                new = Samples.load(played)
+            else:
+                if imitating:
+                    new = generate(config, config.teacher, config.teacher_games, 0, seed, learner)
+                else:
+                    new = generate(config, str(run / "net.npz"), config.games, config.simulations, seed)
+                new.save(played)
+            t1 = time.monotonic()
+            data = Samples.join([data, new]).tail(config.buffer)
+            net, losses = fit(net, data, config, seed)
+            decisions, new_samples = int((new.policy.sum(axis=1) > 0).sum()), len(new)
         net.meta.update(
             {"iteration": iteration, "teacher": config.teacher, "simulations": config.simulations}
         )
         net.save(run / f"net-{iteration}.npz")
         net.save(run / "net.npz")
-        data.save(run / "buffer.npz")
+        if not in_league:
+            data.save(run / "buffer.npz")
         played.unlink()
         t2 = time.monotonic()
         entry = {
             "iteration": iteration,
             "player": player,
-            "decisions": int((new.policy.sum(axis=1) > 0).sum()),
-            "new_samples": len(new),
+            "decisions": decisions,
+            "new_samples": new_samples,
             "buffer": len(data),
             **losses,
             "play_seconds": round(t1 - t0, 1),

@@ -124,6 +124,10 @@ def expert_command(config: dict[str, Any], rounds: int) -> str:
     saved config that is not the default."""
     defaults = ExpertConfig(game=config["game"])
     config = {**config, "iterations": rounds - 1}
+    if "league_rounds" in config:  # a run stopped within its league rounds played only these
+        config["league_rounds"] = max(
+            0, min(config["league_rounds"], rounds - config.get("teacher_rounds", 1))
+        )
     command = f"tablezoo expert {config['game']}"
     for key, value in config.items():
         default = getattr(defaults, key, None)
@@ -162,9 +166,18 @@ def _training_text(config: dict[str, Any], rounds: int) -> str:
     for item in config.get("teacher_at", []):
         seats, _, bot = item.partition("=")
         text += f"; at {seats} seats the teacher is `{bot}`"
-    if rounds > teacher_rounds:
+    league_rounds = max(0, min(config.get("league_rounds", 0), rounds - teacher_rounds))
+    if league_rounds:
+        league = ", ".join(f"`{name}`" for name in config["league"])
         text += (
-            f", then {_rounds(rounds - teacher_rounds)} of self-play in which network-guided search "
+            f", then {_rounds(league_rounds)} of policy gradient (PPO, {config['league_games']} games a "
+            f"round): the network, its moves sampled, plays against a league of {league} (`self`: the "
+            "network itself) and learns from the win shares of those games"
+        )
+    searched = rounds - teacher_rounds - league_rounds
+    if searched > 0:
+        text += (
+            f", then {_rounds(searched)} of self-play in which network-guided search "
             f"({config['simulations']} simulations a move) plays every seat and the network learns the "
             "search's visit counts and the games' outcomes"
         )

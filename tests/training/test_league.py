@@ -1,0 +1,124 @@
+"""League rounds: the network's own games against the league, and the policy-gradient fit on them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tablezoo.bots.net import PolicyValueNet, masked_softmax
+from tablezoo.games import make
+from tablezoo.games.core import ConfigError
+from tablezoo.training.cli import build_parser
+from tablezoo.training.expert import ExpertConfig, run_expert
+from tablezoo.training.league import Episodes, advantages, improve, play_league
+
+
+@pytest.fixture(scope="module")
+def net_file(tmp_path_factory: pytest.TempPathFactory) -> str:
+    path = tmp_path_factory.mktemp("net") / "net.npz"
+    PolicyValueNet.initial(make("sechs_nimmt", 3), (16,), seed=2).save(path)
+    return str(path)
+
+
+def test_advantages_run_from_the_value_heads_estimates_to_the_final_share() -> None:
+    values = np.array([0.5, 0.25, 0.75], np.float32)
+    # lambda 1: the final share less each estimate; lambda 0: one step of the estimates
+    assert np.allclose(advantages(values, 1.0, lam=1.0), [0.5, 0.75, 0.25])
+    assert np.allclose(advantages(values, 1.0, lam=0.0), [-0.25, 0.5, 0.25])
+    assert np.allclose(
+        advantages(values, 0.0, lam=0.5), [-0.25 + 0.5 * (0.5 + 0.5 * -0.75), 0.5 - 0.375, -0.75]
+    )
+
+
+def test_a_league_game_records_the_networks_moves_only(net_file: str) -> None:
+    net = PolicyValueNet.load(net_file)
+    for seed in range(6):
+        games = play_league(("sechs_nimmt", 3, net_file, ("heuristic", "self"), seed))
+        assert len(games) >= 10  # at least one seat of ten cards
+        assert (games.seats == 3).all()
+        assert games.legal[np.arange(len(games)), games.action].all()
+        assert set(np.unique(games.share)) <= {0.0, 1 / 3, 0.5, 1.0}
+        # each move's log-probability is the playing network's, over the legal moves
+        logits, _ = net.forward(games.obs.astype(np.float32))
+        for row in range(0, len(games), 7):
+            legal = np.flatnonzero(games.legal[row])
+            p = masked_softmax(logits[row], legal)
+            assert np.isclose(np.log(p[list(legal).index(games.action[row])]), games.logp[row], atol=1e-4)
+    # a league of the network alone plays every seat: ten cards each at least
+    alone = play_league(("sechs_nimmt", 3, net_file, ("self",), 0))
+    assert len(alone) >= 30 and alone.share.max() > 0
+
+
+def test_the_fit_makes_good_moves_likelier_and_bad_ones_rarer(net_file: str) -> None:
+    net = PolicyValueNet.load(net_file)
+    games = Episodes.join([play_league(("sechs_nimmt", 3, net_file, ("heuristic",), s)) for s in range(8)])
+    rng = np.random.default_rng(0)
+    good = rng.random(len(games)) < 0.5
+    games.advantage = np.where(good, 1.0, -1.0).astype(np.float32)
+    config = ExpertConfig(game="sechs_nimmt", epochs=3, learning_rate=1e-2)
+    new, stats = improve(net, games, config, seed=0)
+    assert {"policy_loss", "value_loss", "entropy", "kl", "epochs", "share_over_fair"} <= set(stats)
+
+    def logp(n: PolicyValueNet) -> np.ndarray:
+        logits, _ = n.forward(games.obs.astype(np.float32))
+        rows = [np.log(masked_softmax(logits[i], np.flatnonzero(games.legal[i]))) for i in range(len(games))]
+        return np.array(
+            [r[list(np.flatnonzero(games.legal[i])).index(games.action[i])] for i, r in enumerate(rows)]
+        )
+
+    change = logp(new) - logp(net)
+    assert change[good].mean() > 0 > change[~good].mean()
+    same, _ = improve(net, games, ExpertConfig(game="sechs_nimmt", epochs=1, learning_rate=0.0), seed=0)
+    x = games.obs[:5].astype(np.float32)
+    for a, b in zip(same.forward(x), net.forward(x), strict=True):
+        assert np.allclose(a, b, atol=1e-6)
+
+
+def test_a_run_with_league_rounds_logs_them_and_resumes(tmp_path: Path) -> None:
+    settings = dict(
+        teacher="heuristic",
+        teacher_games=4,
+        league_games=4,
+        hidden=(16,),
+        epochs=1,
+        workers=1,
+        eval_games=2,
+        teacher_rounds=1,
+        league_rounds=2,
+    )
+    run = run_expert(ExpertConfig(game="diamant", out=str(tmp_path), iterations=1, **settings))  # type: ignore[arg-type]
+    run_expert(ExpertConfig(game="diamant", out=str(tmp_path), iterations=2, **settings))  # type: ignore[arg-type]
+    log = [json.loads(line) for line in (run / "log.jsonl").open()]
+    assert [e["player"] for e in log] == ["teacher heuristic", *["league of heuristic, self"] * 2]
+    assert all(e["decisions"] > 0 and "kl" in e and e["share_over_fair"] for e in log[1:])
+    assert PolicyValueNet.load(run / "net.npz").meta["iteration"] == 2
+
+
+def test_league_settings_out_of_range_are_refused() -> None:
+    with pytest.raises(ConfigError, match="no bot 'nobody' for To Court the King"):
+        ExpertConfig(game="court", league=["heuristic", "nobody"])
+    with pytest.raises(ConfigError, match="--league-rounds is 0 or more"):
+        ExpertConfig(game="court", league_rounds=-1)
+    args = build_parser().parse_args(
+        ["expert", "court", "--league-rounds", "3", "--league", "heuristic", "self"]
+    )
+    assert (args.league_rounds, args.league) == (3, ["heuristic", "self"])
+
+
+def test_a_card_says_how_many_league_rounds_were_played() -> None:
+    from dataclasses import asdict
+
+    from tablezoo.training.ship import _training_text, expert_command
+
+    config = asdict(ExpertConfig(game="court", teacher_rounds=2, league_rounds=10, iterations=11))
+    # the run stopped after 5 rounds: 2 of imitation and 3 of the league
+    assert (
+        expert_command(config, 5)
+        == "tablezoo expert court --teacher-rounds 2 --league-rounds 3 --iterations 4"
+    )
+    text = _training_text(config, 5)
+    assert "then 3 rounds of policy gradient (PPO, 2000 games a round)" in text
+    assert "`heuristic`, `self`" in text and "network-guided search" not in text
