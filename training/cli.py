@@ -293,6 +293,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="the bots of the league, 'self' for the network itself (default: heuristic self)",
     )
     x.add_argument("--league-games", type=int, default=None, help="games per league round (default 2000)")
+    x.add_argument(
+        "--league-learning-rate",
+        type=float,
+        default=None,
+        help="Adam's step size in league rounds (default 6e-4)",
+    )
     x.add_argument("--iterations", type=int, default=None, help="rounds after the first (default 20)")
     x.add_argument("--games", type=int, default=None, help="self-play games per iteration (default 150)")
     x.add_argument("--simulations", type=int, default=None, help="search simulations per move (default 24)")

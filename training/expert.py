@@ -92,6 +92,7 @@ class ExpertConfig:
     league_rounds: int = 0
     league: list[str] = field(default_factory=lambda: ["heuristic", "self"])
     league_games: int = 2000
+    league_learning_rate: float = 6e-4
     iterations: int = 20
     games: int = 150
     simulations: int = 24
@@ -139,10 +140,16 @@ class ExpertConfig:
                 raise ConfigError(f"--{name.replace('_', '-')} is at least 1, not {getattr(self, name)}")
         if self.iterations < 0:
             raise ConfigError(f"--iterations is at least 0 (imitation only), not {self.iterations}")
-        if self.league_rounds < 0 or self.league_games < 1 or not self.league:
+        if (
+            self.league_rounds < 0
+            or self.league_games < 1
+            or not self.league
+            or self.league_learning_rate < 0
+        ):
             raise ConfigError(
-                "--league-rounds is 0 or more, --league-games at least 1 and --league names at least one "
-                f"bot, not {self.league_rounds}, {self.league_games} and {self.league}"
+                "--league-rounds and --league-learning-rate are 0 or more, --league-games at least 1 and "
+                f"--league names at least one bot, not {self.league_rounds}, {self.league_learning_rate}, "
+                f"{self.league_games} and {self.league}"
             )
         self.league = list(self.league)
         for name in self.league:

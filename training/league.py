@@ -17,7 +17,8 @@ clipped ratio) on the win shares those games end with:
   moves of that seat, from the network's own value head (the win share it
   expects) to the win share the seat ended with (``GAE_LAMBDA``); advantages
   are normalised over the round;
-* the fit: ``epochs`` passes of clipped-ratio PPO (``CLIP``), a win-share loss
+* the fit: ``epochs`` passes of clipped-ratio PPO (``CLIP``; Adam at
+  ``league_learning_rate``, minibatches of ``MINIBATCH``), a win-share loss
   for the value head and a little entropy (``ENTROPY``), stopped early when the
   policy has moved ``TARGET_KL`` from the one that played.
 
@@ -57,8 +58,6 @@ ENTROPY = 0.003
 """Weight of the policy's entropy in the loss."""
 TARGET_KL = 0.02
 """A round's fit stops after the epoch in which the policy moved this far (mean KL) from the player's."""
-LEAGUE_STEP_SIZE = 0.2
-"""A league fit's step size, as a share of the run's ``learning_rate``."""
 MINIBATCH = 2048
 """Samples per gradient step."""
 
@@ -202,7 +201,7 @@ def improve(
     torch.manual_seed(seed)
     torch.set_num_threads(1)
     twin = TorchTwin(net)
-    optimiser = torch.optim.Adam(twin.parameters(), lr=config.learning_rate * LEAGUE_STEP_SIZE)
+    optimiser = torch.optim.Adam(twin.parameters(), lr=config.league_learning_rate)
     obs = torch.from_numpy(data.obs)
     illegal = torch.from_numpy(~data.legal)
     action = torch.from_numpy(data.action.astype(np.int64))

@@ -58,7 +58,7 @@ def test_the_fit_makes_good_moves_likelier_and_bad_ones_rarer(net_file: str) -> 
     rng = np.random.default_rng(0)
     good = rng.random(len(games)) < 0.5
     games.advantage = np.where(good, 1.0, -1.0).astype(np.float32)
-    config = ExpertConfig(game="sechs_nimmt", epochs=3, learning_rate=1e-2)
+    config = ExpertConfig(game="sechs_nimmt", epochs=3, league_learning_rate=1e-2)
     new, stats = improve(net, games, config, seed=0)
     assert {"policy_loss", "value_loss", "entropy", "kl", "epochs", "share_over_fair"} <= set(stats)
 
@@ -71,7 +71,9 @@ def test_the_fit_makes_good_moves_likelier_and_bad_ones_rarer(net_file: str) -> 
 
     change = logp(new) - logp(net)
     assert change[good].mean() > 0 > change[~good].mean()
-    same, _ = improve(net, games, ExpertConfig(game="sechs_nimmt", epochs=1, learning_rate=0.0), seed=0)
+    same, _ = improve(
+        net, games, ExpertConfig(game="sechs_nimmt", epochs=1, league_learning_rate=0.0), seed=0
+    )
     x = games.obs[:5].astype(np.float32)
     for a, b in zip(same.forward(x), net.forward(x), strict=True):
         assert np.allclose(a, b, atol=1e-6)
@@ -100,7 +102,7 @@ def test_a_run_with_league_rounds_logs_them_and_resumes(tmp_path: Path) -> None:
 def test_league_settings_out_of_range_are_refused() -> None:
     with pytest.raises(ConfigError, match="no bot 'nobody' for To Court the King"):
         ExpertConfig(game="court", league=["heuristic", "nobody"])
-    with pytest.raises(ConfigError, match="--league-rounds is 0 or more"):
+    with pytest.raises(ConfigError, match="--league-rounds and --league-learning-rate are 0 or more"):
         ExpertConfig(game="court", league_rounds=-1)
     args = build_parser().parse_args(
         ["expert", "court", "--league-rounds", "3", "--league", "heuristic", "self"]
