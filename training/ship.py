@@ -100,7 +100,10 @@ def opening_section(worms: float, optimum: float) -> str:
 
 
 def move_times(bot_name: str, game_name: str, seats: int, positions: int, seed: int) -> float:
-    """The median milliseconds ``bot_name`` takes for a move, over positions of random games."""
+    """The median milliseconds ``bot_name`` takes for a move, over positions of random games.
+
+    Only positions with a choice count: where one move is legal a bot answers at once, and in
+    Heckmeck more than half of all positions are such."""
     game = make(game_name, seats)
     bot = make_bot(bot_name, game)
     rng = np.random.default_rng(seed)
@@ -111,10 +114,11 @@ def move_times(bot_name: str, game_name: str, seats: int, positions: int, seed: 
         if mover == TERMINAL:
             state = game.initial_state()
             continue
-        start = time.perf_counter()
-        bot.act(Seat.of(game, state, mover))
-        times.append(1000 * (time.perf_counter() - start))
         legal = game.legal_actions(state)
+        if len(legal) > 1:
+            start = time.perf_counter()
+            bot.act(Seat.of(game, state, mover))
+            times.append(1000 * (time.perf_counter() - start))
         game.apply(state, legal[int(rng.integers(len(legal)))])
     return float(np.median(times))
 
@@ -349,7 +353,8 @@ seed {args.seed}. Reproduce a row with `tablezoo evaluate {game_name} --players 
 
 ### Time a move takes
 
-Median milliseconds per move over positions of random games, on the machine that shipped it:
+Median milliseconds per move over positions of random games with more than one legal move, on the
+machine that shipped it:
 
 | seats | `agent` | `agent:search={args.search}` |
 |---|---|---|

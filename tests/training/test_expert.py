@@ -259,3 +259,18 @@ def test_opening_turn_worms_are_exact() -> None:
     section = opening_section(greedy, optimum)
     assert f"| `agent` | {greedy:.3f} |" in section and "not met (short by" in section
     assert "met |" in opening_section(optimum, optimum)
+
+
+def test_move_times_count_only_positions_with_a_choice(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tablezoo.training import ship
+
+    choices: list[int] = []
+
+    class Counting:
+        def act(self, seat: object) -> int:
+            choices.append(len(seat.legal))  # type: ignore[attr-defined]
+            return int(seat.legal[0])  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(ship, "make_bot", lambda name, game: Counting())
+    assert ship.move_times("any", "heckmeck", 2, 40, seed=3) >= 0
+    assert len(choices) == 40 and min(choices) > 1
