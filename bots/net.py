@@ -47,6 +47,11 @@ def win_share(game: Game[Any], state: Any, seat: int) -> float:
     return 1.0 / len(winners) if seat in winners else 0.0
 
 
+def _sigmoid(z: Any) -> Any:
+    """``1 / (1 + exp(-z))`` without overflow for a large negative ``z`` (a value head sure of a loss)."""
+    return 0.5 * (1.0 + np.tanh(0.5 * z))
+
+
 def _relu(x: np.ndarray) -> np.ndarray:
     return np.maximum(x, 0.0)
 
@@ -130,7 +135,7 @@ class PolicyValueNet:
             z = cards @ head.card.T + (h @ head.context.T + head.bias)[:, None, :]
             shared = np.maximum(z, 0.0) @ head.out + head.out_bias
             logits = np.concatenate([shared, h @ head.rest.T + head.rest_bias], axis=1)
-        value = 1.0 / (1.0 + np.exp(-(h @ self.value_w + self.value_b)))
+        value = _sigmoid(h @ self.value_w + self.value_b)
         return logits, value
 
     def evaluate(self, x: np.ndarray) -> tuple[np.ndarray, float]:
@@ -143,7 +148,7 @@ class PolicyValueNet:
             logits = self.weights[-1] @ h + self.biases[-1]
         else:
             logits = self.head.logits(x / self.scale, h, _relu)
-        return logits, float(1.0 / (1.0 + np.exp(-(self.value_w @ h + self.value_b))))
+        return logits, float(_sigmoid(self.value_w @ h + self.value_b))
 
     # ------------------------------------------------------------ files
 
