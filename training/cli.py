@@ -290,7 +290,8 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="+",
         default=None,
         metavar="BOT",
-        help="the bots of the league, 'self' for the network itself (default: heuristic self)",
+        help="the bots at the seats the network does not play; with 'self', the network plays 1 to all "
+        "seats, else one ('self' alone: every seat; default: heuristic self)",
     )
     x.add_argument("--league-games", type=int, default=None, help="games per league round (default 2000)")
     x.add_argument(

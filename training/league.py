@@ -7,10 +7,11 @@ bots (``--league heuristic self``: the heuristic, and the network's own
 current policy), and takes one step of proximal policy optimisation (PPO,
 clipped ratio) on the win shares those games end with:
 
-* each game takes its seat count in turn from the run's, gives the network
-  ``k`` seats, ``k`` uniform in 1 .. seats (so one network against a full table
-  of bots is as common as a table of networks), and each other seat a bot
-  drawn from the league;
+* each game takes its seat count in turn from the run's and gives the
+  network ``k`` seats: with ``self`` in the league, ``k`` is uniform in
+  1 .. seats (one network against a full table of bots is as common as a table
+  of networks); without it, one seat; a league of ``self`` alone, every seat.
+  Each other seat is a bot drawn from the league's others;
 * every move the network makes is a sample: its padded observation, legal
   moves, the move and its log-probability;
 * the advantage of a move is the generalised advantage estimate over the
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
     from tablezoo.training.expert import ExpertConfig
 
 SELF = "self"
-"""The league's name for the network being trained (its current policy, moves sampled)."""
+"""The league's name for the network being trained: with it, the network plays more than one seat."""
 CLIP = 0.2
 """PPO's clip of the probability ratio."""
 GAE_LAMBDA = 0.95
@@ -73,13 +74,14 @@ class Episodes:
     advantage: np.ndarray  # (N,) float32
     share: np.ndarray  # (N,) float32: the win share the seat ended with (the value target)
     seats: np.ndarray  # (N,) int8: the game's seat count
+    seat: np.ndarray  # (N,) int8: the mover's seat
 
     @classmethod
     def empty(cls, size: int, actions: int) -> Episodes:
         return cls(
             np.zeros((0, size), np.uint8),
             np.zeros((0, actions), bool),
-            *(np.zeros(0, t) for t in (np.int32, np.float32, np.float32, np.float32, np.int8)),
+            *(np.zeros(0, t) for t in (np.int32, np.float32, np.float32, np.float32, np.int8, np.int8)),
         )
 
     @classmethod
@@ -123,10 +125,11 @@ def play_league(task: LeagueTask) -> Episodes:
     rng = np.random.default_rng(seed)
     chance = np.random.default_rng(rng.integers(2**63))
     net = _NETS.get(path) or _NETS.setdefault(path, PolicyValueNet.load(path))
-    bots_in = [name for name in league if name != SELF]
+    others = [name for name in league if name != SELF]
     mine = np.zeros(n, bool)
-    mine[rng.permutation(n)[: rng.integers(1, n + 1) if bots_in else n]] = True
-    bots: list[Any] = [None if m else make_bot(bots_in[rng.integers(len(bots_in))], game) for m in mine]
+    order = rng.permutation(n)
+    mine[order[: n if not others else int(rng.integers(1, n + 1)) if SELF in league else 1]] = True
+    bots: list[Any] = [None if m else make_bot(others[rng.integers(len(others))], game) for m in mine]
     for bot in bots:
         if bot is not None:
             bot.reset(int(rng.integers(2**31)))
@@ -170,6 +173,7 @@ def play_league(task: LeagueTask) -> Episodes:
         advantage,
         share,
         np.full(len(seat_of), n, np.int8),
+        seat_of.astype(np.int8),
     )
 
 

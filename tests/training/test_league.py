@@ -47,9 +47,16 @@ def test_a_league_game_records_the_networks_moves_only(net_file: str) -> None:
             legal = np.flatnonzero(games.legal[row])
             p = masked_softmax(logits[row], legal)
             assert np.isclose(np.log(p[list(legal).index(games.action[row])]), games.logp[row], atol=1e-4)
-    # a league of the network alone plays every seat: ten cards each at least
+    # a league of the network alone plays every seat; without 'self', the network plays one seat
     alone = play_league(("sechs_nimmt", 3, net_file, ("self",), 0))
-    assert len(alone) >= 30 and alone.share.max() > 0
+    assert set(alone.seat.tolist()) == {0, 1, 2} and alone.share.max() > 0
+    for seed in range(4):
+        assert len(set(play_league(("sechs_nimmt", 4, net_file, ("random",), seed)).seat.tolist())) == 1
+    counts = {
+        len(set(play_league(("sechs_nimmt", 4, net_file, ("random", "self"), s)).seat.tolist()))
+        for s in range(12)
+    }
+    assert len(counts) > 1 and counts <= {1, 2, 3, 4}
 
 
 def test_the_fit_makes_good_moves_likelier_and_bad_ones_rarer(net_file: str) -> None:
