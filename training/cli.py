@@ -300,6 +300,20 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="Adam's step size in league rounds (default 6e-4)",
     )
+    x.add_argument(
+        "--league-learning-rate-end",
+        type=float,
+        default=None,
+        help="the step size falls along a half cosine over the league rounds to this (default: none, "
+        "it stays at --league-learning-rate)",
+    )
+    x.add_argument(
+        "--init",
+        default=None,
+        metavar="NET",
+        help="start from this network (a run's net-K.npz) instead of a fresh one; --teacher-rounds may "
+        "then be 0",
+    )
     x.add_argument("--iterations", type=int, default=None, help="rounds after the first (default 20)")
     x.add_argument("--games", type=int, default=None, help="self-play games per iteration (default 150)")
     x.add_argument("--simulations", type=int, default=None, help="search simulations per move (default 24)")

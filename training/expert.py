@@ -3,6 +3,8 @@
     tablezoo expert heckmeck --out runs --hours 1.5          # new run, or resumes runs/expert-heckmeck
     tablezoo expert court --teacher heuristic --iterations 8 --games 200 --simulations 32
     tablezoo expert court --teacher-rounds 6 --league-rounds 20 --iterations 25   # imitation, then PPO
+    tablezoo expert court --init runs/expert-court/net-25.npz --teacher-rounds 0 --league-rounds 40 \
+        --iterations 39 --league-learning-rate-end 5e-5 --out runs/court-more     # more PPO from round 25
 
 The loop (AlphaZero-style self-play, adapted to chance and hidden cards by the
 search of :mod:`tablezoo.bots.search`):
@@ -28,7 +30,10 @@ search of :mod:`tablezoo.bots.search`):
    network plays against a league of bots and of itself, its moves sampled,
    and improves by policy gradient (PPO) on the win shares of those games
    (:mod:`tablezoo.training.league`). Imitation learns the teacher's level;
-   this is how the network goes past it.
+   this is how the network goes past it. The step size may fall along a half
+   cosine over the league rounds (``league_learning_rate_end``): late rounds,
+   whose gains are small beside the noise of dice-decided outcomes, then
+   settle rather than wander.
 3. **Expert iteration** (the rounds after): every seat is played by the
    search (``simulations`` per move, Dirichlet noise at the root), guided by the
    current network. The network then learns the search's visit distribution
@@ -46,6 +51,10 @@ counts and the game's outcome, not a reward stream an RL library optimises,
 and the search needs the engine's ``determinize`` and chance nodes, which an
 environment hides.
 
+A run starts from a fresh network, or from a saved one (``init``: a run's
+``net-<k>.npz``, so that a finished run can go on with other settings in a
+new folder; imitation may then be left out, ``teacher_rounds`` 0).
+
 A run lives in ``<out>/expert-<game>/``: ``net.npz`` (the latest network),
 ``net-<k>.npz`` per iteration, ``buffer.npz`` (the samples; ``played-<k>.npz``
 holds a round's games until the network has learnt from them), ``log.jsonl``
@@ -57,6 +66,7 @@ last finished iteration; ``--hours`` stops cleanly before the time is up.
 from __future__ import annotations
 
 import json
+import math
 import multiprocessing as mp
 import time
 from dataclasses import asdict, dataclass, field, fields
@@ -93,6 +103,8 @@ class ExpertConfig:
     league: list[str] = field(default_factory=lambda: ["heuristic", "self"])
     league_games: int = 2000
     league_learning_rate: float = 6e-4
+    league_learning_rate_end: float = -1.0
+    init: str = ""
     iterations: int = 20
     games: int = 150
     simulations: int = 24
@@ -127,9 +139,19 @@ class ExpertConfig:
                 )
             self._teachers[int(seats)] = bot
         self.hidden = tuple(self.hidden)
+        if self.init and not Path(self.init).is_file():
+            raise ConfigError(f"--init names a network file (a run's net-K.npz), not {self.init!r}")
+        if self.init and Path(self.init).resolve().parent == self.run_dir.resolve():
+            raise ConfigError(
+                f"--init {self.init} lies in this run's own folder {self.run_dir}: give the new run "
+                "another --out, or it would resume the run that trained the network"
+            )
+        if self.teacher_rounds < (0 if self.init else 1):
+            raise ConfigError(
+                f"--teacher-rounds is at least 1 (0 only with --init), not {self.teacher_rounds}"
+            )
         for name in (
             "teacher_games",
-            "teacher_rounds",
             "games",
             "simulations",
             "epochs",
@@ -151,6 +173,13 @@ class ExpertConfig:
                 f"--league names at least one bot, not {self.league_rounds}, {self.league_learning_rate}, "
                 f"{self.league_games} and {self.league}"
             )
+        if self.league_learning_rate_end < 0:  # unset: a constant step size
+            self.league_learning_rate_end = self.league_learning_rate
+        if self.league_learning_rate_end > self.league_learning_rate:
+            raise ConfigError(
+                f"--league-learning-rate-end ({self.league_learning_rate_end}) is where the step size "
+                f"falls to: at most --league-learning-rate ({self.league_learning_rate})"
+            )
         self.league = list(self.league)
         for name in self.league:
             if name != "self":
@@ -161,6 +190,13 @@ class ExpertConfig:
     def teacher_for(self, seats: int) -> str:
         """The bot imitated at tables of ``seats`` (``--teacher-at``, else ``--teacher``)."""
         return self._teachers.get(seats, self.teacher)
+
+    def league_step_size(self, league_round: int) -> float:
+        """Adam's step size in league round ``league_round`` (0-based): a half cosine over the league
+        rounds from ``league_learning_rate`` to ``league_learning_rate_end``."""
+        start, end = self.league_learning_rate, self.league_learning_rate_end
+        progress = league_round / max(1, self.league_rounds - 1)
+        return end + (start - end) * (1 + math.cos(math.pi * min(1.0, progress))) / 2
 
     @property
     def run_dir(self) -> Path:
@@ -432,6 +468,10 @@ def run_expert(config: ExpertConfig) -> Path:
     if done:
         net = PolicyValueNet.load(run / "net.npz")
         data = Samples.load(run / "buffer.npz")
+    elif config.init:
+        net = PolicyValueNet.load(config.init)
+        net.check_fits(game, config.init)
+        data = Samples.empty(game.padded_spec.size, game.num_actions)
     else:
         net = PolicyValueNet.initial(game, config.hidden, config.seed, config.action_head)
         data = Samples.empty(game.padded_spec.size, game.num_actions)
@@ -444,7 +484,9 @@ def run_expert(config: ExpertConfig) -> Path:
         seed = config.seed * 1000 + iteration
         imitating = iteration < config.teacher_rounds
         in_league = not imitating and iteration < config.teacher_rounds + config.league_rounds
-        learner = str(run / "net.npz") if iteration > 0 else ""
+        learner = str(run / "net.npz") if iteration > 0 or config.init else ""
+        if iteration == 0 and config.init:
+            net.save(run / "net.npz")  # what the first round's games are played by
         player = f"search={config.simulations}"
         if imitating:
             player = f"teacher {config.teacher}" + (" with the network" if learner else "")
@@ -460,7 +502,8 @@ def run_expert(config: ExpertConfig) -> Path:
                 games = generate_league(config, learner, seed)
                 games.save(played)
             t1 = time.monotonic()
-            net, losses = improve(net, games, config, seed)
+            step_size = config.league_step_size(iteration - config.teacher_rounds)
+            net, losses = improve(net, games, config, seed, step_size)
             decisions, new_samples = len(games), len(games)
         else:
             if played.exists():  # played before a stop, not yet learnt from

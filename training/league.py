@@ -194,9 +194,11 @@ def generate_league(config: ExpertConfig, path: str, seed: int) -> Episodes:
 
 
 def improve(
-    net: PolicyValueNet, data: Episodes, config: ExpertConfig, seed: int
+    net: PolicyValueNet, data: Episodes, config: ExpertConfig, seed: int, step_size: float | None = None
 ) -> tuple[PolicyValueNet, dict[str, Any]]:
-    """One PPO fit of ``net`` on its own league games; the new network and what the fit measured."""
+    """One PPO fit of ``net`` on its own league games; the new network and what the fit measured.
+
+    ``step_size`` is Adam's (default: ``config.league_learning_rate``)."""
     import torch
     from torch import nn
 
@@ -205,7 +207,8 @@ def improve(
     torch.manual_seed(seed)
     torch.set_num_threads(1)
     twin = TorchTwin(net)
-    optimiser = torch.optim.Adam(twin.parameters(), lr=config.league_learning_rate)
+    lr = config.league_learning_rate if step_size is None else step_size
+    optimiser = torch.optim.Adam(twin.parameters(), lr=lr)
     obs = torch.from_numpy(data.obs)
     illegal = torch.from_numpy(~data.legal)
     action = torch.from_numpy(data.action.astype(np.int64))
@@ -246,7 +249,7 @@ def improve(
             break
     batches = max(1, stats.pop("batches"))
     result: dict[str, Any] = {k: round(v / batches, 4) for k, v in stats.items()}
-    result.update(kl=round(kl, 4), epochs=epochs)
+    result.update(kl=round(kl, 4), epochs=epochs, step_size=optimiser.param_groups[0]["lr"])
     # how the network fared in its own league games, per seat count: its win share over the fair
     # one, averaged over its moves
     counts = sorted(set(data.seats.tolist()))

@@ -125,24 +125,40 @@ def move_times(bot_name: str, game_name: str, seats: int, positions: int, seed: 
 
 def expert_command(config: dict[str, Any], rounds: int) -> str:
     """The ``tablezoo expert`` command that plays a run's ``rounds`` again: every other setting of its
-    saved config that is not the default."""
+    saved config that is not the default (the run folder's parent, ``--out``, where it is not the
+    default, so that a run started from another's network does not resume that one)."""
     defaults = ExpertConfig(game=config["game"])
     config = {**config, "iterations": rounds - 1}
     if "league_rounds" in config:  # a run stopped within its league rounds played only these
         config["league_rounds"] = max(
             0, min(config["league_rounds"], rounds - config.get("teacher_rounds", 1))
         )
+    if config.get("league_learning_rate_end") == config.get("league_learning_rate"):
+        config.pop("league_learning_rate_end")  # a constant step size: the default
     command = f"tablezoo expert {config['game']}"
     for key, value in config.items():
         default = getattr(defaults, key, None)
         if isinstance(value, list) and isinstance(default, tuple):
             value = tuple(value)
-        if key in ("game", "out", "workers", "hours") or value == default:
+        if key in ("game", "workers", "hours") or value == default:
             continue
         if isinstance(value, (list, tuple)):
             value = " ".join(map(str, value))
         command += f" --{key.replace('_', '-')} {value}"
     return command
+
+
+def base_command(init: str) -> str | None:
+    """The command that trained the network a run started from (``--init``), where its run folder
+    (``config.json`` beside it) says; None where it does not."""
+    path = Path(init)
+    config_file = path.parent / "config.json"
+    if not path.is_file() or not config_file.is_file():
+        return None
+    iteration = PolicyValueNet.load(path).meta.get("iteration")
+    if not isinstance(iteration, int):
+        return None
+    return expert_command(json.loads(config_file.read_text()), iteration + 1)
 
 
 def _rounds(k: int) -> str:
@@ -152,39 +168,45 @@ def _rounds(k: int) -> str:
 def _training_text(config: dict[str, Any], rounds: int) -> str:
     """The card's paragraph on how a run of ``rounds`` rounds trained its network."""
     teacher_rounds = min(config.get("teacher_rounds", 1), rounds)
-    text = (
-        f"- Expert iteration (`tablezoo.training.expert`): imitation of the `{config['teacher']}` bot "
-        f"({config['teacher_games']} games a round"
-    )
-    if teacher_rounds > 1:
-        text += (
-            f", {_rounds(teacher_rounds)}: the first with the teacher at its seats, the others with the "
-            "network at half of them and the teacher saying what it would have played"
-        )
-    text += ")"
-    if config.get("soft_targets"):
-        text += (
-            f"; every legal move taught, weighed exp((value - best) / {config['soft_targets']}) by "
-            "the teacher's own values of its moves"
-        )
-    for item in config.get("teacher_at", []):
-        seats, _, bot = item.partition("=")
-        text += f"; at {seats} seats the teacher is `{bot}`"
+    parts = []
+    if config.get("init"):
+        parts.append(f"starting from the network `{config['init']}`")
+    if teacher_rounds:
+        part = f"imitation of the `{config['teacher']}` bot ({config['teacher_games']} games a round"
+        if teacher_rounds > 1:
+            part += (
+                f", {_rounds(teacher_rounds)}: the first with the teacher at its seats, the others with "
+                "the network at half of them and the teacher saying what it would have played"
+            )
+        part += ")"
+        if config.get("soft_targets"):
+            part += (
+                f"; every legal move taught, weighed exp((value - best) / {config['soft_targets']}) by "
+                "the teacher's own values of its moves"
+            )
+        for item in config.get("teacher_at", []):
+            seats, _, bot = item.partition("=")
+            part += f"; at {seats} seats the teacher is `{bot}`"
+        parts.append(part)
     league_rounds = max(0, min(config.get("league_rounds", 0), rounds - teacher_rounds))
     if league_rounds:
-        league = ", ".join(f"`{name}`" for name in config["league"])
-        text += (
-            f", then {_rounds(league_rounds)} of policy gradient (PPO, {config['league_games']} games a "
-            f"round): the network, its moves sampled, plays against a league of {league} (`self`: the "
+        league = ", ".join(f"`{name}`" for name in dict.fromkeys(config["league"]))
+        start = config.get("league_learning_rate", 6e-4)
+        end = config.get("league_learning_rate_end", start)
+        steps = f"step size {start:g}" + (f" falling along a half cosine to {end:g}" if end != start else "")
+        parts.append(
+            f"{_rounds(league_rounds)} of policy gradient (PPO, {config['league_games']} games a round, "
+            f"{steps}): the network, its moves sampled, plays against a league of {league} (`self`: the "
             "network itself) and learns from the win shares of those games"
         )
     searched = rounds - teacher_rounds - league_rounds
     if searched > 0:
-        text += (
-            f", then {_rounds(searched)} of self-play in which network-guided search "
+        parts.append(
+            f"{_rounds(searched)} of self-play in which network-guided search "
             f"({config['simulations']} simulations a move) plays every seat and the network learns the "
             "search's visit counts and the games' outcomes"
         )
+    text = "- Expert iteration (`tablezoo.training.expert`): " + ", then ".join(parts)
     return text + f". Seat counts {', '.join(map(str, config['seats']))}, in turn."
 
 
@@ -310,11 +332,19 @@ def main(argv: list[str] | None = None) -> None:
             f"{len(net.head.bias)} hidden units shared by those actions, reading each one's entries "
             "of the action fields; the others linear)"
         )
-    ship_command = f"python -m tablezoo.training.ship runs/expert-{game_name} " + " ".join(
+    ship_command = f"python -m tablezoo.training.ship {args.run} " + " ".join(
         f"--{key.replace('_', '-')} {value}"
         for key, value in vars(args).items()
         if key not in ("run", "jobs") and value != parser.get_default(key)
     )
+    reproduce = f"`{expert_command(config, len(log))}`"
+    if config.get("init"):
+        base = base_command(config["init"])
+        reproduce = (
+            f"`{base}` (it trains `{config['init']}`), then {reproduce}"
+            if base
+            else f"{reproduce} (from the network `{config['init']}`, which this run did not train)"
+        )
     card = f"""# {info.title}: shipped agent, every seat count ({info.min_seats} to {info.max_seats})
 
 Seat it with the bot name `agent` (the network alone: about a millisecond a move) or
@@ -330,7 +360,7 @@ writes it as ONNX.
   layers {hidden} (ReLU) -> {policy_layer} and a win-share head.
 - {len(log)} rounds, {decisions} recorded decisions, {hours:.2f} hours of play and training on
   {config["workers"]} self-play process(es) of a shared 2-core machine.
-- Reproduce (from a clean clone, after `make`): `{expert_command(config, len(log))}`, then
+- Reproduce (from a clean clone, after `make`): {reproduce}, then
   `{ship_command}`.
 
 | round | player | decisions | buffer | policy loss | value loss | seconds | network alone vs heuristic |

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -129,5 +130,71 @@ def test_a_card_says_how_many_league_rounds_were_played() -> None:
         == "tablezoo expert court --teacher-rounds 2 --league-rounds 3 --iterations 4"
     )
     text = _training_text(config, 5)
-    assert "then 3 rounds of policy gradient (PPO, 2000 games a round)" in text
+    assert "then 3 rounds of policy gradient (PPO, 2000 games a round, step size 0.0006)" in text
     assert "`heuristic`, `self`" in text and "network-guided search" not in text
+
+
+def test_the_league_step_size_falls_along_a_half_cosine() -> None:
+    config = ExpertConfig(
+        game="court", league_rounds=5, league_learning_rate=4e-4, league_learning_rate_end=1e-4
+    )
+    sizes = [config.league_step_size(r) for r in range(5)]
+    cosine = [1e-4 + 3e-4 * (1 + np.cos(np.pi * r / 4)) / 2 for r in range(5)]
+    assert np.allclose(sizes, cosine)
+    assert sizes[0] == pytest.approx(4e-4) and sizes[-1] == pytest.approx(1e-4)
+    assert sizes[2] == pytest.approx(2.5e-4)  # half way: the mean of both ends
+    assert all(a > b for a, b in itertools.pairwise(sizes))
+    # unset, the step size stays where it starts
+    constant = ExpertConfig(game="court", league_rounds=5, league_learning_rate=3e-4)
+    assert {constant.league_step_size(r) for r in range(5)} == {3e-4}
+    with pytest.raises(ConfigError, match=r"--league-learning-rate-end \(0.001\) is where the step size"):
+        ExpertConfig(game="court", league_learning_rate=4e-4, league_learning_rate_end=1e-3)
+
+
+def test_a_run_can_start_from_another_runs_network(tmp_path: Path) -> None:
+    from dataclasses import asdict
+
+    from tablezoo.training.ship import _training_text, base_command, expert_command
+
+    settings = dict(teacher="heuristic", teacher_games=4, hidden=(16,), epochs=1, workers=1, eval_games=0)
+    first = run_expert(ExpertConfig(game="diamant", out=str(tmp_path / "a"), iterations=0, **settings))  # type: ignore[arg-type]
+    start = first / "net-0.npz"
+    config = ExpertConfig(
+        game="diamant",
+        out=str(tmp_path / "b"),
+        init=str(start),
+        teacher_rounds=0,
+        league_rounds=1,
+        league_games=4,
+        league_learning_rate=0.0,  # the weights stay as they were: the run started from them
+        iterations=0,
+        **settings,  # type: ignore[arg-type]
+    )
+    second = run_expert(config)
+    log = [json.loads(line) for line in (second / "log.jsonl").open()]
+    assert [e["player"] for e in log] == ["league of heuristic, self"]
+    x = np.zeros((1, PolicyValueNet.load(start).observation_size), np.float32)
+    for a, b in zip(
+        PolicyValueNet.load(second / "net.npz").forward(x), PolicyValueNet.load(start).forward(x), strict=True
+    ):
+        assert np.allclose(a, b, atol=1e-6)
+    # the card names the network it started from and the command that trained that one
+    saved = json.loads((second / "config.json").read_text())
+    assert base_command(str(start)) == f"tablezoo expert diamant --out {tmp_path / 'a'} " + (
+        "--teacher heuristic --teacher-games 4 --iterations 0 --hidden 16 --epochs 1 --eval-games 0"
+    )
+    command = expert_command(saved, 1)
+    assert f"--out {tmp_path / 'b'}" in command and f"--init {start}" in command
+    assert "--teacher-rounds 0 --league-rounds 1" in command
+    text = _training_text(asdict(config), 1)
+    assert text.startswith(
+        f"- Expert iteration (`tablezoo.training.expert`): starting from the network `{start}`, then "
+        "1 round of policy gradient"
+    )
+    # imitation may be left out only from a saved network, and not from the run's own folder
+    with pytest.raises(ConfigError, match="--teacher-rounds is at least 1"):
+        ExpertConfig(game="diamant", teacher_rounds=0)
+    with pytest.raises(ConfigError, match="--init names a network file"):
+        ExpertConfig(game="diamant", init=str(tmp_path / "none.npz"))
+    with pytest.raises(ConfigError, match="lies in this run's own folder"):
+        ExpertConfig(game="diamant", out=str(tmp_path / "a"), init=str(start))
