@@ -173,10 +173,13 @@ def _training_text(config: dict[str, Any], rounds: int) -> str:
         parts.append(f"starting from the network `{config['init']}`")
     if teacher_rounds:
         part = f"imitation of the `{config['teacher']}` bot ({config['teacher_games']} games a round"
-        if teacher_rounds > 1:
+        said = "and the teacher saying what it would have played"
+        if config.get("init"):  # the network plays from the first round on
+            part += f", {_rounds(teacher_rounds)}, each with the network at half the teacher's seats {said}"
+        elif teacher_rounds > 1:
             part += (
                 f", {_rounds(teacher_rounds)}: the first with the teacher at its seats, the others with "
-                "the network at half of them and the teacher saying what it would have played"
+                f"the network at half of them {said}"
             )
         part += ")"
         if config.get("soft_targets"):
@@ -184,9 +187,13 @@ def _training_text(config: dict[str, Any], rounds: int) -> str:
                 f"; every legal move taught, weighed exp((value - best) / {config['soft_targets']}) by "
                 "the teacher's own values of its moves"
             )
+        tables: dict[str, list[str]] = {}  # teacher -> the table sizes it teaches
         for item in config.get("teacher_at", []):
             seats, _, bot = item.partition("=")
-            part += f"; at {seats} seats the teacher is `{bot}`"
+            tables.setdefault(bot, []).append(seats)
+        for bot, sizes in tables.items():
+            listed = sizes[0] if len(sizes) == 1 else ", ".join(sizes[:-1]) + f" and {sizes[-1]}"
+            part += f"; at {listed} seats the teacher is `{bot}`"
         parts.append(part)
     league_rounds = max(0, min(config.get("league_rounds", 0), rounds - teacher_rounds))
     if league_rounds:

@@ -198,3 +198,25 @@ def test_a_run_can_start_from_another_runs_network(tmp_path: Path) -> None:
         ExpertConfig(game="diamant", init=str(tmp_path / "none.npz"))
     with pytest.raises(ConfigError, match="lies in this run's own folder"):
         ExpertConfig(game="diamant", out=str(tmp_path / "a"), init=str(start))
+
+
+def test_a_card_groups_the_tables_a_teacher_teaches() -> None:
+    from dataclasses import asdict
+
+    from tablezoo.training.ship import _training_text
+
+    config = asdict(
+        ExpertConfig(
+            game="sechs_nimmt",
+            teacher="heuristic",
+            teacher_rounds=2,
+            teacher_at=["2=search", "3=search", "5=montecarlo"],
+        )
+    )
+    text = _training_text(config, 2)
+    assert "; at 2 and 3 seats the teacher is `search`; at 5 seats the teacher is `montecarlo`." in text
+    assert "the first with the teacher at its seats" in text
+    # from a saved network, the network plays half the teacher's seats from the first round on
+    text = _training_text({**config, "init": "runs/x/net-3.npz"}, 2)
+    assert "starting from the network `runs/x/net-3.npz`, then imitation" in text
+    assert "2 rounds, each with the network at half the teacher's seats" in text
