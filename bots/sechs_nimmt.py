@@ -80,7 +80,14 @@ card (the other hands, their chosen cards, the undealt cards) has been drawn ane
     montecarlo --seed S``): 4 seats, 120 games (``--seed 11``): win rate 0.333
     (95% CI 0.255-0.422; fair share 0.25), mean final heads 46.6 against 55.5;
     2 seats, 150 games (``--seed 11``): 0.723 (0.647-0.789; fair share 0.5),
-    53.2 heads against 67.5.
+    53.2 heads against 67.5. Against ``heuristic`` at every other seat (``--bots
+    search heuristic --seed 5``) it is the stronger player at small tables and
+    the weaker at big ones: 4 seats, 100 games: 0.390 (0.300-0.488; fair share
+    0.25), 49.0 heads against 55.4; 6 seats, 60 games: 0.108 (0.052-0.212; fair
+    share 0.167); 8 seats, 60 games: 0.067 (0.026-0.159; fair share 0.125). (A
+    likely reason: with many seats a rollout's random and half-random moves make
+    the round's heads noisy, where the heuristic's risk estimate is exact for its
+    model.) So it teaches the shipped agent at 2 to 4 seats, the heuristic the rest.
 """
 
 from __future__ import annotations
