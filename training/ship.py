@@ -161,6 +161,22 @@ def base_command(init: str) -> str | None:
     return expert_command(json.loads(config_file.read_text()), iteration + 1)
 
 
+def reproduce_text(config: dict[str, Any], rounds: int) -> str:
+    """The card's commands that train a run's network again, oldest first: where the run started
+    from a saved network (``--init``), the command that trained that one comes first, and so on
+    back to a run from a fresh network (or to a network whose training no run folder records)."""
+    text = f"`{expert_command(config, rounds)}`"
+    init, seen = config.get("init"), set()
+    while init and init not in seen:
+        seen.add(init)
+        base = base_command(init)
+        if base is None:
+            return f"{text} (from the network `{init}`, which these runs did not train)"
+        text = f"`{base}` (it trains `{init}`), then {text}"
+        init = json.loads((Path(init).parent / "config.json").read_text()).get("init")
+    return text
+
+
 def _rounds(k: int) -> str:
     return f"{k} round" + ("" if k == 1 else "s")
 
@@ -344,14 +360,7 @@ def main(argv: list[str] | None = None) -> None:
         for key, value in vars(args).items()
         if key not in ("run", "jobs") and value != parser.get_default(key)
     )
-    reproduce = f"`{expert_command(config, len(log))}`"
-    if config.get("init"):
-        base = base_command(config["init"])
-        reproduce = (
-            f"`{base}` (it trains `{config['init']}`), then {reproduce}"
-            if base
-            else f"{reproduce} (from the network `{config['init']}`, which this run did not train)"
-        )
+    reproduce = reproduce_text(config, len(log))
     card = f"""# {info.title}: shipped agent, every seat count ({info.min_seats} to {info.max_seats})
 
 Seat it with the bot name `agent` (the network alone: about a millisecond a move) or

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 import json
+import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -154,7 +156,7 @@ def test_the_league_step_size_falls_along_a_half_cosine() -> None:
 def test_a_run_can_start_from_another_runs_network(tmp_path: Path) -> None:
     from dataclasses import asdict
 
-    from tablezoo.training.ship import _training_text, base_command, expert_command
+    from tablezoo.training.ship import _training_text, base_command, expert_command, reproduce_text
 
     settings = dict(teacher="heuristic", teacher_games=4, hidden=(16,), epochs=1, workers=1, eval_games=0)
     first = run_expert(ExpertConfig(game="diamant", out=str(tmp_path / "a"), iterations=0, **settings))  # type: ignore[arg-type]
@@ -186,6 +188,19 @@ def test_a_run_can_start_from_another_runs_network(tmp_path: Path) -> None:
     command = expert_command(saved, 1)
     assert f"--out {tmp_path / 'b'}" in command and f"--init {start}" in command
     assert "--teacher-rounds 0 --league-rounds 1" in command
+    # a third run from the second's network: the card gives the three commands, oldest first
+    middle = second / "net-0.npz"
+    third = run_expert(replace(config, out=str(tmp_path / "c"), init=str(middle)))
+    last = json.loads((third / "config.json").read_text())
+    assert reproduce_text(last, 1) == (
+        f"`{base_command(str(start))}` (it trains `{start}`), then `{command}` (it trains `{middle}`), "
+        f"then `{expert_command(last, 1)}`"
+    )
+    stray = tmp_path / "stray.npz"
+    shutil.copy(start, stray)  # a network with no run folder beside it
+    assert reproduce_text({**saved, "init": str(stray)}, 1).endswith(
+        f"(from the network `{stray}`, which these runs did not train)"
+    )
     text = _training_text(asdict(config), 1)
     assert text.startswith(
         f"- Expert iteration (`tablezoo.training.expert`): starting from the network `{start}`, then "
