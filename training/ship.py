@@ -188,7 +188,13 @@ def _training_text(config: dict[str, Any], rounds: int) -> str:
     if config.get("init"):
         parts.append(f"starting from the network `{config['init']}`")
     if teacher_rounds:
-        part = f"imitation of the `{config['teacher']}` bot ({config['teacher_games']} games a round"
+        tables: dict[str, list[str]] = {}  # teacher -> the table sizes it teaches
+        for item in config.get("teacher_at", []):
+            seats, _, bot = item.partition("=")
+            tables.setdefault(bot, []).append(seats)
+        taught = sum(len(sizes) for sizes in tables.values())  # where the run's --teacher teaches none
+        named = "" if taught >= len(config["seats"]) else f" of the `{config['teacher']}` bot"
+        part = f"imitation{named} ({config['teacher_games']} games a round"
         said = "and the teacher saying what it would have played"
         if config.get("init"):  # the network plays from the first round on
             part += f", {_rounds(teacher_rounds)}, each with the network at half the teacher's seats {said}"
@@ -203,10 +209,6 @@ def _training_text(config: dict[str, Any], rounds: int) -> str:
                 f"; every legal move taught, weighed exp((value - best) / {config['soft_targets']}) by "
                 "the teacher's own values of its moves"
             )
-        tables: dict[str, list[str]] = {}  # teacher -> the table sizes it teaches
-        for item in config.get("teacher_at", []):
-            seats, _, bot = item.partition("=")
-            tables.setdefault(bot, []).append(seats)
         for bot, sizes in tables.items():
             listed = sizes[0] if len(sizes) == 1 else ", ".join(sizes[:-1]) + f" and {sizes[-1]}"
             part += f"; at {listed} seats the teacher is `{bot}`"

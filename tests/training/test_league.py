@@ -235,3 +235,8 @@ def test_a_card_groups_the_tables_a_teacher_teaches() -> None:
     text = _training_text({**config, "init": "runs/x/net-3.npz"}, 2)
     assert "starting from the network `runs/x/net-3.npz`, then imitation" in text
     assert "2 rounds, each with the network at half the teacher's seats" in text
+    # where every table has a teacher of its own, the run's --teacher taught nothing and goes unnamed
+    everywhere = {**config, "seats": [2, 3], "teacher_at": ["2=search", "3=montecarlo"]}
+    assert _training_text(everywhere, 2).startswith(
+        "- Expert iteration (`tablezoo.training.expert`): imitation (1500 games a round, 2 rounds"
+    )
