@@ -192,7 +192,7 @@ def _training_text(config: dict[str, Any], rounds: int) -> str:
         for item in config.get("teacher_at", []):
             seats, _, bot = item.partition("=")
             tables.setdefault(bot, []).append(seats)
-        taught = sum(len(sizes) for sizes in tables.values())  # where the run's --teacher teaches none
+        taught = sum(len(sizes) for sizes in tables.values())  # tables with a teacher of their own
         named = "" if taught >= len(config["seats"]) else f" of the `{config['teacher']}` bot"
         part = f"imitation{named} ({config['teacher_games']} games a round"
         said = "and the teacher saying what it would have played"
