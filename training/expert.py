@@ -191,6 +191,11 @@ class ExpertConfig:
         """The bot imitated at tables of ``seats`` (``--teacher-at``, else ``--teacher``)."""
         return self._teachers.get(seats, self.teacher)
 
+    @property
+    def teachers(self) -> list[str]:
+        """The bots that teach some table, in the order of the first seat count each teaches."""
+        return list(dict.fromkeys(self.teacher_for(n) for n in self.seats))
+
     def league_step_size(self, league_round: int) -> float:
         """Adam's step size in league round ``league_round`` (0-based): a half cosine over the league
         rounds from ``league_learning_rate`` to ``league_learning_rate_end``."""
@@ -489,7 +494,7 @@ def run_expert(config: ExpertConfig) -> Path:
             net.save(run / "net.npz")  # what the first round's games are played by
         player = f"search={config.simulations}"
         if imitating:
-            player = f"teacher {config.teacher}" + (" with the network" if learner else "")
+            player = f"teacher {' and '.join(config.teachers)}" + (" with the network" if learner else "")
         elif in_league:
             player = "league of " + ", ".join(config.league)
         played = run / f"played-{iteration}.npz"

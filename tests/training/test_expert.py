@@ -150,6 +150,9 @@ def test_a_table_size_can_have_its_own_teacher(monkeypatch: pytest.MonkeyPatch) 
 
     config = ExpertConfig(game="diamant", seats=[3, 4], **{**TINY, "teacher_at": ["4=random"]})  # type: ignore[arg-type]
     assert (config.teacher_for(3), config.teacher_for(4)) == ("heuristic", "random")
+    assert config.teachers == ["heuristic", "random"]  # what a round's log names as its teachers
+    everywhere = ExpertConfig(game="diamant", seats=[3, 4], teacher_at=["3=search", "4=search"])
+    assert everywhere.teachers == ["search"]
     played: list[tuple[int, str]] = []
 
     def play_one(task: expert.Task) -> Samples:
