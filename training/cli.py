@@ -28,7 +28,7 @@ from tablezoo.bots.registry import bot_names, make_bot
 from tablezoo.games import GAMES, game_class, make
 from tablezoo.games.core import TablezooError
 from tablezoo.tables.server import add_serve_parser
-from tablezoo.training.evaluate import format_table, tournament
+from tablezoo.training.evaluate import format_table, named_tournament
 from tablezoo.training.export import add_export_parser
 
 
@@ -121,11 +121,12 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     if len(names) > n:
         raise TablezooError(f"{len(names)} bots for {n} seats")
 
-    def factory(name: str) -> Callable[[], Any]:
-        return lambda: make_bot(name, game)
-
-    lineup = [(name, factory(name)) for name in names]
-    standings = tournament(game, lineup, args.games, args.seed)
+    if args.jobs < 1:
+        raise TablezooError(f"--jobs is the number of processes, at least 1, not {args.jobs}")
+    for name in dict.fromkeys(names):
+        make_bot(name, game)  # a bad name fails here, with its message, not in a worker
+    options = dict(game.options)
+    standings = named_tournament(args.game, n, names, args.games, args.seed, options, args.jobs)
     print(format_table(standings, 1 / n))
     result = {
         "game": game.info.name,
@@ -238,6 +239,9 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--games", type=int, default=200, help="games to play")
     e.add_argument("--seed", type=int, default=0, help="tournament seed")
     e.add_argument("--json", default=None, help="also write the JSON result here")
+    e.add_argument(
+        "--jobs", type=int, default=1, help="processes sharing the games (the same results, sooner)"
+    )
     e.set_defaults(func=cmd_evaluate)
 
     p = sub.add_parser("play", help="play one game in the terminal against bots")

@@ -13,14 +13,19 @@ as truncated. The rules are never changed.
 
 from __future__ import annotations
 
+import itertools
 import math
+import multiprocessing as mp
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from tablezoo.bots.core import Bot, Seat
+from tablezoo.bots.registry import make_bot
+from tablezoo.games import make
 from tablezoo.games.core import TERMINAL, Game
 
 MAX_DECISIONS = 20_000
@@ -94,10 +99,14 @@ def tournament(
     games: int,
     seed: int = 0,
     max_decisions: int = MAX_DECISIONS,
+    first: int = 0,
 ) -> list[Standing]:
     """Play ``games`` games of ``lineup`` (one (name, bot factory) per seat), seats rotated.
 
-    Entrants with the same name are pooled (e.g. three "random" seats).
+    Entrants with the same name are pooled (e.g. three "random" seats). With
+    ``first``, the games are numbers ``first`` to ``first + games - 1`` of the
+    tournament of ``seed``: the same deals, dice and seats as in one long run
+    (how :func:`named_tournament` shares a tournament among processes).
     """
     n = game.num_seats
     if len(lineup) != n:
@@ -106,8 +115,8 @@ def tournament(
     standings: dict[str, Standing] = {}
     for name, _ in lineup:
         standings.setdefault(name, Standing(name))
-    seeds = np.random.SeedSequence(seed).generate_state(games)
-    for g in range(games):
+    seeds = np.random.SeedSequence(seed).generate_state(first + games)
+    for g in range(first, first + games):
         shift = g % n
         order = [(k + shift) % n for k in range(n)]  # order[seat] = entrant index at that seat
         winners, scores = play_game(game, [bots[i] for i in order], int(seeds[g]), max_decisions)
@@ -120,6 +129,79 @@ def tournament(
                 standing.credits.append(1.0 / len(winners) if seat in winners else 0.0)
             standing.scores.append(scores[seat])
     return list(standings.values())
+
+
+Part = tuple[str, int, dict[str, bool], tuple[str, ...], int, int, int]
+"""A share of a tournament of named bots, for a process of its own: ``(game, seats,
+options, names, seed, first, games)``, see :func:`play_part`."""
+
+
+def split_tournament(
+    game_name: str,
+    num_seats: int,
+    names: Sequence[str],
+    games: int,
+    seed: int = 0,
+    options: dict[str, bool] | None = None,
+    parts: int = 1,
+) -> list[Part]:
+    """The tournament of ``names`` (``names[s]`` at seat ``s`` of the first game) cut
+    into ``parts`` runs of consecutive games, to play side by side (:func:`play_part`)
+    and join again (:func:`join_parts`)."""
+    if parts < 1:
+        raise ValueError(f"a tournament is cut into at least 1 part, not {parts}")
+    parts = max(1, min(parts, games))
+    bounds = [games * k // parts for k in range(parts + 1)]
+    return [
+        (game_name, num_seats, dict(options or {}), tuple(names), seed, lo, hi - lo)
+        for lo, hi in itertools.pairwise(bounds)
+    ]
+
+
+def play_part(part: Part) -> list[Standing]:
+    """The standings of one part of a tournament (the bots made by name: :func:`make_bot`)."""
+    game_name, num_seats, options, names, seed, first, games = part
+    game = make(game_name, num_seats, **options)
+
+    def factory(name: str) -> Callable[[], Bot]:
+        return lambda: make_bot(name, game)
+
+    lineup = [(name, factory(name)) for name in names]
+    return tournament(game, lineup, games, seed, first=first)
+
+
+def join_parts(results: Sequence[list[Standing]]) -> list[Standing]:
+    """The standings of a whole tournament from those of its parts, in the parts' order."""
+    joined = [Standing(s.name) for s in results[0]]
+    for part in results:
+        for standing, more in zip(joined, part, strict=True):
+            standing.credits += more.credits
+            standing.scores += more.scores
+            standing.truncated += more.truncated
+    return joined
+
+
+def named_tournament(
+    game_name: str,
+    num_seats: int,
+    names: Sequence[str],
+    games: int,
+    seed: int = 0,
+    options: dict[str, bool] | None = None,
+    jobs: int = 1,
+) -> list[Standing]:
+    """:func:`tournament` of bots given by name, its games shared among ``jobs`` processes.
+
+    Every game has its own seeds, so the standings are the same game by game
+    whatever ``jobs`` is; only the wall time changes.
+    """
+    if jobs < 1:
+        raise ValueError(f"jobs is the number of processes, at least 1, not {jobs}")
+    parts = split_tournament(game_name, num_seats, names, games, seed, options, jobs)
+    if len(parts) == 1:
+        return play_part(parts[0])
+    with ProcessPoolExecutor(len(parts), mp_context=mp.get_context("spawn")) as pool:
+        return join_parts(list(pool.map(play_part, parts)))
 
 
 def one_against_all(

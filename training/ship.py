@@ -6,7 +6,7 @@ Copies the run's ``net.npz`` to ``bots/agents/<game>.npz`` (the ``agent`` bot at
 every seat count) and writes ``<game>.md`` beside it: how the network was
 trained (the ``tablezoo expert`` command that reproduces it, from the run's
 ``config.json``, and its ``log.jsonl``: iterations, decisions, wall time), and how
-strong it is, measured here with :func:`tablezoo.training.evaluate.one_against_all`
+strong it is, measured here by tournaments of :mod:`tablezoo.training.evaluate`
 (the agent at one seat, rotated; every other seat the named bot; fixed seeds):
 
 * at every seat count the game allows, against ``heuristic``;
@@ -34,7 +34,7 @@ from tablezoo.bots.net import PolicyValueNet
 from tablezoo.bots.registry import AGENTS_DIR, game_bots, make_bot
 from tablezoo.games import game_class, make
 from tablezoo.games.core import CHANCE, TERMINAL
-from tablezoo.training.evaluate import one_against_all
+from tablezoo.training.evaluate import join_parts, play_part, split_tournament
 from tablezoo.training.expert import ExpertConfig
 
 TARGETS: dict[str, list[tuple[int, str, float]]] = {
@@ -235,23 +235,36 @@ def _training_text(config: dict[str, Any], rounds: int) -> str:
     return text + f". Seat counts {', '.join(map(str, config['seats']))}, in turn."
 
 
-def measure(task: tuple[str, int, str, str, int, int]) -> dict[str, Any]:
-    """One row: ``(game, seats, agent bot name, opponent bot name, games, seed)`` -> the agent's standing."""
-    game_name, n, agent, opponent, games, seed = task
-    game = make(game_name, n)
-    start = time.monotonic()
-    s = one_against_all(game, lambda: make_bot(agent, game), lambda: make_bot(opponent, game), games, seed)
-    low, high = s.interval()
-    return {
-        "seats": n,
-        "agent": agent,
-        "against": opponent,
-        "games": s.games,
-        "win_share": round(s.win_rate, 4),
-        "interval": [round(low, 4), round(high, 4)],
-        "fair_share": round(1 / n, 4),
-        "seconds": round(time.monotonic() - start, 1),
-    }
+PART_GAMES = 50
+"""Games of a row played by one task: a long row is shared among the processes, not left to one."""
+
+
+def measure(tasks: list[tuple[str, int, str, str, int, int]], jobs: int) -> list[dict[str, Any]]:
+    """The rows ``(game, seats, agent bot name, opponent bot name, games, seed)``: the agent's
+    standing in each, its games played in parts of :data:`PART_GAMES` by ``jobs`` processes."""
+    cuts = [
+        split_tournament(game, n, [agent] + [opponent] * (n - 1), games, seed, parts=-(-games // PART_GAMES))
+        for game, n, agent, opponent, games, seed in tasks
+    ]
+    flat = [part for parts in cuts for part in parts]
+    with ProcessPoolExecutor(jobs) as pool:
+        played = iter(list(pool.map(play_part, flat)))
+    rows = []
+    for (_, n, agent, opponent, _, _), parts in zip(tasks, cuts, strict=True):
+        s = join_parts([next(played) for _ in parts])[0]
+        low, high = s.interval()
+        rows.append(
+            {
+                "seats": n,
+                "agent": agent,
+                "against": opponent,
+                "games": s.games,
+                "win_share": round(s.win_rate, 4),
+                "interval": [round(low, 4), round(high, 4)],
+                "fair_share": round(1 / n, 4),
+            }
+        )
+    return rows
 
 
 def _row(r: dict[str, Any], target: float | None = None) -> str:
@@ -279,7 +292,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--search", type=int, default=32, help="agent:search=N rows' N (0: none)")
     parser.add_argument("--search-games", type=int, default=200, help="games per agent:search=N row")
     parser.add_argument("--seed", type=int, default=2026, help="seed of the evaluation tournaments")
-    parser.add_argument("--jobs", type=int, default=2, help="rows measured at once, one process each")
+    parser.add_argument("--jobs", type=int, default=2, help="processes playing the games")
     parser.add_argument(
         "--round", type=int, default=None, help="ship the network of this round (default: the last)"
     )
@@ -307,8 +320,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.search:
         tasks += [(game_name, n, searcher, bot, args.search_games, args.seed) for n, bot, _ in targets]
     unique = list(dict.fromkeys(tasks))
-    with ProcessPoolExecutor(args.jobs) as pool:
-        results = dict(zip(unique, pool.map(measure, unique), strict=True))
+    results = dict(zip(unique, measure(unique, args.jobs), strict=True))
     for r in results.values():
         r["agent"] = "agent" if r["agent"] == agent else f"agent:search={args.search}"
 

@@ -27,6 +27,8 @@ def test_unknown_bots_and_bad_lineups_are_refused() -> None:
         cli.main(["evaluate", "diamant", "--bots", "nobody"])
     with pytest.raises(SystemExit, match="5 bots for 4 seats"):
         cli.main(["evaluate", "diamant", "--players", "4", "--bots", *["random"] * 5])
+    with pytest.raises(SystemExit, match="--jobs is the number of processes, at least 1, not 0"):
+        cli.main(["evaluate", "diamant", "--bots", "random", "--jobs", "0"])
     with pytest.raises(SystemExit, match="Diamant is for 3 to 8 players, not 2"):
         cli.main(["play", "diamant", "--players", "2"])
     with pytest.raises(SystemExit, match=r"with 1 bots your seat is 0\.\.1, not 5"):

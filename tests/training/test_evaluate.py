@@ -8,7 +8,14 @@ from tablezoo.bots.core import RandomBot
 from tablezoo.bots.diamant import DiamantThresholdBot
 from tablezoo.bots.heckmeck import HeckmeckGreedyBot
 from tablezoo.games import make
-from tablezoo.training.evaluate import format_table, tournament
+from tablezoo.training.evaluate import (
+    format_table,
+    join_parts,
+    named_tournament,
+    play_part,
+    split_tournament,
+    tournament,
+)
 
 
 def test_tournaments_are_repeatable_and_rotate_seats() -> None:
@@ -40,3 +47,24 @@ def test_a_game_that_does_not_end_is_stopped_and_shared() -> None:
     assert all(s.win_rate == 0.5 for s in standings)
     assert standings[0].as_dict()["truncated_games"] == 2
     assert "2 game(s) stopped at the decision limit" in format_table(standings, 0.5)
+
+
+def test_a_tournament_in_parts_is_the_tournament_game_by_game() -> None:
+    names = ["heuristic", "random", "random"]
+    whole = play_part(split_tournament("sechs_nimmt", 3, names, 7, seed=5, options={"tactic": True})[0])
+    parts = split_tournament("sechs_nimmt", 3, names, 7, seed=5, options={"tactic": True}, parts=3)
+    assert [p[5:] for p in parts] == [(0, 2), (2, 2), (4, 3)]  # (first game, games)
+    joined = join_parts([play_part(p) for p in parts])
+    assert [s.name for s in joined] == ["heuristic", "random"]
+    assert [(s.credits, s.scores) for s in joined] == [(s.credits, s.scores) for s in whole]
+    assert len(split_tournament("diamant", 3, ["random"] * 3, 2, parts=5)) == 2  # no empty parts
+    with pytest.raises(ValueError, match="at least 1 part, not 0"):
+        split_tournament("diamant", 3, ["random"] * 3, 2, parts=0)
+
+
+def test_named_tournaments_share_their_games_among_processes() -> None:
+    one = named_tournament("diamant", 3, ["heuristic", "random", "random"], 6, seed=2)
+    two = named_tournament("diamant", 3, ["heuristic", "random", "random"], 6, seed=2, jobs=2)
+    assert [s.as_dict() for s in one] == [s.as_dict() for s in two]
+    with pytest.raises(ValueError, match="at least 1, not 0"):
+        named_tournament("diamant", 3, ["random"] * 3, 6, jobs=0)
