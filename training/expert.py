@@ -470,16 +470,16 @@ def run_expert(config: ExpertConfig) -> Path:
     done = [json.loads(line) for line in (run / "log.jsonl").open()] if (run / "log.jsonl").exists() else []
     (run / "config.json").write_text(json.dumps(asdict(config), indent=2))
     game: Game[Any] = make(config.game, config.seats[0])
+    data = Samples.empty(game.padded_spec.size, game.num_actions)
     if done:
         net = PolicyValueNet.load(run / "net.npz")
-        data = Samples.load(run / "buffer.npz")
+        if (run / "buffer.npz").exists():  # a run of league rounds alone keeps no imitation samples
+            data = Samples.load(run / "buffer.npz")
     elif config.init:
         net = PolicyValueNet.load(config.init)
         net.check_fits(game, config.init)
-        data = Samples.empty(game.padded_spec.size, game.num_actions)
     else:
         net = PolicyValueNet.initial(game, config.hidden, config.seed, config.action_head)
-        data = Samples.empty(game.padded_spec.size, game.num_actions)
     for iteration in range(len(done), config.iterations + 1):
         spent = (time.monotonic() - started) / 3600
         if config.hours and done and spent > config.hours * 0.85:

@@ -213,6 +213,10 @@ def test_a_run_can_start_from_another_runs_network(tmp_path: Path) -> None:
         ExpertConfig(game="diamant", init=str(tmp_path / "none.npz"))
     with pytest.raises(ConfigError, match="lies in this run's own folder"):
         ExpertConfig(game="diamant", out=str(tmp_path / "a"), init=str(start))
+    # a run of league rounds alone keeps no imitation buffer, and resumes all the same
+    assert not (second / "buffer.npz").exists()
+    run_expert(replace(config, league_rounds=2, iterations=1))
+    assert [json.loads(line)["iteration"] for line in (second / "log.jsonl").open()] == [0, 1]
 
 
 def test_a_card_groups_the_tables_a_teacher_teaches() -> None:
