@@ -6,6 +6,7 @@
     tablezoo play diamant --players 4 --bot heuristic --bot agent
     tablezoo serve --port 8000
     tablezoo export heckmeck --players 2
+    tablezoo reproduce court --dry-run
 
 ``tablezoo bots GAME`` lists the bots a game offers. ``train`` needs the
 ``train`` extra, ``serve`` the ``web`` extra and ``export`` the ``export``
@@ -26,7 +27,7 @@ from typing import Any
 
 from tablezoo.bots.registry import bot_names, make_bot
 from tablezoo.games import GAMES, game_class, make
-from tablezoo.games.core import TablezooError
+from tablezoo.games.core import ConfigError, TablezooError
 from tablezoo.tables.server import add_serve_parser
 from tablezoo.training.evaluate import format_table, named_tournament
 from tablezoo.training.export import add_export_parser
@@ -169,6 +170,18 @@ def cmd_expert(args: argparse.Namespace) -> None:
     }
     run = run_expert(ExpertConfig(**settings))
     print(f"run saved in {run}: net.npz (the latest network), log.jsonl (one line per iteration)")
+
+
+def cmd_reproduce(args: argparse.Namespace) -> None:
+    from pathlib import Path
+
+    from tablezoo.bots.registry import agent_path
+    from tablezoo.training.ship import reproduce
+
+    path = Path(args.agent) if args.agent else agent_path(args.game)
+    if not path.is_file():
+        raise ConfigError(f"no network at {path}: {args.game} ships no agent there")
+    reproduce(args.game, path, ship=args.ship, dry_run=args.dry_run)
 
 
 def cmd_bots(args: argparse.Namespace) -> None:
@@ -336,6 +349,19 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--seats", type=int, nargs="+", default=None, help="seat counts to play (default: all)")
     x.add_argument("--seed", type=int, default=None, help="seed of everything random")
     x.set_defaults(func=cmd_expert)
+
+    rp = sub.add_parser(
+        "reproduce", help="train a game's shipped agent again, by the commands its network records"
+    )
+    rp.add_argument("game", choices=list(GAMES), help="the game")
+    rp.add_argument("--agent", default=None, help="the network file (default: the game's shipped agent)")
+    rp.add_argument(
+        "--ship",
+        action="store_true",
+        help="then measure the network and ship it: overwrites the game's agent and model card",
+    )
+    rp.add_argument("--dry-run", action="store_true", help="print the commands, run none")
+    rp.set_defaults(func=cmd_reproduce)
 
     add_export_parser(sub)
     add_serve_parser(sub)

@@ -378,7 +378,7 @@ def generate(
         parts = [play_one(t) for t in tasks]
     else:
         with mp.get_context("spawn").Pool(config.workers) as pool:
-            parts = list(pool.imap_unordered(play_one, tasks, chunksize=1))
+            parts = list(pool.imap(play_one, tasks, chunksize=1))  # in order: the same whatever workers is
     return Samples.join(parts)
 
 

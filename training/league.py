@@ -189,7 +189,7 @@ def generate_league(config: ExpertConfig, path: str, seed: int) -> Episodes:
         parts = [play_league(t) for t in tasks]
     else:
         with mp.get_context("spawn").Pool(config.workers) as pool:
-            parts = list(pool.imap_unordered(play_league, tasks, chunksize=4))
+            parts = list(pool.imap(play_league, tasks, chunksize=4))  # in order: the same whatever workers is
     return Episodes.join(parts)
 
 

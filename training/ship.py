@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
+import shlex
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -33,7 +33,7 @@ from tablezoo.bots.core import Bot, Seat
 from tablezoo.bots.net import PolicyValueNet
 from tablezoo.bots.registry import AGENTS_DIR, game_bots, make_bot
 from tablezoo.games import game_class, make
-from tablezoo.games.core import CHANCE, TERMINAL
+from tablezoo.games.core import CHANCE, TERMINAL, ConfigError
 from tablezoo.training.evaluate import join_parts, play_part, split_tournament
 from tablezoo.training.expert import ExpertConfig
 
@@ -44,6 +44,9 @@ TARGETS: dict[str, list[tuple[int, str, float]]] = {
     "court": [(2, "heuristic", 0.60), (4, "heuristic", 0.30)],
 }
 """Per game: (seats, the bot at every other seat, the win share the agent's interval must clear)."""
+RECIPE = "recipe"
+"""The key of a shipped network's ``meta`` that lists the commands that train and ship it again,
+oldest first: ``tablezoo expert`` commands, then the ``python -m tablezoo.training.ship`` one."""
 
 
 def opening_turn_worms(bot: Bot, num_seats: int = 2) -> float:
@@ -161,19 +164,30 @@ def base_command(init: str) -> str | None:
     return expert_command(json.loads(config_file.read_text()), iteration + 1)
 
 
-def reproduce_text(config: dict[str, Any], rounds: int) -> str:
-    """The card's commands that train a run's network again, oldest first: where the run started
-    from a saved network (``--init``), the command that trained that one comes first, and so on
-    back to a run from a fresh network (or to a network whose training no run folder records)."""
-    text = f"`{expert_command(config, rounds)}`"
+def training_chain(config: dict[str, Any], rounds: int) -> tuple[list[tuple[str, str]], str | None]:
+    """The ``tablezoo expert`` commands that train a run's network again, oldest first: where the run
+    started from a saved network (``--init``), the command that trained that one comes first, and
+    so on back to a run from a fresh network. Each command comes with the network the next one
+    starts from ("" for the last). Second: where the chain ends at a network whose training no run
+    folder records, that network, else None (the chain trains the network from nothing)."""
+    chain = [(expert_command(config, rounds), "")]
     init, seen = config.get("init"), set()
     while init and init not in seen:
         seen.add(init)
         base = base_command(init)
         if base is None:
-            return f"{text} (from the network `{init}`, which these runs did not train)"
-        text = f"`{base}` (it trains `{init}`), then {text}"
+            return chain, init
+        chain.insert(0, (base, init))
         init = json.loads((Path(init).parent / "config.json").read_text()).get("init")
+    return chain, None
+
+
+def reproduce_text(config: dict[str, Any], rounds: int) -> str:
+    """The card's commands that train a run's network again, oldest first (:func:`training_chain`)."""
+    chain, unrecorded = training_chain(config, rounds)
+    text = ", then ".join(f"`{command}`" + (f" (it trains `{net}`)" if net else "") for command, net in chain)
+    if unrecorded:
+        text += f" (from the network `{unrecorded}`, which these runs did not train)"
     return text
 
 
@@ -284,6 +298,43 @@ def _row(r: dict[str, Any], target: float | None = None) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
+EXPERT = "tablezoo expert "
+SHIP = "python -m tablezoo.training.ship "
+
+
+def reproduce(game_name: str, path: Path, ship: bool = False, dry_run: bool = False) -> list[str]:
+    """Train a shipped network again: run the commands it records (:data:`RECIPE`), oldest first.
+
+    Each ``tablezoo expert`` run resumes where an earlier call stopped, so calling this again
+    after a stop goes on. With ``ship``, the last command (the ship) runs too: it measures the
+    network and overwrites the game's shipped agent and card. ``dry_run`` prints the commands only.
+    Returns the commands run (or printed)."""
+    from tablezoo.training.cli import build_parser, cmd_expert
+
+    net = PolicyValueNet.load(path)
+    if net.meta.get("game") != game_name:
+        raise ConfigError(f"{path} is a network of {net.meta.get('game')!r}, not of {game_name!r}")
+    recipe = net.meta.get(RECIPE)
+    if not recipe:
+        raise ConfigError(
+            f"{path} records no commands that train it (a network shipped by `{SHIP.strip()}` from a "
+            "run whose every --init network was trained by a recorded run has them)"
+        )
+    commands = list(recipe) if ship else [c for c in recipe if not c.startswith(SHIP)]
+    for command in commands:
+        if not command.startswith((EXPERT, SHIP)):
+            raise ConfigError(f"{path} records {command!r}: only `{EXPERT}` and `{SHIP}` commands run")
+    for command in commands:
+        print(f"$ {command}", flush=True)
+        if dry_run:
+            continue
+        if command.startswith(EXPERT):
+            cmd_expert(build_parser().parse_args(shlex.split(command)[1:]))
+        else:
+            main(shlex.split(command[len(SHIP) :]))
+    return commands
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("run", type=Path, help="a run folder written by `tablezoo expert`")
@@ -359,7 +410,6 @@ def main(argv: list[str] | None = None) -> None:
         + " |"
         for e in log
     )
-    shutil.copyfile(net_file, AGENTS_DIR / f"{game_name}.npz")
     hidden = net.meta.get("hidden", [w.shape[0] for w in net.weights[:-1]])
     trained = _training_text(config, len(log))
     policy_layer = f"{net.num_actions} action logits"
@@ -369,12 +419,26 @@ def main(argv: list[str] | None = None) -> None:
             f"{len(net.head.bias)} hidden units shared by those actions, reading each one's entries "
             "of the action fields; the others linear)"
         )
-    ship_command = f"python -m tablezoo.training.ship {args.run} " + " ".join(
-        f"--{key.replace('_', '-')} {value}"
-        for key, value in vars(args).items()
-        if key not in ("run", "jobs") and value != parser.get_default(key)
+    ship_command = " ".join(
+        ["python -m tablezoo.training.ship", str(args.run)]
+        + [
+            f"--{key.replace('_', '-')} {value}"
+            for key, value in vars(args).items()
+            if key not in ("run", "jobs") and value != parser.get_default(key)
+        ]
     )
     reproduce = reproduce_text(config, len(log))
+    reproduce_line = f"{reproduce}, then\n  `{ship_command}`."
+    # the shipped network carries the commands that train and ship it again (`tablezoo reproduce`)
+    chain, unrecorded = training_chain(config, len(log))
+    net.meta.pop(RECIPE, None)
+    if unrecorded is None:
+        net.meta[RECIPE] = [command for command, _ in chain] + [ship_command]
+        reproduce_line = (
+            f"`tablezoo reproduce {game_name}` runs {reproduce}; with `--ship` it then runs\n"
+            f"  `{ship_command}`, which measures the network and ships it with this card."
+        )
+    net.save(AGENTS_DIR / f"{game_name}.npz")
     card = f"""# {info.title}: shipped agent, every seat count ({info.min_seats} to {info.max_seats})
 
 Seat it with the bot name `agent` (the network alone: about a millisecond a move) or
@@ -390,8 +454,7 @@ writes it as ONNX.
   layers {hidden} (ReLU) -> {policy_layer} and a win-share head.
 - {len(log)} rounds, {decisions} recorded decisions, {hours:.2f} hours of play and training on
   {config["workers"]} self-play process(es) of a shared 2-core machine.
-- Reproduce (from a clean clone, after `make`): {reproduce}, then
-  `{ship_command}`.
+- Reproduce (from a clean clone, after `make`): {reproduce_line}
 
 | round | player | decisions | buffer | policy loss | value loss | seconds | network alone vs heuristic |
 |---|---|---|---|---|---|---|---|

@@ -1,0 +1,90 @@
+"""`tablezoo reproduce`: a shipped network records the commands that train it, and they train it again."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tablezoo.bots import registry
+from tablezoo.bots.net import PolicyValueNet
+from tablezoo.games.core import ConfigError
+from tablezoo.training import ship
+from tablezoo.training.cli import main
+from tablezoo.training.expert import ExpertConfig, run_expert
+
+SETTINGS = dict(teacher="heuristic", teacher_games=4, hidden=(16,), epochs=1, workers=1, eval_games=0)
+
+
+def same_weights(a: PolicyValueNet, b: PolicyValueNet) -> bool:
+    return all(
+        np.array_equal(x, y) for x, y in zip([*a.weights, *a.biases], [*b.weights, *b.biases], strict=True)
+    )
+
+
+def test_a_shipped_chain_of_runs_is_trained_again_by_one_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    agents = tmp_path / "agents"
+    agents.mkdir()
+    monkeypatch.setattr(ship, "AGENTS_DIR", agents)
+    monkeypatch.setattr(registry, "AGENTS_DIR", agents)
+    # two runs: imitation from a fresh network, then a league round from the first run's network
+    first = run_expert(ExpertConfig(game="diamant", out=str(tmp_path / "a"), iterations=0, **SETTINGS))  # type: ignore[arg-type]
+    second = run_expert(
+        ExpertConfig(
+            game="diamant",
+            out=str(tmp_path / "b"),
+            init=str(first / "net-0.npz"),
+            teacher_rounds=0,
+            league_rounds=1,
+            league_games=4,
+            iterations=0,
+            seed=5,
+            **SETTINGS,  # type: ignore[arg-type]
+        )
+    )
+    ship.main([str(second), "--games", "2", "--search", "0", "--jobs", "1"])
+    shipped = PolicyValueNet.load(agents / "diamant.npz")
+    recipe = shipped.meta[ship.RECIPE]
+    assert [c.split()[:3] for c in recipe] == [["tablezoo", "expert", "diamant"]] * 2 + [
+        ["python", "-m", "tablezoo.training.ship"]
+    ]
+    assert f"--init {first / 'net-0.npz'}" in recipe[1] and recipe[2].endswith("--games 2 --search 0")
+    card = (agents / "diamant.md").read_text()
+    assert "`tablezoo reproduce diamant` runs `tablezoo expert diamant" in card and "with `--ship`" in card
+
+    # from nothing but the shipped network: the same commands, the same network (the runs above
+    # played in one process, the commands play in two: games come back in order all the same)
+    shutil.rmtree(tmp_path / "a")
+    shutil.rmtree(tmp_path / "b")
+    capsys.readouterr()
+    main(["reproduce", "diamant", "--dry-run"])
+    assert capsys.readouterr().out.splitlines() == [f"$ {c}" for c in recipe[:2]]
+    assert not (tmp_path / "a").exists()
+    main(["reproduce", "diamant"])
+    assert same_weights(PolicyValueNet.load(second / "net-0.npz"), shipped)
+    assert (agents / "diamant.md").read_text() == card  # shipping is left to --ship
+    main(["reproduce", "diamant"])  # a finished chain plays no more rounds
+    assert len((second / "log.jsonl").read_text().splitlines()) == 1
+    main(["reproduce", "diamant", "--ship"])
+    assert same_weights(PolicyValueNet.load(agents / "diamant.npz"), shipped)
+    assert PolicyValueNet.load(agents / "diamant.npz").meta[ship.RECIPE] == recipe
+
+
+def test_a_network_without_its_commands_is_refused_by_name(tmp_path: Path) -> None:
+    run = run_expert(ExpertConfig(game="diamant", out=str(tmp_path), iterations=0, **SETTINGS))  # type: ignore[arg-type]
+    path = run / "net-0.npz"
+    with pytest.raises(ConfigError, match="records no commands that train it"):
+        ship.reproduce("diamant", path)
+    with pytest.raises(ConfigError, match="a network of 'diamant', not of 'court'"):
+        ship.reproduce("court", path)
+    net = PolicyValueNet.load(path)
+    net.meta[ship.RECIPE] = ["rm -rf /"]
+    net.save(path)
+    with pytest.raises(ConfigError, match="only `tablezoo expert ` and"):
+        ship.reproduce("diamant", path)
+    with pytest.raises(SystemExit, match="no network at"):
+        main(["reproduce", "diamant", "--agent", str(tmp_path / "none.npz")])
