@@ -41,7 +41,8 @@ search of :mod:`tablezoo.bots.search`):
    samples. Search improves on the network; the network learns the improvement;
    the next search starts from a better network.
 
-Self-play runs in ``workers`` processes (numpy only); the network is trained
+Self-play runs in ``workers`` processes (numpy only; every game has its own seed and the
+games come back in order, so a run is the same on any number of them); the network is trained
 with torch in the main process (Adam, ``epochs`` passes over the buffer a round,
 the step size falling along a half cosine to a tenth of ``learning_rate``) and
 copied into the numpy :class:`~tablezoo.bots.net.PolicyValueNet` that the search
@@ -56,7 +57,8 @@ A run starts from a fresh network, or from a saved one (``init``: a run's
 new folder; imitation may then be left out, ``teacher_rounds`` 0).
 
 A run lives in ``<out>/expert-<game>/``: ``net.npz`` (the latest network),
-``net-<k>.npz`` per iteration, ``buffer.npz`` (the samples; ``played-<k>.npz``
+``net-<k>.npz`` per iteration, ``buffer.npz`` (the samples of imitation and search
+self-play, none in a run of league rounds alone; ``played-<k>.npz``
 holds a round's games until the network has learnt from them), ``log.jsonl``
 (one line per iteration: samples, losses, seconds, win share against the
 heuristic) and ``config.json``. Run the same command again to resume after the
