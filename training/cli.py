@@ -162,13 +162,20 @@ def cmd_play(
     play(args.game, bots, args.seat, args.name, args.seed, args.option, read=read, write=write)
 
 
-def cmd_expert(args: argparse.Namespace) -> None:
-    from tablezoo.training.expert import ExpertConfig, run_expert
+def expert_config(args: argparse.Namespace) -> Any:
+    """The :class:`~tablezoo.training.expert.ExpertConfig` of parsed ``tablezoo expert`` arguments."""
+    from tablezoo.training.expert import ExpertConfig
 
     settings = {
         k: v for k, v in vars(args).items() if k in {f.name for f in fields(ExpertConfig)} and v is not None
     }
-    run = run_expert(ExpertConfig(**settings))
+    return ExpertConfig(**settings)
+
+
+def cmd_expert(args: argparse.Namespace) -> None:
+    from tablezoo.training.expert import run_expert
+
+    run = run_expert(expert_config(args))
     print(f"run saved in {run}: net.npz (the latest network), log.jsonl (one line per iteration)")
 
 

@@ -24,6 +24,7 @@ import json
 import shlex
 import time
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -302,6 +303,21 @@ EXPERT = "tablezoo expert "
 SHIP = "python -m tablezoo.training.ship "
 
 
+def _check_resumable(config: ExpertConfig) -> None:
+    """Refuse to go on with a run folder that holds a run of other settings than ``config``'s."""
+    saved = config.run_dir / "config.json"
+    if not saved.is_file():
+        return
+    before = json.loads(saved.read_text())
+    now = json.loads(json.dumps(asdict(config)))
+    differ = [k for k, v in now.items() if k not in ("iterations", "workers", "hours") and before.get(k) != v]
+    if differ:
+        raise ConfigError(
+            f"{config.run_dir} holds a run with other settings ({', '.join(differ)}): move it away, "
+            "or run tablezoo reproduce in another folder"
+        )
+
+
 def reproduce(game_name: str, path: Path, ship: bool = False, dry_run: bool = False) -> list[str]:
     """Train a shipped network again: run the commands it records (:data:`RECIPE`), oldest first.
 
@@ -309,7 +325,8 @@ def reproduce(game_name: str, path: Path, ship: bool = False, dry_run: bool = Fa
     after a stop goes on. With ``ship``, the last command (the ship) runs too: it measures the
     network and overwrites the game's shipped agent and card. ``dry_run`` prints the commands only.
     Returns the commands run (or printed)."""
-    from tablezoo.training.cli import build_parser, cmd_expert
+    from tablezoo.training.cli import build_parser, expert_config
+    from tablezoo.training.expert import run_expert
 
     net = PolicyValueNet.load(path)
     if net.meta.get("game") != game_name:
@@ -329,7 +346,9 @@ def reproduce(game_name: str, path: Path, ship: bool = False, dry_run: bool = Fa
         if dry_run:
             continue
         if command.startswith(EXPERT):
-            cmd_expert(build_parser().parse_args(shlex.split(command)[1:]))
+            config = expert_config(build_parser().parse_args(shlex.split(command)[1:]))
+            _check_resumable(config)
+            run_expert(config)
         else:
             main(shlex.split(command[len(SHIP) :]))
     return commands

@@ -72,6 +72,11 @@ def test_a_shipped_chain_of_runs_is_trained_again_by_one_command(
     main(["reproduce", "diamant", "--ship"])
     assert same_weights(PolicyValueNet.load(agents / "diamant.npz"), shipped)
     assert PolicyValueNet.load(agents / "diamant.npz").meta[ship.RECIPE] == recipe
+    # a folder that holds a run of other settings is not gone on with
+    saved = first / "config.json"
+    saved.write_text(saved.read_text().replace('"teacher_games": 4', '"teacher_games": 5'))
+    with pytest.raises(ConfigError, match=r"holds a run with other settings \(teacher_games\)"):
+        ship.reproduce("diamant", agents / "diamant.npz")
 
 
 def test_a_network_without_its_commands_is_refused_by_name(tmp_path: Path) -> None:
