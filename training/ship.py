@@ -15,6 +15,11 @@ strong it is, measured here by tournaments of :mod:`tablezoo.training.evaluate`
 
 For Heckmeck the card also gives the agent's expected worms on the opening turn
 next to the exact solver's. Every row names the command that reproduces it.
+
+The shipped network records the commands that trained it and this one
+(:data:`RECIPE` in its ``meta``), where every network its runs started from
+(``--init``) was trained by a run whose folder says how: ``tablezoo reproduce
+GAME`` (:func:`reproduce`) runs them again in turn.
 """
 
 from __future__ import annotations
@@ -446,15 +451,15 @@ def main(argv: list[str] | None = None) -> None:
             if key not in ("run", "jobs") and value != parser.get_default(key)
         ]
     )
-    reproduce = reproduce_text(config, len(log))
-    reproduce_line = f"{reproduce}, then\n  `{ship_command}`."
+    chain_text = reproduce_text(config, len(log))
+    reproduce_line = f"{chain_text}, then\n  `{ship_command}`."
     # the shipped network carries the commands that train and ship it again (`tablezoo reproduce`)
     chain, unrecorded = training_chain(config, len(log))
     net.meta.pop(RECIPE, None)
     if unrecorded is None:
         net.meta[RECIPE] = [command for command, _ in chain] + [ship_command]
         reproduce_line = (
-            f"`tablezoo reproduce {game_name}` runs {reproduce}; with `--ship` it then runs\n"
+            f"`tablezoo reproduce {game_name}` runs {chain_text}; with `--ship` it then runs\n"
             f"  `{ship_command}`, which measures the network and ships it with this card."
         )
     net.save(AGENTS_DIR / f"{game_name}.npz")
