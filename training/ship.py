@@ -138,12 +138,14 @@ def expert_command(config: dict[str, Any], rounds: int) -> str:
     default, so that a run started from another's network does not resume that one)."""
     defaults = ExpertConfig(game=config["game"])
     config = {**config, "iterations": rounds - 1}
-    if "league_rounds" in config:  # a run stopped within its league rounds played only these
+    if config.get("league_learning_rate_end") == config.get("league_learning_rate"):
+        config.pop("league_learning_rate_end")  # a constant step size: the default
+    if "league_rounds" in config and config.get("league_learning_rate_end") is None:
+        # a run stopped within its league rounds played only these; where the step size falls over
+        # the league rounds, their number sets its schedule and stays (--iterations stops the run)
         config["league_rounds"] = max(
             0, min(config["league_rounds"], rounds - config.get("teacher_rounds", 1))
         )
-    if config.get("league_learning_rate_end") == config.get("league_learning_rate"):
-        config.pop("league_learning_rate_end")  # a constant step size: the default
     command = f"tablezoo expert {config['game']}"
     for key, value in config.items():
         default = getattr(defaults, key, None)
@@ -238,7 +240,12 @@ def _training_text(config: dict[str, Any], rounds: int) -> str:
         league = ", ".join(f"`{name}`" for name in dict.fromkeys(config["league"]))
         start = config.get("league_learning_rate", 6e-4)
         end = config.get("league_learning_rate_end", start)
-        steps = f"step size {start:g}" + (f" falling along a half cosine to {end:g}" if end != start else "")
+        steps = f"step size {start:g}"
+        if end != start:
+            planned = config["league_rounds"]
+            steps += f" falling along a half cosine over {planned} rounds to {end:g}"
+            if league_rounds < planned:
+                steps += f", stopped after {league_rounds}"
         parts.append(
             f"{_rounds(league_rounds)} of policy gradient (PPO, {config['league_games']} games a round, "
             f"{steps}): the network, its moves sampled, plays against a league of {league} (`self`: the "

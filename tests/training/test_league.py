@@ -134,6 +134,16 @@ def test_a_card_says_how_many_league_rounds_were_played() -> None:
     text = _training_text(config, 5)
     assert "then 3 rounds of policy gradient (PPO, 2000 games a round, step size 0.0006)" in text
     assert "`heuristic`, `self`" in text and "network-guided search" not in text
+    # with a falling step size the league rounds set its schedule: the command keeps their number
+    falling = {**config, "league_learning_rate_end": 1e-4}
+    assert expert_command(falling, 5) == (
+        "tablezoo expert court --teacher-rounds 2 --league-rounds 10 --league-learning-rate-end 0.0001 "
+        "--iterations 4"
+    )
+    assert (
+        "then 3 rounds of policy gradient (PPO, 2000 games a round, step size 0.0006 falling along a "
+        "half cosine over 10 rounds to 0.0001, stopped after 3)" in _training_text(falling, 5)
+    )
 
 
 def test_the_league_step_size_falls_along_a_half_cosine() -> None:
