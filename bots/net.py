@@ -182,6 +182,52 @@ class PolicyValueNet:
             return cls(weights, biases, data["value_w"], data["value_b"], data["scale"], meta, head)
 
     @classmethod
+    def mean(cls, nets: list[PolicyValueNet]) -> PolicyValueNet:
+        """The network whose every weight is the mean of ``nets``' (weight averaging), ``meta`` the last's.
+
+        Meant for networks of one run (the rounds of a league, close in weights): their mean
+        smooths the noise of the rounds' updates. Networks of other games, layouts or
+        observation scales are refused."""
+        if not nets:
+            raise ValueError("the mean of no networks")
+        first = nets[0]
+
+        def shapes(net: PolicyValueNet) -> list[tuple[int, ...]]:
+            arrays = [*net.weights, *net.biases, net.value_w]
+            arrays += [getattr(net.head, a) for a in ActionHead.ARRAYS] if net.head else []
+            return [a.shape for a in arrays]
+
+        for net in nets[1:]:
+            if net.game_name != first.game_name or shapes(net) != shapes(first):
+                layers, first_layers = shapes(net)[: len(net.weights)], shapes(first)[: len(first.weights)]
+                raise ConfigError(
+                    f"only networks of one game and layout are averaged: {net.game_name!r} with layers "
+                    f"{layers}, not {first.game_name!r} with {first_layers}"
+                )
+            if not np.array_equal(net.scale, first.scale) or (
+                net.head and not np.array_equal(net.head.offsets, first.head.offsets)  # type: ignore[union-attr]
+            ):
+                raise ConfigError("only networks that read the observation alike (one scale) are averaged")
+
+        def avg(arrays: list[np.ndarray]) -> np.ndarray:
+            return np.mean(np.stack(arrays).astype(np.float64), axis=0).astype(np.float32)
+
+        head = None
+        if first.head is not None:
+            heads = [n.head for n in nets]
+            arrays = {a: avg([getattr(h, a) for h in heads]) for a in ActionHead.ARRAYS[1:]}
+            head = ActionHead(offsets=first.head.offsets, size=first.head.size, **arrays)
+        return cls(
+            [avg([n.weights[i] for n in nets]) for i in range(len(first.weights))],
+            [avg([n.biases[i] for n in nets]) for i in range(len(first.biases))],
+            avg([n.value_w for n in nets]),
+            np.array([np.mean([n.value_b for n in nets])], np.float32),
+            first.scale,
+            nets[-1].meta,
+            head,
+        )
+
+    @classmethod
     def initial(
         cls, game: Game[Any], hidden: tuple[int, ...], seed: int = 0, action_head: int = 64
     ) -> PolicyValueNet:

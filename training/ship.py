@@ -16,6 +16,12 @@ strong it is, measured here by tournaments of :mod:`tablezoo.training.evaluate`
 For Heckmeck the card also gives the agent's expected worms on the opening turn
 next to the exact solver's. Every row names the command that reproduces it.
 
+``--round K`` ships round ``K``'s network instead of the last; ``--average M``
+ships the mean of the weights of the ``M`` rounds that end there
+(:meth:`~tablezoo.bots.net.PolicyValueNet.mean`, saved in the run folder as
+``net-<first>-to-<K>-mean.npz``): league rounds of PPO move the weights by noisy
+steps, and their mean plays more steadily than any one of them.
+
 The shipped network records the commands that trained it and this one
 (:data:`RECIPE` in its ``meta``), where every network its runs started from
 (``--init``) was trained by a run whose folder says how: ``tablezoo reproduce
@@ -378,6 +384,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--round", type=int, default=None, help="ship the network of this round (default: the last)"
     )
+    parser.add_argument(
+        "--average",
+        type=int,
+        default=1,
+        help="ship the mean of the weights of this many rounds, the shipped round the last (default 1: "
+        "its network alone)",
+    )
     args = parser.parse_args(argv)
 
     config = json.loads((args.run / "config.json").read_text())
@@ -388,6 +401,21 @@ def main(argv: list[str] | None = None) -> None:
             parser.error(f"--round: the run has rounds 0 to {len(log) - 1}, not {args.round}")
         log = log[: args.round + 1]
         net_file = args.run / f"net-{args.round}.npz"
+    averaged = ""
+    if args.average != 1:
+        last = len(log) - 1
+        if not 1 <= args.average <= len(log):
+            parser.error(f"--average: 1 to {len(log)} rounds (0 to {last} were played), not {args.average}")
+        first = last - args.average + 1
+        mean = PolicyValueNet.mean(
+            [PolicyValueNet.load(args.run / f"net-{k}.npz") for k in range(first, last + 1)]
+        )
+        net_file = args.run / f"net-{first}-to-{last}-mean.npz"
+        mean.save(net_file)
+        averaged = (
+            f"- Shipped: the mean of the weights of rounds {first} to {last} (weight averaging, "
+            f"`--average {args.average}`), which smooths the noise of single rounds' updates.\n"
+        )
     game_name = config["game"]
     info = game_class(game_name).info
     net = PolicyValueNet.load(net_file)
@@ -481,7 +509,7 @@ writes it as ONNX.
 ## How it was trained
 
 {trained}
-- Network: padded observation ({net.observation_size} inputs, the seat count one-hot) -> hidden
+{averaged}- Network: padded observation ({net.observation_size} inputs, the seat count one-hot) -> hidden
   layers {hidden} (ReLU) -> {policy_layer} and a win-share head.
 - {len(log)} rounds, {decisions} recorded decisions, {hours:.2f} hours of play and training on
   {config["workers"]} self-play process(es) of a shared 2-core machine.

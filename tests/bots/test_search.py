@@ -51,6 +51,30 @@ def test_network_refuses_another_game() -> None:
         net.check_fits(make("heckmeck"))
 
 
+@pytest.mark.parametrize("name", ["sechs_nimmt", "court"])  # with an action head, and without
+def test_the_mean_of_networks_averages_every_weight(name: str) -> None:
+    a, b, c = (PolicyValueNet.initial(make(name), (16, 8), seed=s) for s in (1, 2, 3))
+    mean = PolicyValueNet.mean([a, b, c])
+    assert (mean.head is None) == (name == "court")
+    for got, *parts in zip(
+        [*mean.weights, *mean.biases, mean.value_w],
+        *([*n.weights, *n.biases, n.value_w] for n in (a, b, c)),
+        strict=True,
+    ):
+        assert np.allclose(got, sum(parts) / 3)
+    assert np.isclose(mean.value_b, (a.value_b + b.value_b + c.value_b) / 3)
+    if mean.head is not None:
+        assert np.allclose(mean.head.card, (a.head.card + b.head.card + c.head.card) / 3)  # type: ignore[union-attr]
+    # the mean of one network is that network, move for move
+    game, state, mover = first_decision(name, 3)
+    x = game.observe_padded(state, mover)
+    assert np.allclose(PolicyValueNet.mean([a]).evaluate(x)[0], a.evaluate(x)[0])
+    with pytest.raises(ConfigError, match="only networks of one game and layout are averaged"):
+        PolicyValueNet.mean([a, PolicyValueNet.initial(make(name), (16, 4))])
+    with pytest.raises(ConfigError, match="only networks of one game and layout"):
+        PolicyValueNet.mean([a, PolicyValueNet.initial(make("heckmeck"), (16, 8))])
+
+
 @pytest.mark.parametrize("name", list(GAMES))
 @pytest.mark.parametrize("sims", [0, 6])
 def test_agent_plays_legal_moves_at_the_smallest_and_largest_table(name: str, sims: int) -> None:

@@ -230,6 +230,24 @@ def test_ship_can_take_an_earlier_round(run: Path, tmp_path: Path, monkeypatch: 
         ship.main([str(run), "--round", "3"])
 
 
+def test_ship_can_average_the_last_rounds(run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tablezoo.training import ship
+
+    monkeypatch.setattr(ship, "AGENTS_DIR", tmp_path)
+    ship.main([str(run), "--round", "2", "--average", "2", "--games", "2", "--search", "0", "--jobs", "1"])
+    shipped = PolicyValueNet.load(tmp_path / "diamant.npz")
+    one, two = (PolicyValueNet.load(run / f"net-{k}.npz") for k in (1, 2))
+    assert all(
+        np.allclose(s, (x + y) / 2) for s, x, y in zip(shipped.weights, one.weights, two.weights, strict=True)
+    )
+    assert shipped.meta["iteration"] == 2 and "--round 2 --average 2" in shipped.meta["recipe"][-1]
+    card = (tmp_path / "diamant.md").read_text()
+    assert "the mean of the weights of rounds 1 to 2" in card and "| 2 |" in card
+    for bad in ("0", "4"):
+        with pytest.raises(SystemExit):
+            ship.main([str(run), "--round", "2", "--average", bad])
+
+
 def test_samples_keep_the_latest() -> None:
     parts = [
         Samples(
