@@ -15,6 +15,7 @@ import json
 from typing import Any
 
 from tablezoo.games.core import CHANCE, TERMINAL, ConfigError, Game
+from tablezoo.games.native import native_class, resolve_core
 
 GAMES: dict[str, str] = {
     "heckmeck": "Heckmeck",
@@ -34,14 +35,22 @@ def game_class(name: str) -> type[Game[Any]]:
     return getattr(importlib.import_module(f"tablezoo.games.{name}"), GAMES[name])
 
 
-def make(name: str, num_seats: int | None = None, **options: bool) -> Game[Any]:
-    """The game ``name`` for ``num_seats`` seats with the given options."""
-    return game_class(name)(num_seats, **options)
+def make(name: str, num_seats: int | None = None, *, core: str | None = None, **options: bool) -> Game[Any]:
+    """The game ``name`` for ``num_seats`` seats with the given options.
+
+    ``core`` chooses the rules' implementation: ``"native"`` (C++, the default when it is
+    built) or ``"python"`` (the reference); unset, the ``TABLEZOO_CORE`` environment
+    variable decides (:mod:`tablezoo.games.native`). Both play the same game move for move.
+    """
+    cls = game_class(name)
+    if resolve_core(core) == "native":
+        return native_class(cls)(num_seats, **options)
+    return cls(num_seats, **options)
 
 
-def load_state(text: str) -> tuple[Game[Any], Any]:
-    """The game and state of a ``Game.to_json`` text."""
+def load_state(text: str, *, core: str | None = None) -> tuple[Game[Any], Any]:
+    """The game and state of a ``Game.to_json`` text (written by either core), on ``core``."""
     data = json.loads(text)
     config = dict(data["config"])
-    game = make(data["game"], config.pop("num_seats"), **config)
+    game = make(data["game"], config.pop("num_seats"), core=core, **config)
     return game, game.state_from_dict(data)

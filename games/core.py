@@ -57,6 +57,7 @@ __all__ = [
     "ObservationSpec",
     "Option",
     "OutcomeError",
+    "StateError",
     "TablezooError",
     "action_mask",
     "relative_seats",
@@ -117,6 +118,10 @@ class CommandError(TablezooError):
 
 class OutcomeError(TablezooError):
     """A forced chance outcome that is malformed or impossible in the state."""
+
+
+class StateError(TablezooError):
+    """A state read from outside (JSON, a dict) that is malformed or that no game reaches."""
 
 
 # --------------------------------------------------------------------------- metadata

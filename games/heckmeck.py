@@ -35,7 +35,7 @@ six faces kept, the turn must end with a claim, or it is a bust.
 Observation (seat-relative: the observer first, then the others clockwise)
 ------------------------------------------------------------------------------
 Built from :func:`observation_fields`; for ``n`` seats the size is
-``16 + 18 n + 24``. Example, 2 seats:
+``35 + 19 n``. Example, 2 seats:
 
 | field | size | range | meaning |
 |---|---|---|---|

@@ -1,0 +1,367 @@
+// The Python face of a native game, written once for every game (pybind11).
+//
+// bind_game<G>(module, "Heckmeck") adds two classes: `Heckmeck` (the rules under one
+// configuration) and `HeckmeckState` (a state, its fields readable under the Python
+// dataclass's names). The thin Python class tablezoo.games.native.NativeGame puts the
+// engine contract's names and messages on top.
+//
+// Every value that comes from Python is checked here or by the game before the rules see
+// it: a state of another configuration, an action outside the legal ones, a seat out of
+// range, an array of the wrong shape or dtype, a malformed outcome or state. Each is a
+// Python exception that names it; the state is left as it was.
+#pragma once
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "tablezoo/core.h"
+
+namespace tablezoo {
+namespace py = pybind11;
+
+// ----------------------------------------------------------------------------- values <-> Python
+// Reading is strict (a bool is not a number, a number is not a bool): a state read from
+// JSON must have the types the Python engine writes.
+
+template <class T, class = void>
+struct has_fields : std::false_type {};
+template <class T>
+struct has_fields<T, std::void_t<decltype(T::fields())>> : std::true_type {};
+
+template <class T>
+struct is_vector : std::false_type {};
+template <class T>
+struct is_vector<std::vector<T>> : std::true_type {};
+
+template <class T>
+struct is_optional : std::false_type {};
+template <class T>
+struct is_optional<std::optional<T>> : std::true_type {};
+
+[[noreturn]] inline void bad_value(const std::string& where, const char* expected, py::handle value) {
+  throw BadState(where + " should be " + expected + ", not " + std::string(py::repr(value)));
+}
+
+template <class T>
+void read_value(py::handle value, T& out, const std::string& where);
+
+template <class T>
+void read_value(py::handle value, T& out, const std::string& where) {
+  if constexpr (std::is_same_v<T, bool>) {
+    if (!PyBool_Check(value.ptr())) bad_value(where, "true or false", value);
+    out = value.ptr() == Py_True;
+  } else if constexpr (std::is_same_v<T, int>) {
+    if (!PyLong_Check(value.ptr()) || PyBool_Check(value.ptr())) bad_value(where, "a whole number", value);
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
+    if (overflow || v < -1000000000LL || v > 1000000000LL) bad_value(where, "a whole number of 9 digits at most", value);
+    out = static_cast<int>(v);
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    if (!PyUnicode_Check(value.ptr())) bad_value(where, "text", value);
+    out = value.cast<std::string>();
+  } else if constexpr (is_optional<T>::value) {
+    if (value.is_none()) {
+      out.reset();
+    } else {
+      typename T::value_type inner{};
+      read_value(value, inner, where);
+      out = std::move(inner);
+    }
+  } else if constexpr (is_vector<T>::value) {
+    if (!PyList_Check(value.ptr()) && !PyTuple_Check(value.ptr())) bad_value(where, "a list", value);
+    py::sequence seq = py::reinterpret_borrow<py::sequence>(value);
+    const size_t n = seq.size();
+    if (n > 100000) bad_value(where, "a list of at most 100000 entries", py::str("a longer list"));
+    T items;
+    items.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+      typename T::value_type item{};
+      read_value(seq[i], item, where + "[" + std::to_string(i) + "]");
+      items.push_back(std::move(item));
+    }
+    out = std::move(items);
+  } else if constexpr (has_fields<T>::value) {
+    if (!PyDict_Check(value.ptr())) bad_value(where, "a dict", value);
+    py::dict d = py::reinterpret_borrow<py::dict>(value);
+    size_t known = 0;
+    for_each_field(out, [&](const char* name, auto& member) {
+      if (!d.contains(name)) throw BadState(where + " has no field '" + name + "'");
+      read_value(d[name], member, where.empty() ? std::string(name) : where + "." + name);
+      ++known;
+    });
+    if (d.size() != known) throw BadState(where + " has fields the game does not know: " + std::string(py::repr(d)));
+  } else {
+    static_assert(sizeof(T) == 0, "no reader for this field type");
+  }
+}
+
+template <class T>
+py::object to_python(const T& value) {
+  if constexpr (has_fields<T>::value) {
+    py::dict d;
+    for_each_field(value, [&](const char* name, const auto& member) { d[name] = to_python(member); });
+    return std::move(d);
+  } else if constexpr (is_vector<T>::value) {
+    py::list items(value.size());
+    for (size_t i = 0; i < value.size(); ++i) {
+      if constexpr (std::is_same_v<T, std::vector<bool>>)
+        items[i] = py::bool_(static_cast<bool>(value[i]));
+      else
+        items[i] = to_python(value[i]);
+    }
+    return std::move(items);
+  } else {
+    return py::cast(value);
+  }
+}
+
+// ----------------------------------------------------------------------------- the bound classes
+
+// A state together with the configuration it belongs to, so that a state of a 3-seat
+// game is refused by a 4-seat one instead of read out of bounds.
+template <class G>
+struct Boxed {
+  typename G::State s;
+  uint64_t key;
+};
+
+template <class G>
+struct Bound {
+  G game;
+  uint64_t key;
+  std::vector<int> legal;              // scratch for legal actions
+  std::vector<py::ssize_t> pad_index;  // observe_padded: where each entry goes
+  py::ssize_t pad_size = 0;
+  int pad_seats_at = -1;                // observe_padded: the one-hot seat count's entry
+
+  Bound(int num_seats, const Options& options) : game(num_seats, options), key(config_key(num_seats, options)) {}
+
+  static uint64_t config_key(int num_seats, const Options& options) {
+    uint64_t k = static_cast<uint64_t>(num_seats);
+    int bit = 8;
+    for (const auto& [name, on] : options) k |= static_cast<uint64_t>(on) << bit++;  // std::map: sorted names
+    return k;
+  }
+
+  const typename G::State& check(const Boxed<G>& b) const {
+    if (b.key != key) throw py::value_error("this state belongs to another configuration of the game");
+    return b.s;
+  }
+  typename G::State& check(Boxed<G>& b) const {
+    if (b.key != key) throw py::value_error("this state belongs to another configuration of the game");
+    return b.s;
+  }
+  int check_seat(int seat) const {
+    if (seat < 0 || seat >= game.num_seats())
+      throw py::value_error("seat " + std::to_string(seat) + " is out of range 0.." +
+                            std::to_string(game.num_seats() - 1));
+    return seat;
+  }
+
+  // Apply a legal action; anything else raises IllegalAction and changes nothing.
+  void apply_checked(typename G::State& s, int action) {
+    legal.clear();
+    if (game.to_move(s) >= 0) game.legal_actions(s, legal);
+    for (int a : legal)
+      if (a == action) {
+        game.apply(s, action);
+        return;
+      }
+    throw IllegalAction("action " + std::to_string(action) + " is not legal now");
+  }
+
+  // Resolve chance from the core's generator until a seat is to move or the game ends.
+  int advance(typename G::State& s, Rng& rng) const {
+    int mover = game.to_move(s);
+    while (mover == kChance) {
+      game.apply_chance(s, game.sample_chance(s, rng));
+      mover = game.to_move(s);
+    }
+    return mover;
+  }
+
+  // Play s to the end with uniformly random legal moves; the decisions made.
+  long long playout(typename G::State& s, Rng& rng) {
+    long long decisions = 0;
+    for (int mover = advance(s, rng); mover >= 0; mover = advance(s, rng)) {
+      legal.clear();
+      game.legal_actions(s, legal);
+      if (legal.empty()) throw BadState("seat " + std::to_string(mover) + " is to move but has no legal action");
+      game.apply(s, legal[rng.below(legal.size())]);
+      ++decisions;
+    }
+    return decisions;
+  }
+};
+
+inline py::array_t<float> float_array(py::ssize_t size) { return py::array_t<float>(size); }
+
+template <class G>
+void bind_game(py::module_& m, const char* name) {
+  using State = typename G::State;
+  using Box = Boxed<G>;
+  using B = Bound<G>;
+  const std::string state_name = std::string(name) + "State";
+
+  auto state_class = py::class_<Box>(m, state_name.c_str(), "A native state; its fields read as the Python dataclass's.");
+  std::apply([&](auto... ref) {
+    (state_class.def_property_readonly(ref.name, [ref](const Box& b) { return to_python(b.s.*(ref.member)); }), ...);
+  }, State::fields());
+  state_class
+      .def("to_fields", [](const Box& b) { return to_python(b.s); }, "The state's fields as a dict (the dataclass's __dict__).")
+      .def("__copy__", [](const Box& b) { return Box(b); })
+      .def("__deepcopy__", [](const Box& b, py::handle) { return Box(b); }, py::arg("memo"))
+      .def("__eq__", [](const Box& a, py::handle other) {
+        if (!py::isinstance<Box>(other)) return false;
+        const Box& b = other.cast<const Box&>();
+        return a.key == b.key && to_python(a.s).equal(to_python(b.s));
+      })
+      .def("__repr__", [state_name](const Box& b) { return state_name + "(" + std::string(py::repr(to_python(b.s))) + ")"; });
+  state_class.attr("__hash__") = py::none();
+
+  py::class_<B>(m, name)
+      .def(py::init<int, const Options&>(), py::arg("num_seats"), py::arg("options"))
+      .def_property_readonly("num_seats", [](const B& b) { return b.game.num_seats(); })
+      .def_property_readonly("num_actions", [](const B& b) { return b.game.num_actions(); })
+      .def_property_readonly("observation_size", [](const B& b) { return b.game.observation_size(); })
+      .def("initial_state", [](const B& b) { return Box{b.game.initial_state(), b.key}; })
+      .def("to_move", [](const B& b, const Box& s) { return b.game.to_move(b.check(s)); })
+      .def("is_terminal", [](const B& b, const Box& s) { return b.game.to_move(b.check(s)) == kTerminal; })
+      .def("legal_actions", [](B& b, const Box& box) {
+        const State& s = b.check(box);
+        b.legal.clear();
+        if (b.game.to_move(s) >= 0) b.game.legal_actions(s, b.legal);
+        py::list out(b.legal.size());
+        for (size_t i = 0; i < b.legal.size(); ++i) out[i] = py::int_(b.legal[i]);
+        return out;
+      })
+      .def("legal_mask", [](B& b, const Box& box) {
+        const State& s = b.check(box);
+        py::array_t<int8_t> mask(b.game.num_actions());
+        std::memset(mask.mutable_data(), 0, b.game.num_actions());
+        b.legal.clear();
+        if (b.game.to_move(s) >= 0) b.game.legal_actions(s, b.legal);
+        for (int a : b.legal) mask.mutable_data()[a] = 1;
+        return mask;
+      })
+      .def("apply", [](B& b, Box& box, int action) { b.apply_checked(b.check(box), action); },
+           "Apply a legal action; an illegal one raises IllegalActionError and changes nothing.")
+      .def("chance_outcomes", [](const B& b, const Box& box) {
+        const State& s = b.check(box);
+        if (b.game.to_move(s) != kChance) throw BadOutcome("no chance outcome is due: a seat is to move or the game is over");
+        py::list out;
+        for (const auto& [outcome, p] : b.game.chance_outcomes(s)) out.append(py::make_tuple(to_python(outcome), p));
+        return out;
+      })
+      .def("apply_chance", [](const B& b, Box& box, py::handle outcome) {
+        State& s = b.check(box);
+        if (b.game.to_move(s) != kChance) throw BadOutcome("no chance outcome is due: a seat is to move or the game is over");
+        typename G::Outcome o{};
+        try {
+          read_value(outcome, o, "the outcome");
+        } catch (const BadState& e) {
+          throw BadOutcome(e.what());
+        }
+        b.game.check_outcome(s, o);
+        b.game.apply_chance(s, o);
+      }, "Apply a chance outcome (in the Python engine's normalised form), checked.")
+      .def("sample_chance", [](const B& b, const Box& box, Rng& rng) {
+        const State& s = b.check(box);
+        if (b.game.to_move(s) != kChance) throw BadOutcome("no chance outcome is due: a seat is to move or the game is over");
+        return to_python(b.game.sample_chance(s, rng));
+      })
+      .def("advance", [](const B& b, Box& box, Rng& rng) { return b.advance(b.check(box), rng); },
+           "Resolve chance from the core's generator until a seat is to move or the game ends.")
+      .def("playout", [](B& b, Box& box, Rng& rng) { return b.playout(b.check(box), rng); },
+           "Play the state to its end with random legal moves; the decisions made.")
+      .def("random_games", [](B& b, long long games, Rng& rng) {
+        long long decisions = 0;
+        py::gil_scoped_release release;
+        for (long long g = 0; g < games; ++g) {
+          State s = b.game.initial_state();
+          decisions += b.playout(s, rng);
+        }
+        return decisions;
+      }, "Play whole games with random legal moves inside the core; the decisions made.")
+      .def("observe", [](const B& b, const Box& box, int seat) {
+        const State& s = b.check(box);
+        auto out = float_array(b.game.observation_size());
+        b.game.observe(s, b.check_seat(seat), out.mutable_data());
+        return out;
+      })
+      .def("observe_into", [](const B& b, const Box& box, int seat, py::array_t<float, 0> out) {
+        const State& s = b.check(box);
+        b.check_seat(seat);
+        if (out.ndim() != 1 || out.shape(0) != b.game.observation_size() || !(out.flags() & py::array::c_style) ||
+            !out.writeable())
+          throw py::value_error("out must be a writable C-contiguous float32 array of shape (" +
+                                std::to_string(b.game.observation_size()) + ",)");
+        b.game.observe(s, seat, out.mutable_data());
+      }, py::arg("state"), py::arg("seat"), py::arg("out").noconvert())
+      .def("observe_batch", [](const B& b, const py::sequence& states, const py::sequence& seats) {
+        const py::ssize_t n = static_cast<py::ssize_t>(states.size());
+        if (static_cast<py::ssize_t>(seats.size()) != n)
+          throw py::value_error("observe_batch needs one seat per state: got " + std::to_string(n) + " states and " +
+                                std::to_string(seats.size()) + " seats");
+        const py::ssize_t size = b.game.observation_size();
+        py::array_t<float> out({n, size});
+        float* data = out.mutable_data();
+        for (py::ssize_t i = 0; i < n; ++i) {
+          py::handle seat_obj = seats[i];
+          if (PyBool_Check(seat_obj.ptr()) || !PyIndex_Check(seat_obj.ptr()))
+            throw py::value_error("seat " + std::string(py::repr(seat_obj)) + " is not a seat number 0.." +
+                                  std::to_string(b.game.num_seats() - 1));
+          const long long seat = PyNumber_AsSsize_t(seat_obj.ptr(), nullptr);
+          if (seat < 0 || seat >= b.game.num_seats())
+            throw py::value_error("seat " + std::to_string(seat) + " is out of range 0.." + std::to_string(b.game.num_seats() - 1));
+          const Box& box = states[i].template cast<const Box&>();
+          b.game.observe(b.check(box), static_cast<int>(seat), data + i * size);
+        }
+        return out;
+      })
+      .def("set_padding", [](B& b, py::array_t<py::ssize_t, py::array::c_style | py::array::forcecast> index,
+                             py::ssize_t size, int seats_at) {
+        if (index.ndim() != 1 || index.shape(0) != b.game.observation_size())
+          throw py::value_error("the padding index needs one entry per observation entry");
+        for (py::ssize_t i = 0; i < index.shape(0); ++i)
+          if (index.data()[i] < 0 || index.data()[i] >= size) throw py::value_error("padding index out of range");
+        if (seats_at < 0 || seats_at >= size) throw py::value_error("seat-count entry out of range");
+        b.pad_index.assign(index.data(), index.data() + index.shape(0));
+        b.pad_size = size;
+        b.pad_seats_at = seats_at;
+      }, "Where each entry of observe goes in observe_padded (Game._padded_index).")
+      .def("observe_padded", [](const B& b, const Box& box, int seat) {
+        const State& s = b.check(box);
+        if (b.pad_size == 0) throw py::value_error("set_padding first");
+        std::vector<float> plain(b.game.observation_size());
+        b.game.observe(s, b.check_seat(seat), plain.data());
+        py::array_t<float> out(b.pad_size);
+        float* data = out.mutable_data();
+        std::fill(data, data + b.pad_size, 0.0f);
+        for (size_t i = 0; i < plain.size(); ++i) data[b.pad_index[i]] = plain[i];
+        data[b.pad_seats_at] = 1.0f;
+        return out;
+      })
+      .def("scores", [](const B& b, const Box& box) { return b.game.scores(b.check(box)); })
+      .def("winners", [](const B& b, const Box& box) {
+        const State& s = b.check(box);
+        if (b.game.to_move(s) != kTerminal) throw py::value_error("winners are known only when the game is over");
+        return b.game.winners(s);
+      })
+      .def("clone", [](const B& b, const Box& box) { return Box{b.check(box), b.key}; })
+      .def("state_from_fields", [](const B& b, py::handle fields) {
+        Box box{State{}, b.key};
+        read_value(fields, box.s, "");
+        b.game.validate(box.s);
+        return box;
+      }, "A state from its fields (the dataclass's __dict__), checked; a malformed one raises StateError.");
+}
+
+}  // namespace tablezoo

@@ -1,0 +1,234 @@
+// Heckmeck am Bratwurmeck: the C++ twin of tablezoo/games/heckmeck.py.
+#include "heckmeck.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace tablezoo::heckmeck {
+
+namespace {
+const std::array<const char*, 6> kFaceNames = {"1", "2", "3", "4", "5", "W"};
+std::string seat_name(int seat) { return "seat " + std::to_string(seat); }
+}  // namespace
+
+Heckmeck::Heckmeck(int num_seats, const Options& options) : n_(num_seats), quick_(options.at("quick")) {}
+
+State Heckmeck::initial_state() const {
+  State s;
+  for (int t = 21; t <= 36; ++t) s.grill.push_back(t);
+  s.stacks.assign(n_, {});
+  return s;
+}
+
+int Heckmeck::to_move(const State& s) const {
+  if (s.phase == "roll") return kChance;
+  if (s.phase == "over") return kTerminal;
+  return s.turn;
+}
+
+std::pair<int, int> Heckmeck::claims(const State& s) const {
+  if (!s.kept[kWorm]) return {0, -1};
+  const int sum = s.total;
+  auto i = std::upper_bound(s.grill.begin(), s.grill.end(), sum);
+  const int tile = i != s.grill.begin() ? *(i - 1) : 0;
+  int victim = -1;
+  if (21 <= sum && sum <= 36) {
+    for (int seat = 0; seat < n_; ++seat) {
+      const auto& stack = s.stacks[seat];
+      if (!stack.empty() && stack.back() == sum && seat != s.turn) {
+        victim = seat;
+        break;
+      }
+    }
+  }
+  return {tile, victim};
+}
+
+void Heckmeck::legal_actions(const State& s, std::vector<int>& out) const {
+  if (s.phase == "keep") {
+    for (int f = 0; f < 6; ++f)
+      if (s.roll[f] && !s.kept[f]) out.push_back(f);
+  } else if (s.phase == "decide" || s.phase == "claim") {
+    auto [tile, victim] = claims(s);
+    if (s.phase == "decide") out.push_back(kRoll);
+    if (tile) out.push_back(kTake);
+    if (victim >= 0) out.push_back(kSteal);
+  }
+}
+
+void Heckmeck::apply(State& s, int action) const {
+  if (action < kRoll) {  // keep a face
+    const int count = s.roll[action];
+    s.kept[action] = count;
+    s.total += count * kFaceValue[action];
+    s.left -= count;
+    std::fill(s.roll.begin(), s.roll.end(), 0);
+    const bool face_free = std::find(s.kept.begin(), s.kept.end(), 0) != s.kept.end();
+    if (s.left && face_free) {
+      s.phase = "decide";
+      return;
+    }
+    auto [tile, victim] = claims(s);
+    if (tile || victim >= 0)
+      s.phase = "claim";
+    else
+      bust(s, "no claim with all dice or faces kept");
+  } else if (action == kRoll) {
+    s.phase = "roll";
+  } else {
+    auto [tile, victim] = claims(s);
+    auto& me = s.stacks[s.turn];
+    if (action == kTake) {
+      s.grill.erase(std::find(s.grill.begin(), s.grill.end(), tile));
+      me.push_back(tile);
+      end_turn(s, seat_name(s.turn) + " took " + std::to_string(tile) + " with " + std::to_string(s.total));
+    } else {
+      tile = s.stacks[victim].back();
+      s.stacks[victim].pop_back();
+      me.push_back(tile);
+      end_turn(s, seat_name(s.turn) + " stole " + std::to_string(tile) + " from " + seat_name(victim));
+    }
+  }
+}
+
+void Heckmeck::bust(State& s, const std::string& why) const {
+  auto& stack = s.stacks[s.turn];
+  std::string note = seat_name(s.turn) + " busted (" + why + ")";
+  if (!stack.empty()) {
+    const int tile = stack.back();
+    stack.pop_back();
+    s.grill.insert(std::upper_bound(s.grill.begin(), s.grill.end(), tile), tile);
+    note += ", returned " + std::to_string(tile);
+    const int highest = s.grill.back();
+    if (quick_ || highest != tile) {
+      s.dead.push_back(highest);
+      s.grill.pop_back();
+      note += ", turned " + std::to_string(highest) + " face-down";
+    }
+  }
+  end_turn(s, note);
+}
+
+void Heckmeck::end_turn(State& s, std::string note) const {
+  s.last = std::move(note);
+  std::fill(s.roll.begin(), s.roll.end(), 0);
+  std::fill(s.kept.begin(), s.kept.end(), 0);
+  s.total = 0;
+  s.left = kDice;
+  if (!s.grill.empty()) {
+    s.turn = (s.turn + 1) % n_;
+    s.phase = "roll";
+  } else {
+    s.phase = "over";
+  }
+}
+
+void Heckmeck::apply_chance(State& s, const Outcome& o) const {
+  s.roll = o;
+  for (int f = 0; f < 6; ++f)
+    if (o[f] && !s.kept[f]) {
+      s.phase = "keep";
+      return;
+    }
+  bust(s, "rolled " + dice_text(o, kFaceNames) + ", no new face");
+}
+
+void Heckmeck::observe(const State& s, int seat, float* out) const {
+  const int n = n_;
+  std::memset(out, 0, sizeof(float) * observation_size());
+  // offsets of observation_fields(n)
+  const int grill = 0, top = 16, worms_at = 16 + 16 * n, tiles = worms_at + n, to_move_at = tiles + n;
+  const int roll = to_move_at + n, phase = roll + 14;
+  for (int t : s.grill) out[grill + t - 21] = 1;
+  for (int k = 0; k < n; ++k) {
+    const auto& stack = s.stacks[(seat + k) % n];
+    if (!stack.empty()) {
+      out[top + 16 * k + stack.back() - 21] = 1;
+      int w = 0;
+      for (int t : stack) w += worms(t);
+      out[worms_at + k] = static_cast<float>(w);
+      out[tiles + k] = static_cast<float>(stack.size());
+    }
+  }
+  if (s.phase != "over") out[to_move_at + ((s.turn - seat) % n + n) % n] = 1;
+  for (int f = 0; f < 6; ++f) {
+    out[roll + f] = static_cast<float>(s.roll[f]);
+    out[roll + 6 + f] = static_cast<float>(s.kept[f]);
+  }
+  out[roll + 12] = static_cast<float>(s.total);
+  out[roll + 13] = static_cast<float>(s.left);
+  int index = -1;
+  if (s.phase == "keep") index = 0;
+  if (s.phase == "decide") index = 1;
+  if (s.phase == "claim") index = 2;
+  if (index >= 0) {
+    out[phase + index] = 1;
+    if (s.kept[kWorm]) {
+      auto [tile, victim] = claims(s);
+      out[phase + 3] = static_cast<float>(tile);
+      out[phase + 4] = victim >= 0 ? 1.0f : 0.0f;
+    }
+  }
+}
+
+std::vector<double> Heckmeck::scores(const State& s) const {
+  std::vector<double> out;
+  for (const auto& stack : s.stacks) {
+    int w = 0;
+    for (int t : stack) w += worms(t);
+    out.push_back(w);
+  }
+  return out;
+}
+
+std::vector<int> Heckmeck::winners(const State& s) const {
+  // Most worms, then the highest tile; a seat without tiles ranks (0, 0).
+  std::vector<std::pair<int, int>> ranks;
+  for (const auto& stack : s.stacks) {
+    int w = 0, high = 0;
+    for (int t : stack) {
+      w += worms(t);
+      high = std::max(high, t);
+    }
+    ranks.emplace_back(w, high);
+  }
+  const auto best = *std::max_element(ranks.begin(), ranks.end());
+  std::vector<int> out;
+  for (int seat = 0; seat < n_; ++seat)
+    if (ranks[seat] == best) out.push_back(seat);
+  return out;
+}
+
+void Heckmeck::validate(const State& s) const {
+  // Every tile 21..36 once, in the grill, face-down or in a stack; the grill ascending.
+  std::vector<int> seen(37, 0);
+  auto count = [&](int t, const char* where) {
+    require_range(t, 21, 36, where);
+    require(++seen[t] == 1, "tile " + std::to_string(t) + " is in the state twice");
+  };
+  for (int t : s.grill) count(t, "a grill tile");
+  require(std::is_sorted(s.grill.begin(), s.grill.end()), "the grill is not ascending");
+  for (int t : s.dead) count(t, "a face-down tile");
+  require_size(s.stacks.size(), n_, "stacks");
+  for (const auto& stack : s.stacks)
+    for (int t : stack) count(t, "a stack tile");
+  require_range(s.turn, 0, n_ - 1, "turn");
+  const std::string& p = s.phase;
+  require(p == "roll" || p == "keep" || p == "decide" || p == "claim" || p == "over",
+          "phase '" + p + "' is none of roll, keep, decide, claim, over");
+  require_size(s.roll.size(), 6, "roll");
+  require_size(s.kept.size(), 6, "kept");
+  int dice = 0;
+  for (int f = 0; f < 6; ++f) {
+    require_range(s.roll[f], 0, kDice, "a roll count");
+    require_range(s.kept[f], 0, kDice, "a kept count");
+    dice += s.kept[f];
+  }
+  require_range(s.left, 0, kDice, "left");
+  require(dice + s.left == kDice, "kept dice and dice left do not add up to 8");
+  require_range(s.total, 0, 5 * kDice, "total");
+  require(p != "over" || s.grill.empty(), "the game is over with tiles on the grill");
+  require(p == "over" || !s.grill.empty(), "the grill is empty but the game is not over");
+}
+
+}  // namespace tablezoo::heckmeck

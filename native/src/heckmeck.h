@@ -1,0 +1,79 @@
+// Heckmeck am Bratwurmeck: the C++ twin of tablezoo/games/heckmeck.py.
+//
+// The module docstring of heckmeck.py is the spec; this file follows its Python twin
+// function by function (claims, legal_actions, _apply, _bust, _end_turn, chance, observe)
+// so that the two read side by side. The lockstep tests hold them to the same games.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tablezoo/core.h"
+
+namespace tablezoo::heckmeck {
+
+constexpr int kDice = 8;
+constexpr int kWorm = 5;  // index of the worm face
+constexpr int kRoll = 6, kTake = 7, kSteal = 8;
+constexpr int kFaceValue[6] = {1, 2, 3, 4, 5, 5};
+
+inline int worms(int tile) { return (tile - 17) / 4; }
+
+struct State {
+  std::vector<int> grill;                // face-up, ascending
+  std::vector<int> dead;                 // turned face-down, out of the game
+  std::vector<std::vector<int>> stacks;  // bottom .. top, per seat
+  int turn = 0;                          // the seat whose turn it is
+  std::string phase = "roll";            // roll (chance), keep, decide, claim, over
+  std::vector<int> roll = std::vector<int>(6, 0);  // current roll, per face
+  std::vector<int> kept = std::vector<int>(6, 0);  // kept dice, per face
+  int total = 0;                         // sum of the kept dice
+  int left = kDice;                      // dice not kept yet
+  std::string last;                      // how the previous turn ended, for people
+
+  static constexpr auto fields() {
+    return std::make_tuple(field("grill", &State::grill), field("dead", &State::dead),
+                           field("stacks", &State::stacks), field("turn", &State::turn),
+                           field("phase", &State::phase), field("roll", &State::roll),
+                           field("kept", &State::kept), field("total", &State::total),
+                           field("left", &State::left), field("last", &State::last));
+  }
+};
+
+class Heckmeck {
+ public:
+  using State = heckmeck::State;
+  using Outcome = Counts;
+
+  Heckmeck(int num_seats, const Options& options);
+  int num_seats() const { return n_; }
+  int num_actions() const { return 9; }
+  int observation_size() const { return 35 + 19 * n_; }
+
+  State initial_state() const;
+  int to_move(const State& s) const;
+  // (grill tile, seat to steal from) the kept dice allow now; 0 / -1 for none
+  std::pair<int, int> claims(const State& s) const;
+  void legal_actions(const State& s, std::vector<int>& out) const;
+  void apply(State& s, int action) const;
+
+  Outcome sample_chance(const State& s, Rng& rng) const { return roll_counts(rng, s.left); }
+  std::vector<std::pair<Outcome, double>> chance_outcomes(const State& s) const { return roll_distribution(s.left); }
+  void check_outcome(const State& s, const Outcome& o) const { check_roll(o, s.left); }
+  void apply_chance(State& s, const Outcome& o) const;
+
+  void observe(const State& s, int seat, float* out) const;
+  std::vector<double> scores(const State& s) const;
+  std::vector<int> winners(const State& s) const;
+  void validate(const State& s) const;
+
+ private:
+  void bust(State& s, const std::string& why) const;
+  void end_turn(State& s, std::string note) const;
+
+  int n_;
+  bool quick_;
+};
+
+}  // namespace tablezoo::heckmeck
