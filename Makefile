@@ -9,9 +9,14 @@ EXTRAS := dev,train,rllib,web,export,render,clients
 # mypy reads the installed package, as a user's type checker does
 TYPED := $(foreach p,$(PACKAGES),-p tablezoo.$(p))
 
-.PHONY: run demo test browser lint bench clean
+# The native core (native/, C++17) is built by the package's own build (setup.py: pybind11 and
+# setuptools from PyPI); make requires it, so a build error stops here instead of falling back.
+export TABLEZOO_REQUIRE_NATIVE := 1
+NATIVE := $(shell find native -type f) setup.py
 
-$(STAMP): pyproject.toml
+.PHONY: run demo test browser compiler lint bench sanitize clean
+
+$(STAMP): pyproject.toml | compiler
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	# torch first, and exactly this version: the CPU build (any other request fetches a CUDA build)
@@ -22,9 +27,29 @@ $(STAMP): pyproject.toml
 # The strict editable install links each file of the package into build/: static type checkers
 # follow it, and no second copy of a module is ever importable from the repository root. A file
 # added or removed (a folder's time changes) links anew.
-$(LINKED): $(STAMP) $(shell find $(PACKAGES) -type d -not -name __pycache__)
+$(LINKED): $(STAMP) $(NATIVE) $(shell find $(PACKAGES) -type d -not -name __pycache__)
 	$(BIN)/pip install --quiet --no-deps -e . --config-settings editable_mode=strict
 	touch $(LINKED)
+
+# A C++17 compiler for the native core: installed when missing and apt-get can (as root),
+# otherwise named.
+compiler:
+	@if command -v g++ >/dev/null || command -v c++ >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq g++ >/dev/null; \
+	else echo "no C++ compiler: install one (apt-get install g++) to build the native core"; exit 1; fi
+
+# The native core rebuilt with AddressSanitizer and UndefinedBehaviorSanitizer, the engine's
+# contract, lockstep and bad-input tests run on it, then the core rebuilt as usual.
+SANITIZER_RUNTIME = $$(g++ -print-file-name=libasan.so) $$(g++ -print-file-name=libubsan.so)
+sanitize: $(LINKED)
+	find build -name '_native*.so' -delete
+	TABLEZOO_SANITIZE=1 $(BIN)/pip install --quiet --no-deps --no-build-isolation -e . --config-settings editable_mode=strict
+	LD_PRELOAD="$(SANITIZER_RUNTIME)" ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
+		TABLEZOO_CORE=native $(BIN)/pytest -q -p no:cacheprovider -p no:randomly tests/games/test_contract.py \
+		tests/games/test_lockstep.py tests/games/test_native.py; status=$$?; \
+	find build -name '_native*.so' -delete; \
+	$(BIN)/pip install --quiet --no-deps -e . --config-settings editable_mode=strict; exit $$status
 
 # Train a short Heckmeck agent (a few minutes on 2 cores), evaluate it against the bots,
 # print the table and save the learning curve (runs/<run>/curve.png).

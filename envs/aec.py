@@ -55,6 +55,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import BaseWrapper
 from pettingzoo.utils.env_logger import EnvLogger
 
+from tablezoo.games import make
 from tablezoo.games.core import ConfigError, Game
 
 REWARD_MODES = ("zero_sum", "score")
@@ -83,6 +84,7 @@ class TablezooEnvBase:
         max_cycles: int | str | None,
         obs_type: str,
         options: dict[str, bool],
+        core: str | None = None,
     ) -> None:
         if max_cycles == "default":
             max_cycles = self.default_max_cycles
@@ -91,7 +93,7 @@ class TablezooEnvBase:
         ):
             raise ConfigError(f"max_cycles must be a positive whole number or None, not {max_cycles!r}")
         self.max_cycles: int | None = max_cycles
-        self.game: Game[Any] = self.game_class(num_players, **options)
+        self.game: Game[Any] = make(self.game_class.info.name, num_players, core=core, **options)
         info = self.game.info
         if reward not in REWARD_MODES:
             raise ConfigError(f"reward must be one of {', '.join(REWARD_MODES)}, not {reward!r}")
@@ -236,10 +238,11 @@ class TablezooEnv(TablezooEnvBase, AECEnv):
         render_mode: str | None = None,
         max_cycles: int | str | None = "default",
         obs_type: str = "dict",
+        core: str | None = None,
         **options: bool,
     ) -> None:
         super().__init__()
-        self._configure(num_players, reward, render_mode, max_cycles, obs_type, options)
+        self._configure(num_players, reward, render_mode, max_cycles, obs_type, options, core)
         # the engine's move itself (step checks the action against the legal list it holds),
         # and its observation, bound once: the hot path looks up one attribute, not two
         self._apply_move = self.game._apply
@@ -557,6 +560,10 @@ ENV_KEYWORDS: dict[str, str] = {
         '``"dict"`` (``{"observation", "action_mask"}``) or ``"flat"`` (the vector alone, '
         'the mask in ``infos[agent]["action_mask"]``)'
     ),
+    "core": (
+        '``"native"`` (the C++ rules, the default where built) or ``"python"`` (the reference); '
+        "``None``: the ``TABLEZOO_CORE`` environment variable decides (:mod:`tablezoo.games.native`)"
+    ),
 }
 """What each keyword argument that every environment takes does (the game's own come from its info)."""
 
@@ -576,6 +583,7 @@ def keyword_doc(env_class: type[TablezooEnvBase], extra: dict[str, tuple[Any, st
         ("render_mode", None, ENV_KEYWORDS["render_mode"]),
         ("max_cycles", env_class.default_max_cycles, ENV_KEYWORDS["max_cycles"]),
         ("obs_type", "dict", ENV_KEYWORDS["obs_type"]),
+        ("core", None, ENV_KEYWORDS["core"]),
         *((name, default, text) for name, (default, text) in (extra or {}).items()),
     ]
     lines = ["Keyword arguments (default):", ""]

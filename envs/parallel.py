@@ -50,9 +50,10 @@ class TablezooParallelEnv(TablezooEnvBase, ParallelEnv):
         max_cycles: int | str | None = "default",
         obs_type: str = "dict",
         illegal_reward: float = -1.0,
+        core: str | None = None,
         **options: bool,
     ) -> None:
-        self._configure(num_players, reward, render_mode, max_cycles, obs_type, options)
+        self._configure(num_players, reward, render_mode, max_cycles, obs_type, options, core)
         self.illegal_reward = float(illegal_reward)
         # the engine's move and observation, bound once (step checks the actions itself)
         self._apply_move = self.game._apply

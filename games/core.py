@@ -698,6 +698,18 @@ class Game(ABC, Generic[S]):
         new.__dict__.update({k: _copy_value(v) for k, v in state.__dict__.items()})
         return new
 
+    def replace(self, state: S, **changes: Any) -> S:
+        """A copy of ``state`` with the named fields set anew (scenario set-ups, tests).
+
+        A name that is not a field of the state raises :class:`ConfigError`; the
+        native core also checks the values (:class:`StateError`).
+        """
+        names = {f.name for f in dataclasses.fields(self.state_type)}
+        unknown = sorted(set(changes) - names)
+        if unknown:
+            raise ConfigError(f"{self.info.title} states have no field {', '.join(map(repr, unknown))}")
+        return dataclasses.replace(self.clone(state), **{k: _copy_value(v) for k, v in changes.items()})  # type: ignore[type-var]
+
     def state_to_dict(self, state: S) -> dict[str, Any]:
         return {
             "game": self.info.name,

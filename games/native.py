@@ -27,9 +27,10 @@ hot methods are the core's own: ``to_move``, ``legal_actions``, ``legal_mask``,
 ``observe_padded``, ``scores``, ``winners``, ``clone`` and the JSON states. What is
 for people rather than for speed comes from the Python reference, on the same state:
 command words and their parsing, error messages, ``view``, ``render``, the text of a
-chance outcome, and ``determinize``. Chance drawn from a numpy generator
-(``sample_chance``, ``advance``) draws exactly as the reference does, so a seeded game
-is the same game on both cores.
+chance outcome, and ``determinize``. Chance sampled from a numpy ``Generator``
+(``sample_chance``, ``advance``) is drawn in the core from the generator's own bits with
+numpy's algorithms, so it draws exactly what the reference draws: a seeded game is the
+same game on both cores.
 
 Every input is checked in the core: an illegal action, a seat out of range, a state of
 another configuration, a malformed outcome or a hostile JSON state raises the engine's
@@ -47,7 +48,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from tablezoo.games.core import CHANCE, ConfigError, Game, IllegalActionError, OutcomeError
+from tablezoo.games.core import CHANCE, ConfigError, Game, OutcomeError
 
 try:
     from tablezoo.games import _native  # type: ignore[attr-defined]
@@ -113,6 +114,7 @@ class NativeGame(Game[Any]):
         self._padded_index = ref._padded_index
         native = self._native = self.core_class(self.num_seats, dict(self.options))
         native.set_padding(self._padded_index, self.padded_spec.size, self.num_seats - 1)
+        native.set_action_names(list(self.action_names))
         # The hot methods are the core's own: no Python frame between the caller and C++.
         self.to_move = native.to_move  # type: ignore[method-assign]
         self.legal_actions = native.legal_actions  # type: ignore[method-assign]
@@ -124,6 +126,10 @@ class NativeGame(Game[Any]):
         self.scores = native.scores  # type: ignore[method-assign]
         self.is_terminal = native.is_terminal  # type: ignore[method-assign]
         self._apply_chance = native.apply_chance  # type: ignore[method-assign]
+        self.apply = native.apply  # type: ignore[method-assign]
+        self._apply = native.apply  # type: ignore[method-assign]  # the core checks every action
+        self.sample_chance = native.sample_chance  # type: ignore[method-assign]
+        self.advance = native.advance  # type: ignore[method-assign]
 
     def _add_aliases(self) -> None:
         self._command_aliases.update(self.reference._command_aliases)
@@ -158,16 +164,10 @@ class NativeGame(Game[Any]):
         self.apply(state, action)
 
     def apply(self, state: Any, action: int, *, check: bool = True, legal: Sequence[int] | None = None) -> None:
-        """Apply ``action`` for the seat to move; the core always checks it (``check`` and
-        ``legal`` are accepted for the contract's sake), so an illegal action raises
+        """Apply ``action`` for the seat to move. The core checks every action (``check`` and
+        ``legal`` are taken for the contract's sake): an illegal one raises
         :class:`IllegalActionError` naming the legal moves and changes nothing."""
-        if isinstance(action, bool):
-            raise IllegalActionError(self._illegal_message(state, action, self.legal_actions(state)))
-        try:
-            self._native.apply(state, action)
-        except (IllegalActionError, TypeError):
-            self._check_state(state)
-            raise IllegalActionError(self._illegal_message(state, action, self.legal_actions(state))) from None
+        self._native.apply(state, action)
 
     def winners(self, state: Any) -> list[int]:
         return list(self._native.winners(state))
@@ -196,7 +196,11 @@ class NativeGame(Game[Any]):
         return self.reference.sample_chance(state, rng)
 
     def advance(self, state: Any, rng: np.random.Generator) -> int:
-        to_move, apply_chance, sample = self._native.to_move, self._native.apply_chance, self.reference.sample_chance
+        to_move, apply_chance, sample = (
+            self._native.to_move,
+            self._native.apply_chance,
+            self.reference.sample_chance,
+        )
         mover = to_move(state)
         while mover == CHANCE:
             apply_chance(state, sample(state, rng))
@@ -239,6 +243,14 @@ class NativeGame(Game[Any]):
     def from_reference(self, state: Any) -> Any:
         """The native state equal to the Python engine's ``state`` (checked)."""
         return self._native.state_from_fields(state.__dict__)
+
+    def replace(self, state: Any, **changes: Any) -> Any:
+        self._check_state(state)
+        names = set(self.reference.state_type.__dataclass_fields__)
+        unknown = sorted(set(changes) - names)
+        if unknown:
+            raise ConfigError(f"{self.info.title} states have no field {', '.join(map(repr, unknown))}")
+        return self._native.state_from_fields({**state.to_fields(), **changes})
 
     def state_to_dict(self, state: Any) -> dict[str, Any]:
         self._check_state(state)

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
+import pytest
 
 from tablezoo.games import Game, game_class
 from tablezoo.games.core import CHANCE, TERMINAL
+from tablezoo.games.native import available as native_available
 
 
 def configurations(name: str) -> list[tuple[int, dict[str, bool]]]:
@@ -53,3 +56,19 @@ def random_playout(
             legal = game.legal_actions(state)
             game.apply(state, legal[int(rng.integers(len(legal)))])
     raise AssertionError(f"{game!r} did not end in {max_steps} steps (seed {seed})")
+
+
+CORES = ["python", "native"] if native_available() else ["python"]
+"""The cores the engine, env and bot tests run on: both where the native core is built."""
+
+
+@pytest.fixture(scope="module", params=CORES)
+def on_each_core(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Run a module's tests once per core (``TABLEZOO_CORE`` set for its games, envs and bots).
+
+    The engine, env and bot test folders use it for every test (their conftest.py); a
+    module that chooses its cores itself overrides it with a fixture of the same name.
+    """
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TABLEZOO_CORE", request.param)
+        yield request.param

@@ -122,6 +122,37 @@ py::object to_python(const T& value) {
   }
 }
 
+// ----------------------------------------------------------------------------- numpy's random bits
+
+// numpy's C interface to a bit generator (numpy/random/bitgen.h), as its capsule holds it.
+struct NumpyBitgen {
+  void* state;
+  uint64_t (*next_uint64)(void* st);
+  uint32_t (*next_uint32)(void* st);
+  double (*next_double)(void* st);
+  uint64_t (*next_raw)(void* st);
+};
+
+// The bits of a numpy Generator, as a source for the draws of core.h: a game sampled from it
+// draws exactly what the Python reference draws from the same generator. The GIL is held
+// throughout, as numpy's own methods hold the generator's lock.
+struct NumpyBits {
+  NumpyBitgen* g;
+
+  explicit NumpyBits(py::handle generator) {
+    py::object bit_generator = py::getattr(generator, "bit_generator", py::none());
+    if (bit_generator.is_none())
+      throw py::type_error("a numpy random Generator is needed (numpy.random.default_rng), not " +
+                           std::string(py::str(generator.get_type().attr("__name__"))));
+    py::object capsule = bit_generator.attr("capsule");
+    g = static_cast<NumpyBitgen*>(PyCapsule_GetPointer(capsule.ptr(), "BitGenerator"));
+    if (g == nullptr) throw py::error_already_set();
+  }
+  uint32_t next_uint32() { return g->next_uint32(g->state); }
+  uint64_t next_uint64() { return g->next_uint64(g->state); }
+  uint64_t next_raw() { return g->next_raw(g->state); }
+};
+
 // ----------------------------------------------------------------------------- the bound classes
 
 // A state together with the configuration it belongs to, so that a state of a 3-seat
@@ -137,6 +168,7 @@ struct Bound {
   G game;
   uint64_t key;
   std::vector<int> legal;              // scratch for legal actions
+  std::vector<std::string> action_names;  // the command words, for messages
   std::vector<py::ssize_t> pad_index;  // observe_padded: where each entry goes
   py::ssize_t pad_size = 0;
   int pad_seats_at = -1;                // observe_padded: the one-hot seat count's entry
@@ -165,23 +197,53 @@ struct Bound {
     return seat;
   }
 
-  // Apply a legal action; anything else raises IllegalAction and changes nothing.
-  void apply_checked(typename G::State& s, int action) {
+  // Apply a legal action; anything else raises IllegalAction (the reference's message, naming
+  // the legal moves) and changes nothing. `action` is a Python object: a whole number that is
+  // not a bool, as the reference takes.
+  void apply_checked(typename G::State& s, py::handle action) {
+    const int mover = game.to_move(s);
     legal.clear();
-    if (game.to_move(s) >= 0) game.legal_actions(s, legal);
-    for (int a : legal)
-      if (a == action) {
-        game.apply(s, action);
-        return;
-      }
-    throw IllegalAction("action " + std::to_string(action) + " is not legal now");
+    if (mover >= 0) game.legal_actions(s, legal);
+    if (PyLong_Check(action.ptr()) && !PyBool_Check(action.ptr())) {
+      int overflow = 0;
+      const long long a = PyLong_AsLongLongAndOverflow(action.ptr(), &overflow);
+      if (!overflow)
+        for (int l : legal)
+          if (l == a) {
+            game.apply(s, l);
+            return;
+          }
+    } else if (!PyBool_Check(action.ptr()) && PyIndex_Check(action.ptr())) {  // numpy's integers
+      return apply_checked(s, py::reinterpret_steal<py::object>(PyNumber_Index(action.ptr())));
+    }
+    throw IllegalAction(illegal_message(mover, action));
   }
 
-  // Resolve chance from the core's generator until a seat is to move or the game ends.
-  int advance(typename G::State& s, Rng& rng) const {
+  std::string illegal_message(int mover, py::handle action) const {
+    if (mover == kTerminal) return "the game is over: no move is legal";
+    if (mover == kChance) return "a chance outcome is due, not a move";
+    std::string what = "action " + std::string(py::repr(action));
+    if (PyLong_Check(action.ptr()) && !PyBool_Check(action.ptr())) {
+      int overflow = 0;
+      const long long a = PyLong_AsLongLongAndOverflow(action.ptr(), &overflow);
+      if (!overflow && a >= 0 && a < static_cast<long long>(action_names.size()))
+        what = "'" + action_names[a] + "'";
+    }
+    std::string moves;
+    for (int l : legal) {
+      if (!moves.empty()) moves += ", ";
+      moves += (l < static_cast<int>(action_names.size()) ? action_names[l] : std::to_string(l)) + " (" +
+               std::to_string(l) + ")";
+    }
+    return what + " is not legal for seat " + std::to_string(mover) + " now; legal moves: " + moves;
+  }
+
+  // Resolve chance from `bits` until a seat is to move or the game ends.
+  template <class Bits>
+  int advance(typename G::State& s, Bits& bits) const {
     int mover = game.to_move(s);
     while (mover == kChance) {
-      game.apply_chance(s, game.sample_chance(s, rng));
+      game.apply_chance(s, game.sample_chance(s, bits));
       mover = game.to_move(s);
     }
     return mover;
@@ -251,8 +313,14 @@ void bind_game(py::module_& m, const char* name) {
         for (int a : b.legal) mask.mutable_data()[a] = 1;
         return mask;
       })
-      .def("apply", [](B& b, Box& box, int action) { b.apply_checked(b.check(box), action); },
-           "Apply a legal action; an illegal one raises IllegalActionError and changes nothing.")
+      .def("apply", [](B& b, Box& box, py::handle action, bool, py::handle) { b.apply_checked(b.check(box), action); },
+           py::arg("state"), py::arg("action"), py::kw_only(), py::arg("check") = true, py::arg("legal") = py::none(),
+           "Apply a legal action; an illegal one raises IllegalActionError naming the legal moves and changes "
+           "nothing. The core checks every action (check and legal are taken for the contract's sake).")
+      .def("set_action_names", [](B& b, std::vector<std::string> names) {
+        if (static_cast<int>(names.size()) != b.game.num_actions()) throw py::value_error("one name per action");
+        b.action_names = std::move(names);
+      })
       .def("chance_outcomes", [](const B& b, const Box& box) {
         const State& s = b.check(box);
         if (b.game.to_move(s) != kChance) throw BadOutcome("no chance outcome is due: a seat is to move or the game is over");
@@ -272,13 +340,19 @@ void bind_game(py::module_& m, const char* name) {
         b.game.check_outcome(s, o);
         b.game.apply_chance(s, o);
       }, "Apply a chance outcome (in the Python engine's normalised form), checked.")
-      .def("sample_chance", [](const B& b, const Box& box, Rng& rng) {
+      .def("sample_chance", [](const B& b, const Box& box, py::handle rng) {
         const State& s = b.check(box);
         if (b.game.to_move(s) != kChance) throw BadOutcome("no chance outcome is due: a seat is to move or the game is over");
-        return to_python(b.game.sample_chance(s, rng));
-      })
-      .def("advance", [](const B& b, Box& box, Rng& rng) { return b.advance(b.check(box), rng); },
-           "Resolve chance from the core's generator until a seat is to move or the game ends.")
+        if (py::isinstance<Rng>(rng)) return to_python(b.game.sample_chance(s, rng.cast<Rng&>()));
+        NumpyBits bits(rng);
+        return to_python(b.game.sample_chance(s, bits));
+      }, "Draw the chance node's outcome from a numpy Generator (as the reference draws it) or an Rng.")
+      .def("advance", [](const B& b, Box& box, py::handle rng) {
+        State& s = b.check(box);
+        if (py::isinstance<Rng>(rng)) return b.advance(s, rng.cast<Rng&>());
+        NumpyBits bits(rng);
+        return b.advance(s, bits);
+      }, "Resolve chance from a numpy Generator (as the reference) or an Rng until a seat is to move or the game ends.")
       .def("playout", [](B& b, Box& box, Rng& rng) { return b.playout(b.check(box), rng); },
            "Play the state to its end with random legal moves; the decisions made.")
       .def("random_games", [](B& b, long long games, Rng& rng) {
@@ -321,7 +395,11 @@ void bind_game(py::module_& m, const char* name) {
           const long long seat = PyNumber_AsSsize_t(seat_obj.ptr(), nullptr);
           if (seat < 0 || seat >= b.game.num_seats())
             throw py::value_error("seat " + std::to_string(seat) + " is out of range 0.." + std::to_string(b.game.num_seats() - 1));
-          const Box& box = states[i].template cast<const Box&>();
+          py::handle state = states[i];
+          if (!py::isinstance<Box>(state))
+            throw py::type_error("states[" + std::to_string(i) + "] is a " + std::string(py::str(state.get_type().attr("__name__"))) +
+                                 ", not a native state of this game");
+          const Box& box = state.template cast<const Box&>();
           b.game.observe(b.check(box), static_cast<int>(seat), data + i * size);
         }
         return out;

@@ -44,12 +44,6 @@ std::vector<std::pair<Counts, double>> roll_distribution(int num_dice) {
   return out;
 }
 
-Counts roll_counts(Rng& rng, int num_dice) {
-  Counts counts(6, 0);
-  for (int i = 0; i < num_dice; ++i) ++counts[rng.below(6)];
-  return counts;
-}
-
 std::string dice_text(const Counts& counts, const std::array<const char*, 6>& names, bool highest_first) {
   std::string text;
   for (int k = 0; k < 6; ++k) {

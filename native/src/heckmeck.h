@@ -58,7 +58,10 @@ class Heckmeck {
   void legal_actions(const State& s, std::vector<int>& out) const;
   void apply(State& s, int action) const;
 
-  Outcome sample_chance(const State& s, Rng& rng) const { return roll_counts(rng, s.left); }
+  template <class Bits>
+  Outcome sample_chance(const State& s, Bits& bits) const {
+    return roll_counts(bits, s.left);
+  }
   std::vector<std::pair<Outcome, double>> chance_outcomes(const State& s) const { return roll_distribution(s.left); }
   void check_outcome(const State& s, const Outcome& o) const { check_roll(o, s.left); }
   void apply_chance(State& s, const Outcome& o) const;

@@ -39,11 +39,30 @@ PYBIND11_MODULE(_native, m) {
   py::class_<Rng>(m, "Rng", "The core's random generator (xoshiro256**), for its own loops.")
       .def(py::init<uint64_t>(), py::arg("seed") = 0)
       .def("reseed", &Rng::reseed)
-      .def("next", &Rng::next)
+      .def("next", &Rng::next_uint64)
       .def("below", [](Rng& r, uint64_t n) {
         if (n == 0) throw py::value_error("below(n) needs n > 0");
         return r.below(n);
       });
+
+  // numpy's draws, as core.h makes them from a numpy Generator's bits (for the tests)
+  m.def("numpy_integers", [](py::handle generator, uint64_t high) {
+    if (high == 0) throw py::value_error("high must be positive");
+    NumpyBits bits(generator);
+    return numpy_integers(bits, high);
+  });
+  m.def("numpy_permutation", [](py::handle generator, int n) {
+    if (n < 0 || n > 1000000) throw py::value_error("n must be 0..1000000");
+    NumpyBits bits(generator);
+    std::vector<int> out;
+    numpy_permutation(bits, n, out);
+    return out;
+  });
+  m.def("raw_below", [](py::handle generator, uint64_t total) {
+    if (total == 0) throw py::value_error("total must be positive");
+    NumpyBits bits(generator);
+    return raw_below(bits, total);
+  });
 
   bind_game<heckmeck::Heckmeck>(m, "Heckmeck");
   // bind_game<sechs_nimmt::SechsNimmt>(m, "SechsNimmt");

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from tablezoo.games import make
 from tablezoo.games.core import CHANCE, CommandError, IllegalActionError, OutcomeError
 from tablezoo.games.dice import roll_distribution
-from tablezoo.games.heckmeck import TILES, Heckmeck, HeckmeckState, worms
+from tablezoo.games.heckmeck import TILES, HeckmeckState, worms
 from tests.conftest import random_playout
 
 
@@ -32,9 +32,8 @@ def test_exact_roll_distribution(dice: int) -> None:
 
 
 def test_sampled_rolls_agree_with_the_exact_distribution() -> None:
-    game = Heckmeck(2)
-    state = game.initial_state()
-    state.left = 3
+    game = make("heckmeck", 2)
+    state = game.replace(game.initial_state(), left=3, kept=[1, 1, 1, 1, 1, 0])
     rng = np.random.default_rng(11)
     n = 60_000
     seen = Counter(tuple(game.sample_chance(state, rng)) for _ in range(n))
@@ -47,7 +46,7 @@ def test_sampled_rolls_agree_with_the_exact_distribution() -> None:
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), seats=st.integers(2, 7), quick=st.booleans())
 def test_the_16_tiles_are_always_accounted_for(seed: int, seats: int, quick: bool) -> None:
-    game = Heckmeck(seats, quick=quick)
+    game = make("heckmeck", seats, quick=quick)
 
     def check(state: HeckmeckState) -> None:
         places = state.grill + state.dead + [t for stack in state.stacks for t in stack]
@@ -63,7 +62,7 @@ def test_the_16_tiles_are_always_accounted_for(seed: int, seats: int, quick: boo
 
 
 def test_stop_only_with_a_claim_and_no_roll_without_dice() -> None:
-    game = Heckmeck(2)
+    game = make("heckmeck", 2)
     state = game.initial_state()
     game.apply_chance(state, "5 5 5 5 5 5 5 5")
     game.apply(state, game.parse_move(state, "keep 5"))
@@ -72,7 +71,7 @@ def test_stop_only_with_a_claim_and_no_roll_without_dice() -> None:
 
 
 def test_forced_rolls_are_checked() -> None:
-    game = Heckmeck(2)
+    game = make("heckmeck", 2)
     state = game.initial_state()
     before = game.to_json(state)
     with pytest.raises(OutcomeError, match="must have 8 dice, not 3"):
@@ -91,7 +90,7 @@ def test_forced_rolls_are_checked() -> None:
 
 
 def test_commands_and_aliases() -> None:
-    game = Heckmeck(2)
+    game = make("heckmeck", 2)
     assert game.action_names == (
         "keep 1", "keep 2", "keep 3", "keep 4", "keep 5", "keep worm", "roll", "take", "steal",
     )  # fmt: skip
@@ -107,11 +106,13 @@ def test_commands_and_aliases() -> None:
 
 def test_observation_is_from_the_observers_side() -> None:
     game = make("heckmeck", 3)
-    state = game.initial_state()
-    state.stacks = [[21], [30], [36]]
-    state.grill = [t for t in TILES if t not in (21, 30, 36)]
-    state.turn = 2
-    state.phase = "keep"
+    state = game.replace(
+        game.initial_state(),
+        stacks=[[21], [30], [36]],
+        grill=[t for t in TILES if t not in (21, 30, 36)],
+        turn=2,
+        phase="keep",
+    )
     spec = game.observation_spec
     for seat in range(3):
         fields = spec.unpack(game.observe(state, seat))
@@ -122,7 +123,7 @@ def test_observation_is_from_the_observers_side() -> None:
 
 
 def test_render_shows_the_grill_the_stacks_and_the_dice() -> None:
-    game = Heckmeck(2)
+    game = make("heckmeck", 2)
     state = game.initial_state()
     game.apply_chance(state, "W W 1 1 2 3 5 5")
     text = game.render(state, seat=0)

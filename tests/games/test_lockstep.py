@@ -28,6 +28,13 @@ from tests.conftest import config_id, configurations
 
 pytestmark = pytest.mark.skipif(not available(), reason="the native core is not built")
 
+
+@pytest.fixture(scope="module", autouse=True)
+def core() -> str:
+    """This module runs both cores itself (it overrides the folder's one-core-at-a-time fixture)."""
+    return "both"
+
+
 CONFIGS = [(name, *c) for name in GAMES for c in configurations(name)]
 IDS = [f"{name}-{config_id((seats, options))}" for name, seats, options in CONFIGS]
 SOME = settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -50,9 +57,10 @@ def assert_same(py: Any, nat: Any, a: Any, b: Any, views: bool) -> None:
         assert x.dtype == y.dtype == np.float32
         assert x.tobytes() == y.tobytes(), py.observation_spec.unpack(x - y)
         assert py.observe_padded(a, seat).tobytes() == nat.observe_padded(b, seat).tobytes()
-    assert py.observe_batch([a] * len(seats), list(seats)).tobytes() == nat.observe_batch(
-        [b] * len(seats), list(seats)
-    ).tobytes()
+    assert (
+        py.observe_batch([a] * len(seats), list(seats)).tobytes()
+        == nat.observe_batch([b] * len(seats), list(seats)).tobytes()
+    )
     if views:
         for seat in [None, *seats]:
             assert py.view(a, seat) == nat.view(b, seat)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ def run_scenario(data: dict[str, Any]) -> None:
     game = make(data["game"], data["seats"], **data.get("options", {}))
     state = game.initial_state()
     if "setup" in data:
-        state = dataclasses.replace(state, **data["setup"])
+        state = game.replace(state, **data["setup"])
     for i, step in enumerate(data["steps"]):
         where = f"step {i} {step}"
         if "chance" in step:

@@ -18,7 +18,9 @@
 //   int to_move(const State&) const;                       // a seat, kChance or kTerminal
 //   void legal_actions(const State&, std::vector<int>& out) const;  // ascending
 //   void apply(State&, int action) const;                  // a legal action
-//   Outcome sample_chance(const State&, Rng&) const;
+//   template <class Bits> Outcome sample_chance(const State&, Bits&) const;
+//                                                          // numpy's draws, as the reference
+//                                                          // makes them (see random numbers)
 //   std::vector<std::pair<Outcome, double>> chance_outcomes(const State&) const;
 //                                                          // throws NotEnumerable where large
 //   void check_outcome(const State&, const Outcome&) const;  // throws BadOutcome
@@ -89,9 +91,12 @@ void for_each_field(S& s, F&& f) {
 }
 
 // ----------------------------------------------------------------------------- random numbers
-// The core's own generator for its loops (random playouts, the batched env): xoshiro256**,
-// seeded by splitmix64. Python code samples chance from numpy generators instead, through
-// the Python reference, so a seeded game is the same on both cores.
+// Chance is drawn from a source of random bits with three calls, as numpy's bit generators
+// give them: next_uint32(), next_uint64() and next_raw(). The draws below are numpy's own
+// algorithms (Generator.integers, the interval draw of Generator.permutation), so a game's
+// sample_chance, written once over any source, draws exactly what the Python reference draws
+// from a numpy Generator when the source is that generator's bits (bind.h: NumpyBits). The
+// core's own loops (random playouts, the batched env) use Rng, a fast source of its own.
 
 class Rng {
  public:
@@ -101,7 +106,8 @@ class Rng {
     for (auto& word : s_) word = splitmix(seed);
   }
 
-  uint64_t next() {
+  // xoshiro256**
+  uint64_t next_uint64() {
     const uint64_t result = rotl(s_[1] * 5, 7) * 9;
     const uint64_t t = s_[1] << 17;
     s_[2] ^= s_[0];
@@ -112,19 +118,15 @@ class Rng {
     s_[3] = rotl(s_[3], 45);
     return result;
   }
+  uint32_t next_uint32() { return static_cast<uint32_t>(next_uint64() >> 32); }
+  uint64_t next_raw() { return next_uint64(); }
 
   // A uniform integer in [0, n), exact (rejection of the short last interval); n > 0.
   uint64_t below(uint64_t n) {
     const uint64_t limit = UINT64_MAX - UINT64_MAX % n;
-    uint64_t x = next();
-    while (x >= limit) x = next();
+    uint64_t x = next_uint64();
+    while (x >= limit) x = next_uint64();
     return x % n;
-  }
-
-  // Shuffle v in place (Fisher-Yates).
-  template <class T>
-  void shuffle(std::vector<T>& v) {
-    for (size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[below(i)]);
   }
 
  private:
@@ -138,6 +140,74 @@ class Rng {
   std::array<uint64_t, 4> s_{};
 };
 
+// numpy's Generator.integers(high) for 0 < high (Lemire's method, as numpy draws it).
+template <class Bits>
+uint64_t numpy_integers(Bits& bits, uint64_t high) {
+  const uint64_t rng = high - 1;  // numpy's name: the largest value
+  if (rng == 0) return 0;
+  if (rng <= 0xFFFFFFFFULL) {
+    if (rng == 0xFFFFFFFFULL) return bits.next_uint32();
+    const uint32_t excl = static_cast<uint32_t>(rng) + 1;
+    uint64_t m = static_cast<uint64_t>(bits.next_uint32()) * excl;
+    uint32_t leftover = static_cast<uint32_t>(m);
+    if (leftover < excl) {
+      const uint32_t threshold = (UINT32_MAX - static_cast<uint32_t>(rng)) % excl;
+      while (leftover < threshold) {
+        m = static_cast<uint64_t>(bits.next_uint32()) * excl;
+        leftover = static_cast<uint32_t>(m);
+      }
+    }
+    return m >> 32;
+  }
+  const uint64_t excl = high;
+  __uint128_t m = static_cast<__uint128_t>(bits.next_uint64()) * excl;
+  uint64_t leftover = static_cast<uint64_t>(m);
+  if (leftover < excl) {
+    const uint64_t threshold = (UINT64_MAX - rng) % excl;
+    while (leftover < threshold) {
+      m = static_cast<__uint128_t>(bits.next_uint64()) * excl;
+      leftover = static_cast<uint64_t>(m);
+    }
+  }
+  return static_cast<uint64_t>(m >> 64);
+}
+
+// numpy's interval draw: a uniform integer in [0, max] by masked rejection.
+template <class Bits>
+uint64_t numpy_interval(Bits& bits, uint64_t max) {
+  if (max == 0) return 0;
+  uint64_t mask = max;
+  for (int shift = 1; shift <= 32; shift *= 2) mask |= mask >> shift;
+  uint64_t value;
+  if (max <= 0xFFFFFFFFULL) {
+    while ((value = (bits.next_uint32() & mask)) > max) {
+    }
+  } else {
+    while ((value = (bits.next_uint64() & mask)) > max) {
+    }
+  }
+  return value;
+}
+
+// numpy's Generator.permutation(n): 0..n-1 shuffled (Fisher-Yates from the last entry down).
+template <class Bits>
+void numpy_permutation(Bits& bits, int n, std::vector<int>& out) {
+  out.resize(n);
+  for (int i = 0; i < n; ++i) out[i] = i;
+  for (int i = n - 1; i >= 1; --i) std::swap(out[i], out[numpy_interval(bits, static_cast<uint64_t>(i))]);
+}
+
+// Generator.bit_generator.random_raw() below `total`, as Diamant's reference draws a card:
+// reject the raw words at or above the largest multiple of `total`, then take the remainder.
+template <class Bits>
+uint64_t raw_below(Bits& bits, uint64_t total) {
+  const uint64_t short_part = (UINT64_MAX % total + 1) % total;  // 2**64 % total
+  uint64_t x = bits.next_raw();
+  if (short_part)  // else every word is accepted (the limit is 2**64)
+    while (x >= 0 - short_part) x = bits.next_raw();  // 0 - r is 2**64 - r
+  return x % total;
+}
+
 // ----------------------------------------------------------------------------- dice
 // Six-sided dice as chance nodes (tablezoo.games.dice): a roll of k dice is its face counts.
 
@@ -147,8 +217,20 @@ using Counts = std::vector<int>;
 // reference's order (the count of the first face ascending, then the next, ...).
 std::vector<std::pair<Counts, double>> roll_distribution(int num_dice);
 
-// Roll k fair dice; the face counts.
-Counts roll_counts(Rng& rng, int num_dice);
+// Roll k fair dice; the face counts. As tablezoo.games.dice.roll_counts: one draw below 6**k,
+// read as base-6 digits.
+template <class Bits>
+Counts roll_counts(Bits& bits, int num_dice) {
+  uint64_t all = 1;
+  for (int i = 0; i < num_dice; ++i) all *= 6;
+  uint64_t x = numpy_integers(bits, all);
+  Counts counts(6, 0);
+  for (int i = 0; i < num_dice; ++i) {
+    ++counts[x % 6];
+    x /= 6;
+  }
+  return counts;
+}
 
 // The faces of counts written out, as DiceFaces.text does (names: the six face names;
 // highest_first: from the last face down).
