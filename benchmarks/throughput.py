@@ -1,8 +1,19 @@
-"""Throughput of every tablezoo game, as ratios to PettingZoo's connect_four_v3 in the same run.
+"""Throughput of every tablezoo game on both cores, as ratios to references measured in the same run.
 
-    python benchmarks/throughput.py [--seconds 1.0] [--repeats 6] [--out results.json]
+    python benchmarks/throughput.py [--seconds 0.5] [--repeats 5] [--cores native python] [--out results.json]
 
-For each game (at its default seat count, or ``--players``), random legal play:
+The references: PettingZoo's ``connect_four_v3`` (``env()`` and ``raw_env()``), and
+OpenSpiel's C++ games driven from Python through ``pyspiel``: ``pig`` (dice) and
+``leduc_poker`` (cards), each at the seat count of the figure it is compared to.
+
+For each game and each core (``native``, the C++ core, and ``python``, the reference
+engine), random legal play, at the game's default seat count (or ``--players``) and at
+its fewest and most seats:
+
+* ``engine_vs_pig`` and ``engine_vs_card_game``: the engine's decisions per second from
+  Python over OpenSpiel's ``pig`` and ``leduc_poker`` at the same seat count;
+* ``native_loop_decisions_per_s`` (native core): whole random games played inside the
+  core, and ``native_loop_vs_python_engine``, its ratio to the Python engine;
 
 * ``engine``: decisions per second of the bare engine (``advance`` +
   ``legal_actions`` + ``apply(check=False)``);
@@ -44,11 +55,12 @@ process (time the processor spends on others is not counted); a ratio is the
 median of its per-slice ratios and a rate the median of its slices: compare the
 ratios, not the absolute numbers.
 
-Targets, each game at its default seat count (``met`` says which are met):
-``observe`` at most one engine decision (at every seat count measured),
-``env()`` at least 10x and the engine at least 20x the reference's ``env()``,
-``raw_env()`` at least as fast as ``env()``, and ``observe_batch`` at least 3x
-cheaper per state than the loop at 64 states.
+Targets, each game at its default seat count (``met`` says which are met). The native
+core: the engine from Python at least OpenSpiel's ``pig``, its own random playouts at
+least 50x the Python engine, ``observe`` at most one native decision, ``env()`` at least
+15x connect_four's ``env()`` and ``raw_env()`` at least ``env()``. The Python core keeps
+its own: ``observe`` at most one engine decision, ``env()`` at least 10x and the engine
+at least 20x the reference's ``env()``, ``raw_env()`` at least ``env()``.
 """
 
 from __future__ import annotations
@@ -68,8 +80,14 @@ from typing import Any
 import numpy as np
 
 from tablezoo.envs import ENV_MODULES
+from tablezoo.games import make
 from tablezoo.games.core import TERMINAL
+from tablezoo.games.native import CORES, available
 
+NATIVE_ENGINE_TARGET = 1.0  # native engine decisions from Python per OpenSpiel pig decision, at least
+NATIVE_LOOP_TARGET = 50.0  # native random playouts per Python engine decision, at least
+NATIVE_ENV_TARGET = 15.0  # native env() steps per reference env() step, at least
+OPENSPIEL_GAMES = ("pig", "leduc_poker")  # OpenSpiel's C++ games, at each measured seat count
 ENGINE_TARGET = 20.0  # engine decisions per reference env() step, at least
 ENV_TARGET = 10.0  # env() steps per reference env() step, at least
 RAW_TARGET = 1.0  # raw_env() steps per env() step, at least
@@ -239,52 +257,102 @@ def clone_microseconds(game: Any, state: Any) -> float:
     return (clock() - start) / n * 1e6
 
 
-def markdown_table(result: dict[str, Any]) -> str:
-    """The README's table of a run: one row per game and seat count, a target missed in bold."""
+def openspiel_decisions_per_second(name: str, players: int, seconds: float, seed: int) -> float:
+    """Decisions per second of an OpenSpiel C++ game driven from Python (``pyspiel``), random
+    legal play with the same cheap policy; chance drawn from its listed outcomes."""
+    import pyspiel
 
-    def mark(value: str, met: bool) -> str:
-        return value if met else f"**{value}**"
+    game = pyspiel.load_game(name, {"players": players})
+    pick = random.Random(seed)
+    decisions = 0
+    start = clock()
+    while clock() - start < seconds:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                r, total = pick.random(), 0.0
+                for action, p in state.chance_outcomes():  # noqa: B007 (the outcome drawn)
+                    total += p
+                    if r < total:
+                        break
+                state.apply_action(action)
+            else:
+                legal = state.legal_actions()
+                state.apply_action(legal[int(pick.random() * len(legal))])
+                decisions += 1
+    return decisions / (clock() - start)
+
+
+def native_loop_decisions_per_second(game: Any, seconds: float, seed: int) -> float:
+    """Decisions per second of whole random games played inside the native core."""
+    from tablezoo.games import _native  # type: ignore[attr-defined]
+
+    rng = _native.Rng(seed)
+    decisions, games = 0, 1
+    start = clock()
+    while clock() - start < seconds:
+        decisions += game._native.random_games(games, rng)
+        games = min(games * 2, 256)
+    return decisions / (clock() - start)
+
+
+def markdown_table(result: dict[str, Any]) -> str:
+    """The README's table of a run: a row per game, seat count and core; a target missed in bold."""
+
+    def mark(value: str, met: bool | None) -> str:
+        return f"**{value}**" if met is False else value
 
     rows = [
-        "| game, seats | engine µs | `observe` µs | `observe` ÷ decision | adapter µs "
-        "| `env()` ÷ connect_four (ceiling; at the observe target) | `raw_env()` ÷ `env()` "
-        "| `parallel_env()` ÷ `env()` | `observe_batch` speed-up at 64 (512; ceiling; µs for one state) |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| game, seats | core | engine µs | engine ÷ `pig` (÷ `leduc_poker`) | native loop ÷ Python engine "
+        "| `observe` ÷ decision | `env()` ÷ connect_four | `raw_env()` ÷ `env()` "
+        "| `parallel_env()` ÷ `env()` | `observe_batch` speed-up at 64 |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for g in result["games"].values():
-        for k, (seats, split) in enumerate(g["seat_counts"].items()):
-            title = f"{g['title']} {seats}"
-            ratio = mark(f"{split['observe_vs_engine']:.2f}", split["observe_vs_engine"] <= OBSERVE_TARGET)
-            cells = [title, f"{split['engine_us']:.2f}", f"{split['observe_us']:.2f}", ratio]
-            if k == 0:
-                b, met = g["observe_batch"], g["met"]
-                cells += [
-                    f"{g['adapter_us']:.2f}",
-                    mark(f"{g['env_vs_reference_env']:.1f}×", met["env"])
-                    + f" ({g['env_ceiling_vs_reference_env']:.1f}×;"
-                    + f" {g['env_ceiling_at_observe_target']:.1f}×)",
-                    mark(f"{g['raw_env_vs_env']:.2f}", met["raw_env"]),
-                    f"{g['parallel_env_vs_env']:.2f}",
-                    mark(f"{b['speedup']:.2f}×", met["observe_batch"])
-                    + f" ({b[f'speedup_at_{LARGE_BATCH}']:.2f}×; {b['ceiling']}×; {b['one_state_us']:.0f})",
+        for core, c in g["cores"].items():
+            met = c["met"]
+            for k, (seats, split) in enumerate(c["seat_counts"].items()):
+                main_row = k == 0
+                loop = split.get("native_loop_vs_python_engine")
+                cells = [
+                    f"{g['title']} {seats}",
+                    core,
+                    f"{split['engine_us']:.2f}",
+                    mark(f"{split['engine_vs_pig']:.2f}×", met.get("engine_vs_pig") if main_row else None)
+                    + f" ({split['engine_vs_card_game']:.2f}×)",
+                    mark(f"{loop:.0f}×", met.get("native_loop") if main_row else None) if loop else "",
+                    mark(f"{split['observe_vs_engine']:.2f}", met.get("observe") if main_row else None),
                 ]
-            else:
-                cells += [""] * 5
-            rows.append("| " + " | ".join(cells) + " |")
+                if main_row:
+                    cells += [
+                        mark(f"{c['env_vs_reference_env']:.1f}×", met.get("env")),
+                        mark(f"{c['raw_env_vs_env']:.2f}", met.get("raw_env")),
+                        f"{c['parallel_env_vs_env']:.2f}",
+                        f"{c['observe_batch']['speedup']:.2f}×",
+                    ]
+                else:
+                    cells += [""] * 4
+                rows.append("| " + " | ".join(cells) + " |")
     return "\n".join(rows)
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=1.0, help="length of one timed slice")
+    parser.add_argument("--seconds", type=float, default=0.5, help="length of one timed slice")
     parser.add_argument(
         "--repeats",
         type=int,
-        default=6,
+        default=5,
         help="slices per figure (the median counts; env() and raw_env() take turns first)",
     )
     parser.add_argument("--players", type=int, default=None, help="seat count (default: each game's)")
     parser.add_argument("--games", nargs="*", default=list(ENV_MODULES), help="env modules to measure")
+    parser.add_argument(
+        "--cores",
+        nargs="*",
+        default=[c for c in CORES if c == "python" or available()],
+        help="cores to measure",
+    )
     parser.add_argument("--out", default=None, help="also write the JSON here")
     parser.add_argument("--table", action="store_true", help="print the Markdown table after the JSON")
     args = parser.parse_args(argv)
@@ -303,145 +371,194 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         return statistics.median(a / b for a, b in zip(slices[top], slices[bottom], strict=True))
 
     modules = {name: importlib.import_module(f"tablezoo.envs.{name}") for name in args.games}
-    # seat counts for the engine / observe split: the measured one, the fewest and the most
+    # seat counts: the measured one (env figures), the fewest and the most
     seat_counts: dict[str, list[int]] = {}
     for name, module in modules.items():
-        info = module.raw_env(num_players=args.players).game.info
+        info = module.raw_env(num_players=args.players, core="python").game.info
         main_seats = args.players or info.default_seats
         seat_counts[name] = [main_seats, *sorted({info.min_seats, info.max_seats} - {main_seats})]
+    every_seat_count = sorted({n for counts in seat_counts.values() for n in counts})
     games_at = {
-        (name, n): modules[name].raw_env(num_players=n).game for name in modules for n in seat_counts[name]
+        (name, core, n): make(modules[name].raw_env.game_class.info.name, n, core=core)
+        for name in modules
+        for core in args.cores
+        for n in seat_counts[name]
     }
     pairs = {
-        (name, size): batch_pairs(games_at[name, seat_counts[name][0]], 0, size)
+        (name, core, size): batch_pairs(games_at[name, core, seat_counts[name][0]], 0, size)
         for name in modules
+        for core in args.cores
         for size in (BATCH_SIZE, LARGE_BATCH)
     }
     for repeat in range(args.repeats):
         record("reference/env", aec_steps_per_second(connect_four_v3.env, args.seconds, repeat))
         record("reference/raw_env", aec_steps_per_second(connect_four_v3.raw_env, args.seconds, repeat))
         record("driver", aec_steps_per_second(NullEnv, args.seconds / 4, repeat))
+        for n in every_seat_count:
+            for spiel in OPENSPIEL_GAMES:
+                record(f"{spiel}/{n}", openspiel_decisions_per_second(spiel, n, args.seconds / 2, repeat))
         for name, module in modules.items():
-            for n in seat_counts[name]:
-                game = games_at[name, n]
-                record(f"{name}/{n}/engine", engine_decisions_per_second(game, args.seconds, repeat))
-                record(f"{name}/{n}/observe", engine_observe_decisions_per_second(game, args.seconds, repeat))
-            n = seat_counts[name][0]
-            # in turn first and second, so that neither gains from where it stands in the slice
-            for kind in ("env", "raw_env") if repeat % 2 == 0 else ("raw_env", "env"):
-                factory = getattr(module, kind)
+            for core in args.cores:
+                key = f"{name}/{core}"
+                for n in seat_counts[name]:
+                    game = games_at[name, core, n]
+                    record(f"{key}/{n}/engine", engine_decisions_per_second(game, args.seconds, repeat))
+                    record(
+                        f"{key}/{n}/observe", engine_observe_decisions_per_second(game, args.seconds, repeat)
+                    )
+                    if core == "native":
+                        record(
+                            f"{key}/{n}/loop", native_loop_decisions_per_second(game, args.seconds, repeat)
+                        )
+                n = seat_counts[name][0]
+                # in turn first and second, so that neither gains from where it stands in the slice
+                for kind in ("env", "raw_env") if repeat % 2 == 0 else ("raw_env", "env"):
+                    factory = getattr(module, kind)
+                    record(
+                        f"{key}/{kind}",
+                        aec_steps_per_second(
+                            lambda f=factory, n=n, core=core: f(num_players=n, core=core),
+                            args.seconds,
+                            repeat,
+                        ),
+                    )
+                parallel = module.parallel_env
                 record(
-                    f"{name}/{kind}",
-                    aec_steps_per_second(lambda f=factory, n=n: f(num_players=n), args.seconds, repeat),
+                    f"{key}/parallel_env",
+                    parallel_decisions_per_second(
+                        lambda f=parallel, n=n, core=core: f(num_players=n, core=core), args.seconds, repeat
+                    ),
                 )
-            parallel = module.parallel_env
-            record(
-                f"{name}/parallel_env",
-                parallel_decisions_per_second(lambda f=parallel, n=n: f(num_players=n), args.seconds, repeat),
-            )
-            for size in (BATCH_SIZE, LARGE_BATCH):
-                states, seats = pairs[name, size]
-                loop_us, batch_us = batch_microseconds(games_at[name, n], states, seats, args.seconds / 4)
-                record(f"{name}/{size}/batch_loop_us", loop_us)
-                record(f"{name}/{size}/batch_us", batch_us)
-            states, seats = pairs[name, BATCH_SIZE]
-            _, one_us = batch_microseconds(games_at[name, n], states[:1], seats[:1], args.seconds / 20)
-            record(f"{name}/one_state_us", one_us)
+                for size in (BATCH_SIZE, LARGE_BATCH):
+                    states, seats = pairs[name, core, size]
+                    loop_us, batch_us = batch_microseconds(
+                        games_at[name, core, n], states, seats, args.seconds / 4
+                    )
+                    record(f"{key}/{size}/batch_loop_us", loop_us)
+                    record(f"{key}/{size}/batch_us", batch_us)
+                states, seats = pairs[name, core, BATCH_SIZE]
+                _, one_us = batch_microseconds(
+                    games_at[name, core, n], states[:1], seats[:1], args.seconds / 20
+                )
+                record(f"{key}/one_state_us", one_us)
 
-    def split(name: str, n: int) -> dict[str, float]:
-        engine = slices[f"{name}/{n}/engine"]
-        both = slices[f"{name}/{n}/observe"]
+    def split(name: str, core: str, n: int) -> dict[str, float]:
+        key = f"{name}/{core}/{n}"
+        engine = slices[f"{key}/engine"]
+        both = slices[f"{key}/observe"]
         observe_us = [1e6 / b - 1e6 / e for e, b in zip(engine, both, strict=True)]
         in_decisions = [o * e / 1e6 for o, e in zip(observe_us, engine, strict=True)]
-        return {
-            "engine_us": round(1e6 / median(f"{name}/{n}/engine"), 3),
+        figures = {
+            "engine_decisions_per_s": round(median(f"{key}/engine")),
+            "engine_us": round(1e6 / median(f"{key}/engine"), 3),
+            "engine_vs_pig": round(median_ratio(f"{key}/engine", f"pig/{n}"), 2),
+            "engine_vs_card_game": round(median_ratio(f"{key}/engine", f"leduc_poker/{n}"), 2),
             "observe_us": round(statistics.median(observe_us), 3),
             "observe_vs_engine": round(statistics.median(in_decisions), 2),
         }
+        if core == "native":
+            figures["native_loop_decisions_per_s"] = round(median(f"{key}/loop"))
+            if "python" in args.cores:
+                figures["native_loop_vs_python_engine"] = round(
+                    median_ratio(f"{key}/loop", f"{name}/python/{n}/engine"), 1
+                )
+        return figures
 
     ref_env, ref_raw = median("reference/env"), median("reference/raw_env")
     driver_us = 1e6 / median("driver")
     games: dict[str, Any] = {}
     for name in modules:
         n = seat_counts[name][0]
-        game = games_at[name, n]
-        state = mid_game_state(game, 0)
-        engine, env, raw = median(f"{name}/{n}/engine"), median(f"{name}/env"), median(f"{name}/raw_env")
-        main_split = split(name, n)
-        adapter_us = statistics.median(
-            1e6 / e - 1e6 / b
-            for e, b in zip(slices[f"{name}/env"], slices[f"{name}/{n}/observe"], strict=True)
-        )
-        batch = {
-            size: (
-                median(f"{name}/{size}/batch_loop_us"),
-                median(f"{name}/{size}/batch_us"),
-                median_ratio(f"{name}/{size}/batch_loop_us", f"{name}/{size}/batch_us"),
+        cores: dict[str, Any] = {}
+        for core in args.cores:
+            key = f"{name}/{core}"
+            game = games_at[name, core, n]
+            state = mid_game_state(game, 0)
+            main_split = split(name, core, n)
+            adapter_us = statistics.median(
+                1e6 / e - 1e6 / b
+                for e, b in zip(slices[f"{key}/env"], slices[f"{key}/{n}/observe"], strict=True)
             )
-            for size in (BATCH_SIZE, LARGE_BATCH)
-        }
-        loop_us, batch_us, speedup = batch[BATCH_SIZE]
-        # what one more state adds to a batch: the slope of the batch's total time between the sizes
-        large = LARGE_BATCH * batch[LARGE_BATCH][1]
-        marginal_us = (large - BATCH_SIZE * batch_us) / (LARGE_BATCH - BATCH_SIZE)
-        observe_ratios = [split(name, k)["observe_vs_engine"] for k in seat_counts[name]]
-        # the most env() could reach if its adapter cost nothing beyond the driver loop's own steps
-        floor_us = main_split["engine_us"] + main_split["observe_us"] + driver_us
-        env_ceiling = 1e6 / ref_env / floor_us
-        # and with observe at its target, one engine decision
-        env_ceiling_at_target = 1e6 / ref_env / (2 * main_split["engine_us"] + driver_us)
-        met = {
-            "observe": max(observe_ratios) <= OBSERVE_TARGET,
-            "env": median_ratio(f"{name}/env", "reference/env") >= ENV_TARGET,
-            "raw_env": median_ratio(f"{name}/raw_env", f"{name}/env") >= RAW_TARGET,
-            "observe_batch": speedup >= BATCH_TARGET,
-            "engine": median_ratio(f"{name}/{n}/engine", "reference/env") >= ENGINE_TARGET,
-        }
-        games[name] = {
-            "title": game.info.title,
-            "num_players": n,
-            "engine_decisions_per_s": round(engine),
-            "env_steps_per_s": round(env),
-            "raw_env_steps_per_s": round(raw),
-            "engine_vs_reference_env": round(median_ratio(f"{name}/{n}/engine", "reference/env"), 2),
-            "env_vs_reference_env": round(median_ratio(f"{name}/env", "reference/env"), 2),
-            "raw_env_vs_reference_raw_env": round(median_ratio(f"{name}/raw_env", "reference/raw_env"), 2),
-            "raw_env_vs_env": round(median_ratio(f"{name}/raw_env", f"{name}/env"), 2),
-            "parallel_env_decisions_per_s": round(median(f"{name}/parallel_env")),
-            "parallel_env_vs_env": round(median_ratio(f"{name}/parallel_env", f"{name}/env"), 2),
-            **main_split,
-            "adapter_us": round(adapter_us, 3),
-            "env_ceiling_vs_reference_env": round(env_ceiling, 2),
-            "env_ceiling_at_observe_target": round(env_ceiling_at_target, 2),
-            "observe_batch": {
-                "n": BATCH_SIZE,
-                "loop_us_per_state": round(loop_us, 3),
-                "batch_us_per_state": round(batch_us, 3),
-                "speedup": round(speedup, 2),
-                f"speedup_at_{LARGE_BATCH}": round(batch[LARGE_BATCH][2], 2),
-                "marginal_us_per_state": round(marginal_us, 3),
-                "one_state_us": round(median(f"{name}/one_state_us"), 1),
-                "ceiling": round(loop_us / marginal_us, 2) if marginal_us > 0 else None,
-            },
-            "seat_counts": {str(k): split(name, k) for k in seat_counts[name]},
-            "clone_us": round(clone_microseconds(game, state), 2),
-            "state_bytes": state_memory_bytes(game, state),
-            "state_json_bytes": len(game.to_json(state)),
-            "met": met,
-        }
+            batch = {
+                size: (
+                    median(f"{key}/{size}/batch_loop_us"),
+                    median(f"{key}/{size}/batch_us"),
+                    median_ratio(f"{key}/{size}/batch_loop_us", f"{key}/{size}/batch_us"),
+                )
+                for size in (BATCH_SIZE, LARGE_BATCH)
+            }
+            loop_us, batch_us, speedup = batch[BATCH_SIZE]
+            large = LARGE_BATCH * batch[LARGE_BATCH][1]
+            marginal_us = (large - BATCH_SIZE * batch_us) / (LARGE_BATCH - BATCH_SIZE)
+            env_ratio = median_ratio(f"{key}/env", "reference/env")
+            raw_vs_env = median_ratio(f"{key}/raw_env", f"{key}/env")
+            if core == "native":
+                met = {
+                    "engine_vs_pig": main_split["engine_vs_pig"] >= NATIVE_ENGINE_TARGET,
+                    "native_loop": main_split.get("native_loop_vs_python_engine", NATIVE_LOOP_TARGET)
+                    >= NATIVE_LOOP_TARGET,
+                    "observe": main_split["observe_vs_engine"] <= OBSERVE_TARGET,
+                    "env": env_ratio >= NATIVE_ENV_TARGET,
+                    "raw_env": raw_vs_env >= RAW_TARGET,
+                }
+            else:
+                met = {
+                    "observe": main_split["observe_vs_engine"] <= OBSERVE_TARGET,
+                    "env": env_ratio >= ENV_TARGET,
+                    "raw_env": raw_vs_env >= RAW_TARGET,
+                    "engine": median_ratio(f"{key}/{n}/engine", "reference/env") >= ENGINE_TARGET,
+                }
+            cores[core] = {
+                "env_steps_per_s": round(median(f"{key}/env")),
+                "raw_env_steps_per_s": round(median(f"{key}/raw_env")),
+                "engine_vs_reference_env": round(median_ratio(f"{key}/{n}/engine", "reference/env"), 2),
+                "env_vs_reference_env": round(env_ratio, 2),
+                "raw_env_vs_reference_raw_env": round(median_ratio(f"{key}/raw_env", "reference/raw_env"), 2),
+                "raw_env_vs_env": round(raw_vs_env, 2),
+                "parallel_env_decisions_per_s": round(median(f"{key}/parallel_env")),
+                "parallel_env_vs_env": round(median_ratio(f"{key}/parallel_env", f"{key}/env"), 2),
+                "adapter_us": round(adapter_us, 3),
+                "observe_batch": {
+                    "n": BATCH_SIZE,
+                    "loop_us_per_state": round(loop_us, 3),
+                    "batch_us_per_state": round(batch_us, 3),
+                    "speedup": round(speedup, 2),
+                    f"speedup_at_{LARGE_BATCH}": round(batch[LARGE_BATCH][2], 2),
+                    "marginal_us_per_state": round(marginal_us, 3),
+                    "one_state_us": round(median(f"{key}/one_state_us"), 1),
+                },
+                "seat_counts": {str(k): split(name, core, k) for k in seat_counts[name]},
+                "clone_us": round(clone_microseconds(game, state), 2),
+                "state_bytes": state_memory_bytes(game, state) if core == "python" else None,
+                "state_json_bytes": len(game.to_json(state)),
+                "met": met,
+            }
+        games[name] = {"title": games_at[name, args.cores[0], n].info.title, "num_players": n, "cores": cores}
     result = {
         "reference": {
             "name": "pettingzoo.classic.connect_four_v3",
             "env_steps_per_s": round(ref_env),
             "raw_env_steps_per_s": round(ref_raw),
             "driver_us": round(driver_us, 3),
+            "openspiel": {
+                spiel: {str(n): round(median(f"{spiel}/{n}")) for n in every_seat_count}
+                for spiel in OPENSPIEL_GAMES
+            },
         },
         "targets": {
-            "observe_vs_engine": f"<= {OBSERVE_TARGET}",
-            "env_vs_reference_env": f">= {ENV_TARGET}",
-            "raw_env_vs_env": f">= {RAW_TARGET}",
-            "observe_batch_speedup": f">= {BATCH_TARGET}",
-            "engine_vs_reference_env": f">= {ENGINE_TARGET}",
+            "native": {
+                "engine_vs_pig": f">= {NATIVE_ENGINE_TARGET}",
+                "native_loop_vs_python_engine": f">= {NATIVE_LOOP_TARGET}",
+                "observe_vs_engine": f"<= {OBSERVE_TARGET}",
+                "env_vs_reference_env": f">= {NATIVE_ENV_TARGET}",
+                "raw_env_vs_env": f">= {RAW_TARGET}",
+            },
+            "python": {
+                "observe_vs_engine": f"<= {OBSERVE_TARGET}",
+                "env_vs_reference_env": f">= {ENV_TARGET}",
+                "raw_env_vs_env": f">= {RAW_TARGET}",
+                "engine_vs_reference_env": f">= {ENGINE_TARGET}",
+            },
         },
         "games": games,
         "settings": {"seconds": args.seconds, "repeats": args.repeats, "clock": "process_time"},
