@@ -115,21 +115,23 @@ class NativeGame(Game[Any]):
         native = self._native = self.core_class(self.num_seats, dict(self.options))
         native.set_padding(self._padded_index, self.padded_spec.size, self.num_seats - 1)
         native.set_action_names(list(self.action_names))
-        # The hot methods are the core's own: no Python frame between the caller and C++.
-        self.to_move = native.to_move  # type: ignore[method-assign]
-        self.legal_actions = native.legal_actions  # type: ignore[method-assign]
+        # The hot methods are the core's own: no Python frame between the caller and C++; the
+        # ones a game loop calls at every decision are plain fastcall functions (bind.h).
+        fast = native.fast_methods()
+        self.to_move = fast["to_move"]  # type: ignore[method-assign]
+        self.legal_actions = fast["legal_actions"]  # type: ignore[method-assign]
         self.legal_mask = native.legal_mask  # type: ignore[method-assign]
-        self.observe = native.observe  # type: ignore[method-assign]
+        self.observe = fast["observe"]  # type: ignore[method-assign]
         self.observe_padded = native.observe_padded  # type: ignore[method-assign]
         self.initial_state = native.initial_state  # type: ignore[method-assign]
         self.clone = native.clone  # type: ignore[method-assign]
         self.scores = native.scores  # type: ignore[method-assign]
         self.is_terminal = native.is_terminal  # type: ignore[method-assign]
         self._apply_chance = native.apply_chance  # type: ignore[method-assign]
-        self.apply = native.apply  # type: ignore[method-assign]
-        self._apply = native.apply  # type: ignore[method-assign]  # the core checks every action
+        self.apply = fast["apply"]  # type: ignore[method-assign]
+        self._apply = fast["apply"]  # type: ignore[method-assign]  # the core checks every action
         self.sample_chance = native.sample_chance  # type: ignore[method-assign]
-        self.advance = native.advance  # type: ignore[method-assign]
+        self.advance = fast["advance"]  # type: ignore[method-assign]
 
     def _add_aliases(self) -> None:
         self._command_aliases.update(self.reference._command_aliases)

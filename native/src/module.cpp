@@ -20,6 +20,9 @@ PYBIND11_MODULE(_native, m) {
   static PyObject* illegal = py::object(core.attr("IllegalActionError")).release().ptr();
   static PyObject* bad_outcome = py::object(core.attr("OutcomeError")).release().ptr();
   static PyObject* bad_state = py::object(core.attr("StateError")).release().ptr();
+  PyErrors::illegal = illegal;
+  PyErrors::outcome = bad_outcome;
+  PyErrors::state = bad_state;
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
