@@ -4,7 +4,7 @@
 
 #include "bind.h"
 // #include "court.h"  // TODO port
-// #include "diamant.h"  // TODO port
+#include "diamant.h"
 #include "heckmeck.h"
 // #include "sechs_nimmt.h"  // TODO port
 
@@ -69,6 +69,6 @@ PYBIND11_MODULE(_native, m) {
 
   bind_game<heckmeck::Heckmeck>(m, "Heckmeck");
   // bind_game<sechs_nimmt::SechsNimmt>(m, "SechsNimmt");
-  // bind_game<diamant::Diamant>(m, "Diamant");
+  bind_game<diamant::Diamant>(m, "Diamant");
   // bind_game<court::Court>(m, "Court");
 }

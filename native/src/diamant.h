@@ -1,0 +1,108 @@
+// Diamant (Incan Gold without artifacts): the C++ twin of tablezoo/games/diamant.py.
+//
+// The module docstring of diamant.py is the spec; this file follows its Python twin
+// function by function (_apply, _reveal_choices, _end_cave, chance, _double, observe)
+// so that the two read side by side. The lockstep tests hold them to the same games.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tablezoo/core.h"
+
+namespace tablezoo::diamant {
+
+constexpr int kCaves = 5;
+constexpr int kTreasureKinds = 12;  // the treasure values 1, 2, 3, 4, 5, 7, 9, 11, 13, 14, 15, 17
+constexpr int kHazards = 5;         // snake, spider, fire, rockfall, mummy
+constexpr int kKinds = kTreasureKinds + kHazards;
+constexpr int kHazardCopies = 3;
+constexpr int kTotalTreasure = 124;  // gems on the 15 treasure cards
+constexpr int kMaxPath = 21;         // cards in one cave at most (the module docstring says why)
+constexpr int kGo = 0, kCamp = 1;
+
+// Card kinds, as the outcome words: the treasure values, then the hazards (KINDS).
+constexpr const char* kKindNames[kKinds] = {"1",  "2",  "3",  "4",  "5",  "7",  "9",  "11", "13", "14", "15", "17",
+                                            "snake", "spider", "fire", "rockfall", "mummy"};
+constexpr int kKindValue[kKinds] = {1, 2, 3, 4, 5, 7, 9, 11, 13, 14, 15, 17};  // gems; 0 on a hazard
+constexpr int kFullDeck[kKinds] = {1, 1, 1, 1, 2, 2, 1, 2, 1, 1, 1, 1, 3, 3, 3, 3, 3};
+constexpr const char* kChoices[2] = {"go", "camp"};
+
+// Phases.
+constexpr const char* kReveal = "reveal";  // a card is to be revealed (chance)
+constexpr const char* kChoose = "choose";  // the seats IN choose go / camp, one by one
+constexpr const char* kOver = "over";
+
+struct State {
+  int cave = 1;                                           // 1..5
+  std::string phase = kReveal;
+  int turn = -1;                                          // the seat to choose (phase choose), else -1
+  std::vector<int> deck = std::vector<int>(kFullDeck, kFullDeck + kKinds);  // cards left, per kind
+  std::vector<std::string> path;                          // cards revealed in this cave, in order
+  std::vector<int> seen = std::vector<int>(kHazards, 0);  // hazard types seen here
+  std::vector<int> removed = std::vector<int>(kHazards, 0);  // removed for good
+  std::vector<bool> inside;                               // per seat: IN this cave
+  std::vector<int> hauls;                                 // per seat: gems held in this cave
+  std::vector<int> banked;                                // per seat: gems banked (score)
+  int pool = 0;                                           // the remainder pool
+  std::vector<std::optional<std::string>> choices;        // per seat: pending go/camp
+  int treasure_revealed = 0;                              // gems on every treasure card revealed so far
+  int lost = 0;                                           // hauls caught by a double, pools left at a cave's end
+  // Public records of what happened last, for people and front ends:
+  std::vector<std::optional<std::string>> revealed;       // the choices revealed last
+  std::vector<int> gains;                                 // gems each seat banked at that reveal
+  std::vector<std::string> last_path;                     // the cards of the cave that ended last
+  std::vector<int> last_losses;                           // hauls lost at its end (a double)
+  int last_pool = 0;                                      // gems left in its pool at its end (lost)
+
+  static constexpr auto fields() {
+    return std::make_tuple(
+        field("cave", &State::cave), field("phase", &State::phase), field("turn", &State::turn),
+        field("deck", &State::deck), field("path", &State::path), field("seen", &State::seen),
+        field("removed", &State::removed), field("inside", &State::inside), field("hauls", &State::hauls),
+        field("banked", &State::banked), field("pool", &State::pool), field("choices", &State::choices),
+        field("treasure_revealed", &State::treasure_revealed), field("lost", &State::lost),
+        field("revealed", &State::revealed), field("gains", &State::gains), field("last_path", &State::last_path),
+        field("last_losses", &State::last_losses), field("last_pool", &State::last_pool));
+  }
+};
+
+// The kind of a card name (KIND_INDEX), or -1 for a name that is none.
+int kind_index(const std::string& name);
+
+class Diamant {
+ public:
+  using State = diamant::State;
+  using Outcome = std::string;  // a card kind's name, as check_outcome returns it: "15", "snake"
+
+  Diamant(int num_seats, const Options& options);
+  int num_seats() const { return n_; }
+  int num_actions() const { return 2; }
+  int observation_size() const { return 48 + 4 * n_; }
+
+  State initial_state() const;
+  int to_move(const State& s) const;
+  void legal_actions(const State& s, std::vector<int>& out) const;
+  void apply(State& s, int action) const;
+
+  Outcome sample_chance(const State& s, Rng& rng) const;
+  std::vector<std::pair<Outcome, double>> chance_outcomes(const State& s) const;
+  void check_outcome(const State& s, const Outcome& o) const;
+  void apply_chance(State& s, const Outcome& o) const;
+
+  void observe(const State& s, int seat, float* out) const;
+  std::vector<double> scores(const State& s) const;
+  std::vector<int> winners(const State& s) const;
+  void validate(const State& s) const;
+
+ private:
+  void reveal_choices(State& s) const;
+  void end_cave(State& s, std::vector<int> losses) const;
+  void double_hazard(State& s, int hazard) const;
+
+  int n_;
+};
+
+}  // namespace tablezoo::diamant
