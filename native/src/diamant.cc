@@ -130,18 +130,6 @@ void Diamant::end_cave(State& s, std::vector<int> losses) const {
 
 // ----------------------------------------------------------------------------- chance
 
-// One card drawn uniformly from those left: the lazy shuffle of the module docstring.
-Diamant::Outcome Diamant::sample_chance(const State& s, Rng& rng) const {
-  const int total = std::accumulate(s.deck.begin(), s.deck.end(), 0);
-  if (!total) throw BadOutcome("no card is left in the deck to reveal");  // validate makes it unreachable
-  int x = static_cast<int>(rng.below(total));
-  for (int k = 0; k < kKinds; ++k) {
-    if (x < s.deck[k]) return kKindNames[k];
-    x -= s.deck[k];
-  }
-  throw std::logic_error("unreachable: x < total");
-}
-
 std::vector<std::pair<Diamant::Outcome, double>> Diamant::chance_outcomes(const State& s) const {
   const int total = std::accumulate(s.deck.begin(), s.deck.end(), 0);
   std::vector<std::pair<Outcome, double>> out;

@@ -87,7 +87,20 @@ class Diamant {
   void legal_actions(const State& s, std::vector<int>& out) const;
   void apply(State& s, int action) const;
 
-  Outcome sample_chance(const State& s, Rng& rng) const;
+  // One card drawn uniformly from those left (the lazy shuffle of the module docstring), by
+  // the reference's draw: one raw 64-bit word below the count of cards left.
+  template <class Bits>
+  Outcome sample_chance(const State& s, Bits& bits) const {
+    int total = 0;
+    for (int count : s.deck) total += count;
+    if (!total) throw BadOutcome("no card is left in the deck to reveal");  // validate makes it unreachable
+    int x = static_cast<int>(raw_below(bits, static_cast<uint64_t>(total)));
+    for (int k = 0; k < kKinds; ++k) {
+      if (x < s.deck[k]) return kKindNames[k];
+      x -= s.deck[k];
+    }
+    throw std::logic_error("unreachable: x < total");
+  }
   std::vector<std::pair<Outcome, double>> chance_outcomes(const State& s) const;
   void check_outcome(const State& s, const Outcome& o) const;
   void apply_chance(State& s, const Outcome& o) const;
