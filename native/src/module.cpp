@@ -48,6 +48,9 @@ PYBIND11_MODULE(_native, m) {
         return r.below(n);
       });
 
+  m.def("game_seed", &game_seed, py::arg("seed"), py::arg("index"),
+        "The seed of game `index`'s random stream in a batch seeded with `seed`.");
+
   // numpy's draws, as core.h makes them from a numpy Generator's bits (for the tests)
   m.def("numpy_integers", [](py::handle generator, uint64_t high) {
     if (high == 0) throw py::value_error("high must be positive");
