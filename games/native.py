@@ -165,7 +165,9 @@ class NativeGame(Game[Any]):
     def _apply(self, state: Any, action: int) -> None:
         self.apply(state, action)
 
-    def apply(self, state: Any, action: int, *, check: bool = True, legal: Sequence[int] | None = None) -> None:
+    def apply(
+        self, state: Any, action: int, *, check: bool = True, legal: Sequence[int] | None = None
+    ) -> None:
         """Apply ``action`` for the seat to move. The core checks every action (``check`` and
         ``legal`` are taken for the contract's sake): an illegal one raises
         :class:`IllegalActionError` naming the legal moves and changes nothing."""

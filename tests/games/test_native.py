@@ -176,7 +176,18 @@ def test_malformed_outcomes_are_refused(name: str) -> None:
     while game.to_move(state) != CHANCE:
         game.apply(state, game.legal_actions(state)[0])
     before = game.to_json(state)
-    for outcome in (None, 10**6, "", [], [1, 2], {"x": 1}, [-1] * 6, [100] * 6, {"hands": [], "rows": []}, "zzz"):
+    for outcome in (
+        None,
+        10**6,
+        "",
+        [],
+        [1, 2],
+        {"x": 1},
+        [-1] * 6,
+        [100] * 6,
+        {"hands": [], "rows": []},
+        "zzz",
+    ):
         with pytest.raises(TablezooError):
             game.apply_chance(state, outcome)
         with pytest.raises((TablezooError, TypeError)):
