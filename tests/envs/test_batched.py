@@ -173,7 +173,7 @@ def test_the_vector_env_plays_the_learner_against_bots(name: str) -> None:
         masks = env.action_masks()
         assert masks.dtype == bool and masks.any(axis=1).all()
         actions = np.array([np.flatnonzero(m)[0] for m in masks])
-        obs, rewards, terminated, truncated, infos = env.step(actions)
+        obs, rewards, terminated, _, _ = env.step(actions)
         assert rewards.shape == (6,)
         episodes += int(terminated.sum())
         assert env.observation_space.contains(obs)
