@@ -166,7 +166,7 @@ def test_the_vector_env_plays_the_learner_against_bots(name: str) -> None:
     opponents = "heuristic" if make(name, core="native")._native.has_heuristic else "random"
     env = BatchedVectorEnv(name, 6, learner="random", opponents=opponents, seed=3, padded=True)
     assert isinstance(env, gymnasium.vector.VectorEnv)
-    obs, infos = env.reset(seed=4)
+    obs, _ = env.reset(seed=4)
     assert env.observation_space.contains(obs)
     episodes = 0
     for _ in range(300):
