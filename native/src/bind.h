@@ -736,6 +736,14 @@ void bind_game(py::module_& m, const char* name) {
       })
       .def("clone", [](const B& b, const Box& box) { return Box{b.check(box), b.key}; })
       .def_property_readonly_static("has_heuristic", [](py::handle) { return HeuristicOf<G>::exists; })
+      .def("heuristic", [](B& b, const Box& box, Rng& rng) {
+        const State& s = b.check(box);
+        if (!HeuristicOf<G>::exists) throw py::value_error("this game has no native heuristic bot yet");
+        const int mover = b.game.to_move(s);
+        if (mover < 0) throw py::value_error("no seat is to move");
+        HeuristicOf<G> bot;
+        return bot.act(b.game, s, mover, rng);
+      }, "The native heuristic bot's move for the seat to move (a fresh bot: no memory of earlier moves).")
       .def("state_from_fields", [](const B& b, py::handle fields) {
         Box box{State{}, b.key};
         read_value(fields, box.s, "");

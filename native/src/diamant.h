@@ -6,6 +6,7 @@
 #pragma once
 
 #include <optional>
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -106,6 +107,23 @@ class Diamant {
   void apply_chance(State& s, const Outcome& o) const;
 
   void observe(const State& s, int seat, float* out) const;
+
+  // The heuristic bot (bots/diamant.py, DiamantThresholdBot with its defaults): back to camp
+  // once two hazard types are out, or once its haul and its share of the pool reach 10 gems.
+  // It reads only what every seat sees.
+  struct Heuristic {
+    static constexpr bool exists = true;
+    int haul = 10, hazards = 2;
+    void reset() {}
+    int act(const Diamant&, const State& s, int seat, Rng&) const {
+      int seen = 0, inside = 0;
+      for (int h : s.seen) seen += h != 0;
+      for (bool in : s.inside) inside += in;
+      const bool risky = seen >= hazards;
+      const bool rich = s.hauls[seat] + s.pool / std::max(1, inside) >= haul;
+      return risky || rich ? kCamp : kGo;
+    }
+  };
   std::vector<double> scores(const State& s) const;
   std::vector<int> winners(const State& s) const;
   void validate(const State& s) const;

@@ -5,6 +5,7 @@
 // so that the two read side by side. The lockstep tests hold them to the same games.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -67,6 +68,31 @@ class Heckmeck {
   void apply_chance(State& s, const Outcome& o) const;
 
   void observe(const State& s, int seat, float* out) const;
+
+  // The heuristic bot (bots/heckmeck.py, HeckmeckGreedyBot with its defaults): keeps worms
+  // first, then the face worth most; stops on a claim once the sum reaches 27 or fewer than
+  // 3 dice are left (a steal before a take).
+  struct Heuristic {
+    static constexpr bool exists = true;
+    int stop_at = 27, min_dice = 3;
+    std::vector<int> legal;
+    void reset() {}
+    int act(const Heckmeck& game, const State& s, int, Rng&) {
+      legal.clear();
+      game.legal_actions(s, legal);
+      auto has = [&](int a) { return std::find(legal.begin(), legal.end(), a) != legal.end(); };
+      if (s.phase == "keep") {
+        if (has(kWorm) && !s.kept[kWorm]) return kWorm;
+        int best = legal.front();  // the face whose dice add the most; ties go to the higher face
+        for (int f : legal)
+          if (s.roll[f] * kFaceValue[f] >= s.roll[best] * kFaceValue[best]) best = f;
+        return best;
+      }
+      const int claim = has(kSteal) ? kSteal : has(kTake) ? kTake : -1;
+      if (claim >= 0 && (!has(kRoll) || s.total >= stop_at || s.left < min_dice)) return claim;
+      return has(kRoll) ? kRoll : claim;
+    }
+  };
   std::vector<double> scores(const State& s) const;
   std::vector<int> winners(const State& s) const;
   void validate(const State& s) const;
