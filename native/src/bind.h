@@ -44,6 +44,11 @@ template <class T>
 struct is_vector<std::vector<T>> : std::true_type {};
 
 template <class T>
+struct is_array : std::false_type {};
+template <class T, size_t N>
+struct is_array<std::array<T, N>> : std::true_type {};
+
+template <class T>
 struct is_optional : std::false_type {};
 template <class T>
 struct is_optional<std::optional<T>> : std::true_type {};
@@ -69,6 +74,29 @@ void read_value(py::handle value, T& out, const std::string& where) {
   } else if constexpr (std::is_same_v<T, std::string>) {
     if (!PyUnicode_Check(value.ptr())) bad_value(where, "text", value);
     out = value.cast<std::string>();
+  } else if constexpr (is_note<T>::value) {
+    if (!PyUnicode_Check(value.ptr())) bad_value(where, "text", value);
+    if (!out.assign(value.cast<std::string>()))
+      bad_value(where, ("text of at most " + std::to_string(T::capacity) + " characters").c_str(), value);
+  } else if constexpr (std::is_enum_v<T>) {  // one of a few words (a phase): names(T) lists them
+    const auto& words = names(T{});
+    if (PyUnicode_Check(value.ptr())) {
+      const std::string word = value.cast<std::string>();
+      for (size_t i = 0; i < words.size(); ++i)
+        if (word == words[i]) {
+          out = static_cast<T>(i);
+          return;
+        }
+    }
+    std::string all;
+    for (const char* w : words) all += std::string(all.empty() ? "" : ", ") + "'" + w + "'";
+    bad_value(where, ("one of " + all).c_str(), value);
+  } else if constexpr (is_array<T>::value) {
+    if (!PyList_Check(value.ptr()) && !PyTuple_Check(value.ptr())) bad_value(where, "a list", value);
+    py::sequence seq = py::reinterpret_borrow<py::sequence>(value);
+    if (seq.size() != out.size())
+      bad_value(where, ("a list of " + std::to_string(out.size()) + " entries").c_str(), value);
+    for (size_t i = 0; i < out.size(); ++i) read_value(seq[i], out[i], where + "[" + std::to_string(i) + "]");
   } else if constexpr (is_optional<T>::value) {
     if (value.is_none()) {
       out.reset();
@@ -111,7 +139,11 @@ py::object to_python(const T& value) {
     py::dict d;
     for_each_field(value, [&](const char* name, const auto& member) { d[name] = to_python(member); });
     return std::move(d);
-  } else if constexpr (is_vector<T>::value) {
+  } else if constexpr (std::is_enum_v<T>) {
+    return py::str(names(T{})[static_cast<size_t>(value)]);
+  } else if constexpr (is_note<T>::value) {
+    return py::str(value.str());
+  } else if constexpr (is_vector<T>::value || is_array<T>::value) {
     py::list items(value.size());
     for (size_t i = 0; i < value.size(); ++i) {
       if constexpr (std::is_same_v<T, std::vector<bool>>)

@@ -5,17 +5,15 @@ namespace tablezoo {
 
 namespace {
 
-void compositions(int total, int parts, Counts& prefix, std::vector<Counts>& out) {
-  if (parts == 1) {
-    prefix.push_back(total);
+void compositions(int total, int part, Counts& prefix, std::vector<Counts>& out) {
+  if (part == 5) {
+    prefix[5] = total;
     out.push_back(prefix);
-    prefix.pop_back();
     return;
   }
   for (int k = 0; k <= total; ++k) {
-    prefix.push_back(k);
-    compositions(total - k, parts - 1, prefix, out);
-    prefix.pop_back();
+    prefix[part] = k;
+    compositions(total - k, part + 1, prefix, out);
   }
 }
 
@@ -23,8 +21,8 @@ void compositions(int total, int parts, Counts& prefix, std::vector<Counts>& out
 
 std::vector<std::pair<Counts, double>> roll_distribution(int num_dice) {
   std::vector<Counts> rolls;
-  Counts prefix;
-  compositions(num_dice, 6, prefix, rolls);
+  Counts prefix{};
+  compositions(num_dice, 0, prefix, rolls);
   auto factorial = [](int n) {
     uint64_t f = 1;
     for (int i = 2; i <= n; ++i) f *= static_cast<uint64_t>(i);
@@ -44,20 +42,7 @@ std::vector<std::pair<Counts, double>> roll_distribution(int num_dice) {
   return out;
 }
 
-std::string dice_text(const Counts& counts, const std::array<const char*, 6>& names, bool highest_first) {
-  std::string text;
-  for (int k = 0; k < 6; ++k) {
-    const int face = highest_first ? 5 - k : k;
-    for (int i = 0; i < counts[face]; ++i) {
-      if (!text.empty()) text += ' ';
-      text += names[face];
-    }
-  }
-  return text;
-}
-
 void check_roll(const Counts& counts, int num_dice) {
-  if (counts.size() != 6) throw BadOutcome("a roll is six counts");
   int total = 0;
   for (int c : counts) {
     if (c < 0) throw BadOutcome("a roll's counts are not negative");

@@ -8,7 +8,7 @@ namespace tablezoo::heckmeck {
 
 namespace {
 const std::array<const char*, 6> kFaceNames = {"1", "2", "3", "4", "5", "W"};
-std::string seat_name(int seat) { return "seat " + std::to_string(seat); }
+Note<120> seat_name(int seat) { return Note<120>("seat ") + seat; }
 }  // namespace
 
 Heckmeck::Heckmeck(int num_seats, const Options& options) : n_(num_seats), quick_(options.at("quick")) {}
@@ -21,8 +21,8 @@ State Heckmeck::initial_state() const {
 }
 
 int Heckmeck::to_move(const State& s) const {
-  if (s.phase == "roll") return kChance;
-  if (s.phase == "over") return kTerminal;
+  if (s.phase == kRolling) return kChance;
+  if (s.phase == kOver) return kTerminal;
   return s.turn;
 }
 
@@ -45,12 +45,12 @@ std::pair<int, int> Heckmeck::claims(const State& s) const {
 }
 
 void Heckmeck::legal_actions(const State& s, std::vector<int>& out) const {
-  if (s.phase == "keep") {
+  if (s.phase == kKeeping) {
     for (int f = 0; f < 6; ++f)
       if (s.roll[f] && !s.kept[f]) out.push_back(f);
-  } else if (s.phase == "decide" || s.phase == "claim") {
+  } else if (s.phase == kDeciding || s.phase == kClaiming) {
     auto [tile, victim] = claims(s);
-    if (s.phase == "decide") out.push_back(kRoll);
+    if (s.phase == kDeciding) out.push_back(kRoll);
     if (tile) out.push_back(kTake);
     if (victim >= 0) out.push_back(kSteal);
   }
@@ -65,61 +65,64 @@ void Heckmeck::apply(State& s, int action) const {
     std::fill(s.roll.begin(), s.roll.end(), 0);
     const bool face_free = std::find(s.kept.begin(), s.kept.end(), 0) != s.kept.end();
     if (s.left && face_free) {
-      s.phase = "decide";
+      s.phase = kDeciding;
       return;
     }
     auto [tile, victim] = claims(s);
     if (tile || victim >= 0)
-      s.phase = "claim";
+      s.phase = kClaiming;
     else
       bust(s, "no claim with all dice or faces kept");
   } else if (action == kRoll) {
-    s.phase = "roll";
+    s.phase = kRolling;
   } else {
     auto [tile, victim] = claims(s);
     auto& me = s.stacks[s.turn];
     if (action == kTake) {
       s.grill.erase(std::find(s.grill.begin(), s.grill.end(), tile));
       me.push_back(tile);
-      end_turn(s, seat_name(s.turn) + " took " + std::to_string(tile) + " with " + std::to_string(s.total));
+      end_turn(s, seat_name(s.turn) + " took " + tile + " with " + s.total);
     } else {
       tile = s.stacks[victim].back();
       s.stacks[victim].pop_back();
       me.push_back(tile);
-      end_turn(s, seat_name(s.turn) + " stole " + std::to_string(tile) + " from " + seat_name(victim));
+      end_turn(s, seat_name(s.turn) + " stole " + tile + " from " + seat_name(victim));
     }
   }
 }
 
-void Heckmeck::bust(State& s, const std::string& why) const {
+void Heckmeck::bust(State& s, const Text& why) const {
   auto& stack = s.stacks[s.turn];
-  std::string note = seat_name(s.turn) + " busted (" + why + ")";
+  Text note = seat_name(s.turn) + " busted (" + why + ")";
   if (!stack.empty()) {
     const int tile = stack.back();
     stack.pop_back();
     s.grill.insert(std::upper_bound(s.grill.begin(), s.grill.end(), tile), tile);
-    note += ", returned " + std::to_string(tile);
+    note += ", returned ";
+    note += tile;
     const int highest = s.grill.back();
     if (quick_ || highest != tile) {
       s.dead.push_back(highest);
       s.grill.pop_back();
-      note += ", turned " + std::to_string(highest) + " face-down";
+      note += ", turned ";
+      note += highest;
+      note += " face-down";
     }
   }
   end_turn(s, note);
 }
 
-void Heckmeck::end_turn(State& s, std::string note) const {
-  s.last = std::move(note);
+void Heckmeck::end_turn(State& s, const Text& note) const {
+  s.last = note;
   std::fill(s.roll.begin(), s.roll.end(), 0);
   std::fill(s.kept.begin(), s.kept.end(), 0);
   s.total = 0;
   s.left = kDice;
   if (!s.grill.empty()) {
     s.turn = (s.turn + 1) % n_;
-    s.phase = "roll";
+    s.phase = kRolling;
   } else {
-    s.phase = "over";
+    s.phase = kOver;
   }
 }
 
@@ -127,10 +130,13 @@ void Heckmeck::apply_chance(State& s, const Outcome& o) const {
   s.roll = o;
   for (int f = 0; f < 6; ++f)
     if (o[f] && !s.kept[f]) {
-      s.phase = "keep";
+      s.phase = kKeeping;
       return;
     }
-  bust(s, "rolled " + dice_text(o, kFaceNames) + ", no new face");
+  Text why("rolled ");
+  write_dice(why, o, kFaceNames);
+  why += ", no new face";
+  bust(s, why);
 }
 
 void Heckmeck::observe(const State& s, int seat, float* out) const {
@@ -150,18 +156,15 @@ void Heckmeck::observe(const State& s, int seat, float* out) const {
       out[tiles + k] = static_cast<float>(stack.size());
     }
   }
-  if (s.phase != "over") out[to_move_at + ((s.turn - seat) % n + n) % n] = 1;
+  if (s.phase != kOver) out[to_move_at + ((s.turn - seat) % n + n) % n] = 1;
   for (int f = 0; f < 6; ++f) {
     out[roll + f] = static_cast<float>(s.roll[f]);
     out[roll + 6 + f] = static_cast<float>(s.kept[f]);
   }
   out[roll + 12] = static_cast<float>(s.total);
   out[roll + 13] = static_cast<float>(s.left);
-  int index = -1;
-  if (s.phase == "keep") index = 0;
-  if (s.phase == "decide") index = 1;
-  if (s.phase == "claim") index = 2;
-  if (index >= 0) {
+  if (s.phase == kKeeping || s.phase == kDeciding || s.phase == kClaiming) {
+    const int index = s.phase - kKeeping;  // the phase field: keeping, may roll or stop, must claim
     out[phase + index] = 1;
     if (s.kept[kWorm]) {
       auto [tile, victim] = claims(s);
@@ -213,11 +216,7 @@ void Heckmeck::validate(const State& s) const {
   for (const auto& stack : s.stacks)
     for (int t : stack) count(t, "a stack tile");
   require_range(s.turn, 0, n_ - 1, "turn");
-  const std::string& p = s.phase;
-  require(p == "roll" || p == "keep" || p == "decide" || p == "claim" || p == "over",
-          "phase '" + p + "' is none of roll, keep, decide, claim, over");
-  require_size(s.roll.size(), 6, "roll");
-  require_size(s.kept.size(), 6, "kept");
+  const Phase p = s.phase;
   int dice = 0;
   for (int f = 0; f < 6; ++f) {
     require_range(s.roll[f], 0, kDice, "a roll count");
@@ -227,8 +226,8 @@ void Heckmeck::validate(const State& s) const {
   require_range(s.left, 0, kDice, "left");
   require(dice + s.left == kDice, "kept dice and dice left do not add up to 8");
   require_range(s.total, 0, 5 * kDice, "total");
-  require(p != "over" || s.grill.empty(), "the game is over with tiles on the grill");
-  require(p == "over" || !s.grill.empty(), "the grill is empty but the game is not over");
+  require(p != kOver || s.grill.empty(), "the game is over with tiles on the grill");
+  require(p == kOver || !s.grill.empty(), "the grill is empty but the game is not over");
 }
 
 }  // namespace tablezoo::heckmeck

@@ -21,17 +21,24 @@ constexpr int kFaceValue[6] = {1, 2, 3, 4, 5, 5};
 
 inline int worms(int tile) { return (tile - 17) / 4; }
 
+// Phases of a turn: a roll is due (chance), keep a face, roll again or stop, must claim, over.
+enum Phase : uint8_t { kRolling, kKeeping, kDeciding, kClaiming, kOver };
+inline const std::array<const char*, 5>& names(Phase) {
+  static constexpr std::array<const char*, 5> words = {"roll", "keep", "decide", "claim", "over"};
+  return words;
+}
+
 struct State {
   std::vector<int> grill;                // face-up, ascending
   std::vector<int> dead;                 // turned face-down, out of the game
   std::vector<std::vector<int>> stacks;  // bottom .. top, per seat
   int turn = 0;                          // the seat whose turn it is
-  std::string phase = "roll";            // roll (chance), keep, decide, claim, over
-  std::vector<int> roll = std::vector<int>(6, 0);  // current roll, per face
-  std::vector<int> kept = std::vector<int>(6, 0);  // kept dice, per face
+  Phase phase = kRolling;
+  Counts roll{};                         // current roll, per face
+  Counts kept{};                         // kept dice, per face
   int total = 0;                         // sum of the kept dice
   int left = kDice;                      // dice not kept yet
-  std::string last;                      // how the previous turn ended, for people
+  Note<120> last;                        // how the previous turn ended, for people
 
   static constexpr auto fields() {
     return std::make_tuple(field("grill", &State::grill), field("dead", &State::dead),
@@ -81,7 +88,7 @@ class Heckmeck {
       legal.clear();
       game.legal_actions(s, legal);
       auto has = [&](int a) { return std::find(legal.begin(), legal.end(), a) != legal.end(); };
-      if (s.phase == "keep") {
+      if (s.phase == kKeeping) {
         if (has(kWorm) && !s.kept[kWorm]) return kWorm;
         int best = legal.front();  // the face whose dice add the most; ties go to the higher face
         for (int f : legal)
@@ -98,8 +105,9 @@ class Heckmeck {
   void validate(const State& s) const;
 
  private:
-  void bust(State& s, const std::string& why) const;
-  void end_turn(State& s, std::string note) const;
+  using Text = Note<120>;
+  void bust(State& s, const Text& why) const;
+  void end_turn(State& s, const Text& note) const;
 
   int n_;
   bool quick_;

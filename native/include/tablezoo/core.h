@@ -71,7 +71,11 @@ struct NotEnumerable : Error {  // NotImplementedError: a chance node too large 
 };
 
 // ----------------------------------------------------------------------------- fields
-// A state's (or an outcome's) field table: its Python name and the member it is.
+// A state's (or an outcome's) field table: its Python name and the member it is. A field is
+// a whole number, a bool, text, a list (std::vector, or std::array for a fixed length) of
+// those, or an enum whose Python value is a word: `names(E)`, found by argument-dependent
+// lookup, lists the words in the enum's order (a phase is kept as a number, compared as one,
+// and read and written as its word).
 
 template <class S, class T>
 struct FieldRef {
@@ -89,6 +93,72 @@ template <class S, class F>
 void for_each_field(S& s, F&& f) {
   std::apply([&](auto... ref) { (f(ref.name, s.*(ref.member)), ...); }, std::remove_const_t<S>::fields());
 }
+
+// ----------------------------------------------------------------------------- notes
+// A short text kept inside the state (what happened last, for people): a fixed buffer, so
+// that writing one and copying a state allocate nothing. Read and written as a Python str.
+
+template <size_t Capacity>
+class Note {
+ public:
+  static constexpr size_t capacity = Capacity;
+  Note() = default;
+  Note(const char* text) { *this += text; }  // NOLINT: implicit, as a string's
+
+  Note& operator+=(const char* text) {
+    while (*text && size_ < Capacity) buf_[size_++] = *text++;
+    return *this;
+  }
+  Note& operator+=(const std::string& text) { return *this += text.c_str(); }
+  template <size_t M>
+  Note& operator+=(const Note<M>& text) {
+    for (size_t i = 0; i < text.size(); ++i) *this += text.data()[i];
+    return *this;
+  }
+  const char* data() const { return buf_.data(); }
+  Note& operator+=(char c) {
+    if (size_ < Capacity) buf_[size_++] = c;
+    return *this;
+  }
+  Note& operator+=(int value) {
+    char digits[12];
+    int n = 0;
+    unsigned u = value < 0 ? 0u - static_cast<unsigned>(value) : static_cast<unsigned>(value);
+    do {
+      digits[n++] = static_cast<char>('0' + u % 10);
+      u /= 10;
+    } while (u);
+    if (value < 0) *this += '-';
+    while (n) *this += digits[--n];
+    return *this;
+  }
+  template <class T>
+  Note operator+(const T& more) const {
+    Note out = *this;
+    out += more;
+    return out;
+  }
+  void clear() { size_ = 0; }
+  bool empty() const { return size_ == 0; }
+  size_t size() const { return size_; }
+  std::string str() const { return std::string(buf_.data(), size_); }
+  // Set from outside (a state read from JSON): false when the text is too long to keep.
+  bool assign(const std::string& text) {
+    if (text.size() > Capacity) return false;
+    std::copy(text.begin(), text.end(), buf_.begin());
+    size_ = text.size();
+    return true;
+  }
+
+ private:
+  std::array<char, Capacity> buf_{};
+  size_t size_ = 0;
+};
+
+template <class T>
+struct is_note : std::false_type {};
+template <size_t N>
+struct is_note<Note<N>> : std::true_type {};
 
 // ----------------------------------------------------------------------------- random numbers
 // Chance is drawn from a source of random bits with three calls, as numpy's bit generators
@@ -121,12 +191,19 @@ class Rng {
   uint32_t next_uint32() { return static_cast<uint32_t>(next_uint64() >> 32); }
   uint64_t next_raw() { return next_uint64(); }
 
-  // A uniform integer in [0, n), exact (rejection of the short last interval); n > 0.
+  // A uniform integer in [0, n), exact; n > 0 (Lemire's multiply and shift: a division
+  // only in the rare case that may need a second draw).
   uint64_t below(uint64_t n) {
-    const uint64_t limit = UINT64_MAX - UINT64_MAX % n;
-    uint64_t x = next_uint64();
-    while (x >= limit) x = next_uint64();
-    return x % n;
+    __uint128_t m = static_cast<__uint128_t>(next_uint64()) * n;
+    uint64_t low = static_cast<uint64_t>(m);
+    if (low < n) {
+      const uint64_t threshold = (0 - n) % n;
+      while (low < threshold) {
+        m = static_cast<__uint128_t>(next_uint64()) * n;
+        low = static_cast<uint64_t>(m);
+      }
+    }
+    return static_cast<uint64_t>(m >> 64);
   }
 
  private:
@@ -211,7 +288,7 @@ uint64_t raw_below(Bits& bits, uint64_t total) {
 // ----------------------------------------------------------------------------- dice
 // Six-sided dice as chance nodes (tablezoo.games.dice): a roll of k dice is its face counts.
 
-using Counts = std::vector<int>;
+using Counts = std::array<int, 6>;
 
 // Every roll of k dice as face counts with its exact probability, in the Python
 // reference's order (the count of the first face ascending, then the next, ...).
@@ -224,7 +301,15 @@ Counts roll_counts(Bits& bits, int num_dice) {
   uint64_t all = 1;
   for (int i = 0; i < num_dice; ++i) all *= 6;
   uint64_t x = numpy_integers(bits, all);
-  Counts counts(6, 0);
+  Counts counts{};
+  if (x <= UINT32_MAX) {  // up to 12 dice: 32-bit digits, several times cheaper to divide
+    uint32_t y = static_cast<uint32_t>(x);
+    for (int i = 0; i < num_dice; ++i) {
+      ++counts[y % 6];
+      y /= 6;
+    }
+    return counts;
+  }
   for (int i = 0; i < num_dice; ++i) {
     ++counts[x % 6];
     x /= 6;
@@ -233,9 +318,26 @@ Counts roll_counts(Bits& bits, int num_dice) {
 }
 
 // The faces of counts written out, as DiceFaces.text does (names: the six face names;
-// highest_first: from the last face down).
-std::string dice_text(const Counts& counts, const std::array<const char*, 6>& names,
-                      bool highest_first = false);
+// highest_first: from the last face down), onto `out` (a std::string or a Note).
+template <class Text>
+void write_dice(Text& out, const Counts& counts, const std::array<const char*, 6>& names, bool highest_first = false) {
+  bool first = true;
+  for (int k = 0; k < 6; ++k) {
+    const int face = highest_first ? 5 - k : k;
+    for (int i = 0; i < counts[face]; ++i) {
+      if (!first) out += ' ';
+      out += names[face];
+      first = false;
+    }
+  }
+}
+
+inline std::string dice_text(const Counts& counts, const std::array<const char*, 6>& names,
+                             bool highest_first = false) {
+  std::string text;
+  write_dice(text, counts, names, highest_first);
+  return text;
+}
 
 // A forced roll of num_dice dice: six non-negative counts adding up to num_dice.
 void check_roll(const Counts& counts, int num_dice);
