@@ -139,6 +139,8 @@ py::object to_python(const T& value) {
     py::dict d;
     for_each_field(value, [&](const char* name, const auto& member) { d[name] = to_python(member); });
     return std::move(d);
+  } else if constexpr (is_optional<T>::value) {
+    return value ? to_python(*value) : py::none();
   } else if constexpr (std::is_enum_v<T>) {
     return py::str(names(T{})[static_cast<size_t>(value)]);
   } else if constexpr (is_note<T>::value) {

@@ -15,21 +15,8 @@ namespace {
 constexpr int kObsCave = 0, kObsPathLength = 5, kObsRevealedTreasure = 6, kObsHazardsSeen = 18, kObsPool = 23;
 constexpr int kObsInCave = 24;
 
-bool is_choice(const std::optional<std::string>& c) { return !c || *c == kChoices[kGo] || *c == kChoices[kCamp]; }
-
-std::string kinds_list(int from, int to) {
-  std::string text;
-  for (int k = from; k < to; ++k) text += (k > from ? ", " : "") + std::string(kKindNames[k]);
-  return text;
-}
 
 }  // namespace
-
-int kind_index(const std::string& name) {
-  for (int k = 0; k < kKinds; ++k)
-    if (name == kKindNames[k]) return k;
-  return -1;
-}
 
 Diamant::Diamant(int num_seats, const Options& options) : n_(num_seats) {
   // make() checks both before it builds a game; a direct build of the core must not get past them either
@@ -66,7 +53,7 @@ void Diamant::legal_actions(const State& s, std::vector<int>& out) const {
 
 void Diamant::apply(State& s, int action) const {
   const int seat = s.turn;
-  s.choices[seat] = kChoices[action];
+  s.choices[seat] = static_cast<Choice>(action);
   for (int next = seat + 1; next < n_; ++next)
     if (s.inside[next]) {
       s.turn = next;
@@ -83,14 +70,14 @@ void Diamant::reveal_choices(State& s) const {
   std::fill(s.gains.begin(), s.gains.end(), 0);
   int returners = 0;
   for (const auto& c : s.revealed)
-    if (c && *c == kChoices[kCamp]) ++returners;
+    if (c == kCamps) ++returners;
   if (returners) {
     // split_pool: an equal share each; the remainder stays in the pool
     const int share = s.pool / returners;
     s.pool -= share * returners;
     for (int seat = 0; seat < n_; ++seat) {
       const auto& c = s.revealed[seat];
-      if (!c || *c != kChoices[kCamp]) continue;
+      if (c != kCamps) continue;
       const int gain = s.hauls[seat] + share;
       s.banked[seat] += gain;
       s.gains[seat] = gain;
@@ -135,15 +122,12 @@ std::vector<std::pair<Diamant::Outcome, double>> Diamant::chance_outcomes(const 
   std::vector<std::pair<Outcome, double>> out;
   for (int k = 0; k < kKinds; ++k)
     // both counts are exact in a double, so the quotient is Python's count / total
-    if (s.deck[k]) out.emplace_back(kKindNames[k], static_cast<double>(s.deck[k]) / static_cast<double>(total));
+    if (s.deck[k]) out.emplace_back(static_cast<Kind>(k), static_cast<double>(s.deck[k]) / static_cast<double>(total));
   return out;
 }
 
 void Diamant::check_outcome(const State& s, const Outcome& o) const {
-  const int k = kind_index(o);
-  if (k < 0)
-    throw BadOutcome("a reveal is one card: a treasure " + kinds_list(0, kTreasureKinds) + " or a hazard " +
-                     kinds_list(kTreasureKinds, kKinds) + "; not '" + o + "'");
+  const int k = o;  // a kind (the reader took only a card's name)
   if (!s.deck[k]) {
     std::string left;
     for (int j = 0; j < kKinds; ++j) {
@@ -153,12 +137,12 @@ void Diamant::check_outcome(const State& s, const Outcome& o) const {
       left += kKindNames[j];
       if (c > 1) left += " x" + std::to_string(c);
     }
-    throw BadOutcome("no " + o + " is left in the deck; cards left: " + left);
+    throw BadOutcome(std::string("no ") + kKindNames[k] + " is left in the deck; cards left: " + left);
   }
 }
 
 void Diamant::apply_chance(State& s, const Outcome& o) const {
-  const int k = kind_index(o);
+  const int k = o;
   s.deck[k] -= 1;
   s.path.push_back(o);
   if (k < kTreasureKinds) {
@@ -227,7 +211,7 @@ void Diamant::observe(const State& s, int seat, float* out) const {
     out[banked + i] = static_cast<float>(s.banked[other]);
   }
   const auto& own = s.choices[seat];
-  if (own) out[own_choice + (*own == kChoices[kCamp] ? kCamp : kGo)] = 1;
+  if (own) out[own_choice + *own] = 1;
   for (int k = 0; k < kKinds; ++k) out[deck + k] = static_cast<float>(s.deck[k]);
   for (int t = 0; t < kHazards; ++t) out[removed + t] = static_cast<float>(s.removed[t]);
 }
@@ -240,8 +224,7 @@ void Diamant::observe(const State& s, int seat, float* out) const {
 void Diamant::validate(const State& s) const {
   const int n = n_;
   require_range(s.cave, 1, kCaves, "cave");
-  const std::string& p = s.phase;
-  require(p == kReveal || p == kChoose || p == kOver, "phase '" + p + "' is none of reveal, choose, over");
+  const Phase p = s.phase;
   const bool choose = p == kChoose, over = p == kOver;
   require(!over || s.cave == kCaves, "cave is " + std::to_string(s.cave) + " but the game is over");
 
@@ -261,11 +244,7 @@ void Diamant::validate(const State& s) const {
                                 std::to_string(ended) + " caves ended");
   require(s.path.size() <= static_cast<size_t>(kMaxPath), "path has more than 21 cards");
   int on_path[kKinds] = {};
-  for (const auto& card : s.path) {
-    const int k = kind_index(card);
-    require(k >= 0, "path: '" + card + "' is no card");
-    ++on_path[k];
-  }
+  for (const Kind card : s.path) ++on_path[card];
   for (int k = 0; k < kKinds; ++k) {
     const int all = k < kTreasureKinds ? kFullDeck[k] : kHazardCopies - s.removed[k - kTreasureKinds];
     require_range(s.deck[k], 0, all, "deck");
@@ -279,7 +258,6 @@ void Diamant::validate(const State& s) const {
   require(!over || s.path.empty(), "path: the game is over with cards on the path");
   require(!choose || !s.path.empty(), "path: a choice comes after a card, but the path is empty");
   require(s.last_path.size() <= static_cast<size_t>(kMaxPath), "last_path has more than 21 cards");
-  for (const auto& card : s.last_path) require(kind_index(card) >= 0, "last_path: '" + card + "' is no card");
 
   // The seats: who is IN, who is to choose, who has chosen.
   require_size(s.inside.size(), n, "inside");
@@ -295,8 +273,6 @@ void Diamant::validate(const State& s) const {
     require(s.turn == -1, "turn is " + std::to_string(s.turn) + ", not -1, when nobody is to choose");
   }
   for (int seat = 0; seat < n; ++seat) {
-    require(is_choice(s.choices[seat]), "choices: '" + s.choices[seat].value_or("") + "' is neither go nor camp");
-    require(is_choice(s.revealed[seat]), "revealed: '" + s.revealed[seat].value_or("") + "' is neither go nor camp");
     // the seats IN choose in seat order: those before the turn have chosen, no one else
     const bool has_chosen = choose && s.inside[seat] && seat < s.turn;
     require(s.choices[seat].has_value() == has_chosen,

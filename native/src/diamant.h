@@ -5,6 +5,8 @@
 // so that the two read side by side. The lockstep tests hold them to the same games.
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <optional>
 #include <algorithm>
 #include <string>
@@ -25,36 +27,46 @@ constexpr int kMaxPath = 21;         // cards in one cave at most (the module do
 constexpr int kGo = 0, kCamp = 1;
 
 // Card kinds, as the outcome words: the treasure values, then the hazards (KINDS).
-constexpr const char* kKindNames[kKinds] = {"1",  "2",  "3",  "4",  "5",  "7",  "9",  "11", "13", "14", "15", "17",
-                                            "snake", "spider", "fire", "rockfall", "mummy"};
+constexpr std::array<const char*, kKinds> kKindNames = {"1",  "2",  "3",  "4",  "5",  "7",  "9",
+                                                        "11", "13", "14", "15", "17", "snake", "spider",
+                                                        "fire", "rockfall", "mummy"};
+enum Kind : uint8_t {};  // a card kind: 0..16 in the order of kKindNames
+inline const std::array<const char*, kKinds>& names(Kind) { return kKindNames; }
 constexpr int kKindValue[kKinds] = {1, 2, 3, 4, 5, 7, 9, 11, 13, 14, 15, 17};  // gems; 0 on a hazard
 constexpr int kFullDeck[kKinds] = {1, 1, 1, 1, 2, 2, 1, 2, 1, 1, 1, 1, 3, 3, 3, 3, 3};
-constexpr const char* kChoices[2] = {"go", "camp"};
+// A seat's go / camp (the action ids kGo, kCamp), kept until all have chosen.
+enum Choice : uint8_t { kGoes = kGo, kCamps = kCamp };
+inline const std::array<const char*, 2>& names(Choice) {
+  static constexpr std::array<const char*, 2> words = {"go", "camp"};
+  return words;
+}
 
-// Phases.
-constexpr const char* kReveal = "reveal";  // a card is to be revealed (chance)
-constexpr const char* kChoose = "choose";  // the seats IN choose go / camp, one by one
-constexpr const char* kOver = "over";
+// Phases: a card is to be revealed (chance), the seats IN choose go / camp one by one, over.
+enum Phase : uint8_t { kReveal, kChoose, kOver };
+inline const std::array<const char*, 3>& names(Phase) {
+  static constexpr std::array<const char*, 3> words = {"reveal", "choose", "over"};
+  return words;
+}
 
 struct State {
   int cave = 1;                                           // 1..5
-  std::string phase = kReveal;
+  Phase phase = kReveal;
   int turn = -1;                                          // the seat to choose (phase choose), else -1
   std::vector<int> deck = std::vector<int>(kFullDeck, kFullDeck + kKinds);  // cards left, per kind
-  std::vector<std::string> path;                          // cards revealed in this cave, in order
+  std::vector<Kind> path;                                 // cards revealed in this cave, in order
   std::vector<int> seen = std::vector<int>(kHazards, 0);  // hazard types seen here
   std::vector<int> removed = std::vector<int>(kHazards, 0);  // removed for good
   std::vector<bool> inside;                               // per seat: IN this cave
   std::vector<int> hauls;                                 // per seat: gems held in this cave
   std::vector<int> banked;                                // per seat: gems banked (score)
   int pool = 0;                                           // the remainder pool
-  std::vector<std::optional<std::string>> choices;        // per seat: pending go/camp
+  std::vector<std::optional<Choice>> choices;             // per seat: pending go/camp
   int treasure_revealed = 0;                              // gems on every treasure card revealed so far
   int lost = 0;                                           // hauls caught by a double, pools left at a cave's end
   // Public records of what happened last, for people and front ends:
-  std::vector<std::optional<std::string>> revealed;       // the choices revealed last
+  std::vector<std::optional<Choice>> revealed;            // the choices revealed last
   std::vector<int> gains;                                 // gems each seat banked at that reveal
-  std::vector<std::string> last_path;                     // the cards of the cave that ended last
+  std::vector<Kind> last_path;                            // the cards of the cave that ended last
   std::vector<int> last_losses;                           // hauls lost at its end (a double)
   int last_pool = 0;                                      // gems left in its pool at its end (lost)
 
@@ -70,13 +82,10 @@ struct State {
   }
 };
 
-// The kind of a card name (KIND_INDEX), or -1 for a name that is none.
-int kind_index(const std::string& name);
-
 class Diamant {
  public:
   using State = diamant::State;
-  using Outcome = std::string;  // a card kind's name, as check_outcome returns it: "15", "snake"
+  using Outcome = Kind;  // a card kind, read and written as its name, as check_outcome returns it: "15", "snake"
 
   Diamant(int num_seats, const Options& options);
   int num_seats() const { return n_; }
@@ -97,7 +106,7 @@ class Diamant {
     if (!total) throw BadOutcome("no card is left in the deck to reveal");  // validate makes it unreachable
     int x = static_cast<int>(raw_below(bits, static_cast<uint64_t>(total)));
     for (int k = 0; k < kKinds; ++k) {
-      if (x < s.deck[k]) return kKindNames[k];
+      if (x < s.deck[k]) return static_cast<Kind>(k);
       x -= s.deck[k];
     }
     throw std::logic_error("unreachable: x < total");
