@@ -6,7 +6,7 @@
 // #include "court.h"  // TODO port
 #include "diamant.h"
 #include "heckmeck.h"
-// #include "sechs_nimmt.h"  // TODO port
+#include "sechs_nimmt.h"
 
 namespace py = pybind11;
 using namespace tablezoo;
@@ -71,7 +71,7 @@ PYBIND11_MODULE(_native, m) {
   });
 
   bind_game<heckmeck::Heckmeck>(m, "Heckmeck");
-  // bind_game<sechs_nimmt::SechsNimmt>(m, "SechsNimmt");
+  bind_game<sechs_nimmt::SechsNimmt>(m, "SechsNimmt");
   bind_game<diamant::Diamant>(m, "Diamant");
   // bind_game<court::Court>(m, "Court");
 }

@@ -1,0 +1,152 @@
+// 6 nimmt!: the C++ twin of tablezoo/games/sechs_nimmt.py.
+//
+// The module docstring of sechs_nimmt.py is the spec; this file follows its Python twin
+// function by function (target, legal_actions, _apply, _reveal, _place, _take,
+// _end_round, _start_draft, chance, observe) so that the two read side by side. The
+// lockstep tests hold them to the same games.
+#pragma once
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tablezoo/core.h"
+
+namespace tablezoo::sechs_nimmt {
+
+constexpr int kFullDeck = 104;
+constexpr int kHand = 10;
+constexpr int kRows = 4;
+constexpr int kRowMax = 5;  // the sixth card takes the row
+constexpr int kEndTotal = 66;
+constexpr int kMaxRowHeads = 27;  // 55, 66, 77, 88, 99 in one row
+constexpr int kMaxRoundHeads = 171;
+constexpr int kMaxTotal = kEndTotal - 1 + kMaxRoundHeads;
+
+// Phases (the state's `phase`, as the Python engine writes them).
+inline const std::string kDeal = "deal";      // the round's deal is due (chance)
+inline const std::string kDraft = "draft";    // logic: a seat picks a card from the table
+inline const std::string kChoose = "choose";  // a seat chooses its card for the trick
+inline const std::string kRow = "row";        // a seat whose card fits no row chooses the row to take
+inline const std::string kOver = "over";
+
+// Bull heads of a card: 55 -> 7, other multiples of 11 -> 5, multiples of 10 -> 3,
+// other cards ending in 5 -> 2, all others -> 1.
+constexpr int heads(int card) {
+  if (card == 55) return 7;
+  if (card % 11 == 0) return 5;
+  if (card % 10 == 0) return 3;
+  if (card % 10 == 5) return 2;
+  return 1;
+}
+
+// Cards in use: 104, or 10 n + 4 under tactic or logic.
+constexpr int deck_size(int num_seats, bool tactic, bool logic) {
+  return tactic || logic ? kHand * num_seats + kRows : kFullDeck;
+}
+
+using Rows = std::vector<std::vector<int>>;
+
+// Where `card` goes: row index i for its right end, i + 4 for its left end (profi),
+// -1 if no row fits (the owner chooses a row to take). `rows` holds 4 non-empty rows.
+int target(const Rows& rows, int card, bool profi);
+
+struct State {
+  std::string phase = kDeal;
+  int round = 1;
+  int turn = 0;                          // the seat to decide in the draft, the card choice or the row choice
+  std::vector<std::vector<int>> hands;   // ascending; chosen card kept until the reveal
+  Rows rows;                             // left .. right, ascending; none (empty) or 4
+  std::vector<int> chosen;               // per seat, this trick's card before the reveal (0: none)
+  std::vector<int> trick;                // per seat, the card revealed in this (or the last) trick
+  std::vector<int> pending;              // seats whose revealed card is still to place, in order
+  std::vector<int> pool;                 // logic: cards on the table to draft, ascending
+  std::vector<std::vector<int>> piles;   // cards each seat took this round
+  std::vector<int> round_heads;          // heads each seat took this round
+  std::vector<int> totals;               // heads before this round
+  std::vector<std::vector<int>> history; // heads of each finished round, per seat
+  std::string last;                      // the latest public event, for people
+
+  static constexpr auto fields() {
+    return std::make_tuple(field("phase", &State::phase), field("round", &State::round),
+                           field("turn", &State::turn), field("hands", &State::hands),
+                           field("rows", &State::rows), field("chosen", &State::chosen),
+                           field("trick", &State::trick), field("pending", &State::pending),
+                           field("pool", &State::pool), field("piles", &State::piles),
+                           field("round_heads", &State::round_heads), field("totals", &State::totals),
+                           field("history", &State::history), field("last", &State::last));
+  }
+};
+
+// The outcome of a deal, in check_outcome's normalised form: {"hands": [[10 cards] per
+// seat], "rows": [4 cards]} (rows in order row 1..4).
+struct Deal {
+  std::vector<std::vector<int>> hands;
+  std::vector<int> rows;
+
+  static constexpr auto fields() {
+    return std::make_tuple(field("hands", &Deal::hands), field("rows", &Deal::rows));
+  }
+};
+
+class SechsNimmt {
+ public:
+  using State = sechs_nimmt::State;
+  using Outcome = Deal;
+
+  SechsNimmt(int num_seats, const Options& options);
+  int num_seats() const { return n_; }
+  int num_actions() const { return row_action_ + kRows; }
+  int observation_size() const { return size_; }
+
+  State initial_state() const;
+  int to_move(const State& s) const;
+  void legal_actions(const State& s, std::vector<int>& out) const;
+  void apply(State& s, int action) const;
+
+  // The deal, drawn as the reference draws it: a permutation of the deck (numpy's), the
+  // first ten cards to each seat in turn (sorted), the next four to the rows.
+  template <class Bits>
+  Outcome sample_chance(const State&, Bits& bits) const {
+    std::vector<int> cards;
+    numpy_permutation(bits, deck_, cards);
+    Deal deal;
+    deal.hands.resize(n_);
+    for (int seat = 0; seat < n_; ++seat) {
+      auto& hand = deal.hands[seat];
+      hand.assign(cards.begin() + kHand * seat, cards.begin() + kHand * (seat + 1));
+      for (int& card : hand) card += 1;
+      std::sort(hand.begin(), hand.end());
+    }
+    deal.rows.assign(cards.begin() + kHand * n_, cards.begin() + kHand * n_ + kRows);
+    for (int& card : deal.rows) card += 1;
+    return deal;
+  }
+  std::vector<std::pair<Outcome, double>> chance_outcomes(const State& s) const;
+  void check_outcome(const State& s, const Outcome& o) const;
+  void apply_chance(State& s, const Outcome& o) const;
+
+  void observe(const State& s, int seat, float* out) const;
+  std::vector<double> scores(const State& s) const;
+  std::vector<int> winners(const State& s) const;
+  void validate(const State& s) const;
+
+ private:
+  void reveal(State& s) const;
+  void place(State& s) const;
+  void take(State& s, int seat, int i, int card) const;
+  void end_round(State& s) const;
+  void start_draft(State& s) const;
+
+  int n_;
+  bool profi_, logic_;
+  int deck_;        // D
+  int row_action_;  // the id of `row 1`: D, or 2 D under logic
+  int size_;        // the observation's size
+  // Offsets of observation_fields(n, D, logic); a one-hot card field holds card c at offset + c - 1.
+  int o_hand_, o_choice_, o_seen_, o_row_last_, o_heads_, o_has_chosen_, o_to_move_, o_phase_;
+  int o_trick_, o_placing_, o_cards_left_, o_fit_, o_fit_heads_, o_gap_, o_open_, o_others_hands_, o_pool_;
+};
+
+}  // namespace tablezoo::sechs_nimmt
