@@ -1,0 +1,191 @@
+"""Self-play PPO in one file: one masked policy plays every seat of N games on the batched env.
+
+    python benchmarks/selfplay_ppo.py --game diamant --num-envs 256 --updates 200 --out runs/selfplay-diamant
+
+A CleanRL-style example of the self-play face (:class:`tablezoo.envs.batched.SelfPlayBatch`),
+in plain PyTorch (the ``train`` extra): every decision of every seat comes back from the
+batch, one network picks them all, and each seat's decisions form its own episode, paid
+with that seat's reward (zero-sum: the winners share +1, the others -1). Episodes are
+collected whole (each game's decisions are kept until it ends), so the advantage is the
+episode's return less the value (no bootstrapping across a rollout's edge). The network
+reads the padded observation, so one network could play every seat count.
+
+Every ``--eval-every`` updates the policy plays the heuristic bots (a
+:class:`~tablezoo.envs.batched.BatchedVectorEnv`, the learner at a random seat) and the win
+share is logged; ``metrics.jsonl`` and ``model.pt`` go to ``--out``, and a run resumes from them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from tablezoo.envs.batched import BatchedVectorEnv, SelfPlayBatch
+
+
+class Policy(nn.Module):
+    def __init__(self, obs_size: int, num_actions: int, hidden: int = 128) -> None:
+        super().__init__()
+        self.body = nn.Sequential(
+            nn.Linear(obs_size, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh()
+        )
+        self.logits = nn.Linear(hidden, num_actions)
+        self.value = nn.Linear(hidden, 1)
+
+    def forward(
+        self, obs: torch.Tensor, mask: torch.Tensor
+    ) -> tuple[torch.distributions.Categorical, torch.Tensor]:
+        h = self.body(obs)
+        logits = self.logits(h).masked_fill(~mask, -1e9)  # illegal moves get no probability
+        return torch.distributions.Categorical(logits=logits), self.value(h).squeeze(-1)
+
+
+def collect(batch: SelfPlayBatch, policy: Policy, state: dict, min_steps: int, scale: torch.Tensor) -> dict:
+    """Play until at least ``min_steps`` decisions of finished episodes are collected."""
+    obs, infos = state["obs"], state["infos"]
+    pending: list[list[tuple]] = state[
+        "pending"
+    ]  # per game: its decisions so far (seat, obs, mask, action, logp, value)
+    done: list[tuple] = []
+    while len(done) < min_steps:
+        o = torch.as_tensor(obs) / scale
+        m = torch.as_tensor(infos["action_mask"]).bool()
+        with torch.no_grad():
+            dist, value = policy(o, m)
+            action = dist.sample()
+        logp = dist.log_prob(action)
+        seats = infos["to_move"].copy()
+        for i in range(len(seats)):
+            pending[i].append((int(seats[i]), o[i], m[i], int(action[i]), float(logp[i]), float(value[i])))
+        obs, rewards, terminated, truncated, infos = batch.step(action.numpy())
+        for i in np.flatnonzero(terminated | truncated):
+            payoff = rewards[i]  # every seat's reward at the end (zero-sum)
+            done.extend((o_, m_, a, lp, v, float(payoff[s])) for s, o_, m_, a, lp, v in pending[i])
+            pending[i] = []
+    state["obs"], state["infos"] = obs, infos
+    o, m, a, lp, v, ret = zip(*done, strict=True)
+    return {
+        "obs": torch.stack(o),
+        "mask": torch.stack(m),
+        "action": torch.tensor(a),
+        "logp": torch.tensor(lp),
+        "value": torch.tensor(v),
+        "return": torch.tensor(ret),
+    }
+
+
+def update(policy: Policy, optimizer: torch.optim.Optimizer, data: dict, args: argparse.Namespace) -> dict:
+    advantage = data["return"] - data["value"]
+    advantage = (advantage - advantage.mean()) / (advantage.std() + 1e-8)
+    n = len(advantage)
+    stats: dict[str, float] = {}
+    for _ in range(args.epochs):
+        for idx in torch.randperm(n).split(args.minibatch):
+            dist, value = policy(data["obs"][idx], data["mask"][idx])
+            ratio = (dist.log_prob(data["action"][idx]) - data["logp"][idx]).exp()
+            adv = advantage[idx]
+            clipped = torch.clamp(ratio, 1 - args.clip, 1 + args.clip)
+            policy_loss = -torch.min(ratio * adv, clipped * adv).mean()
+            value_loss = ((value - data["return"][idx]) ** 2).mean()
+            entropy = dist.entropy().mean()
+            loss = policy_loss + 0.5 * value_loss - args.entropy * entropy
+            optimizer.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
+            optimizer.step()
+            stats = {
+                "policy_loss": policy_loss.item(),
+                "value_loss": value_loss.item(),
+                "entropy": entropy.item(),
+            }
+    return stats
+
+
+def evaluate(
+    game: str, players: int | None, policy: Policy, scale: torch.Tensor, games: int, seed: int
+) -> float:
+    """The policy's win share against heuristic bots at the other seats (a tie shares)."""
+    env = BatchedVectorEnv(game, min(games, 256), players, opponents="heuristic", seed=seed, padded=True)
+    obs, infos = env.reset()
+    wins = finished = 0.0
+    while finished < games:
+        with torch.no_grad():
+            dist, _ = policy(torch.as_tensor(obs) / scale, torch.as_tensor(infos["action_mask"]).bool())
+        obs, rewards, terminated, truncated, infos = env.step(dist.probs.argmax(-1).numpy())
+        ended = terminated | truncated
+        finished += ended.sum()
+        wins += (rewards[ended] > 0).sum()  # zero-sum: a positive reward is a (shared) win
+    return float(wins / finished)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", default="diamant")
+    parser.add_argument("--players", type=int, default=None)
+    parser.add_argument("--num-envs", type=int, default=256)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--updates", type=int, default=100)
+    parser.add_argument("--steps", type=int, default=8192, help="decisions per update, at least")
+    parser.add_argument("--epochs", type=int, default=4)
+    parser.add_argument("--minibatch", type=int, default=1024)
+    parser.add_argument("--lr", type=float, default=3e-4)
+    parser.add_argument("--clip", type=float, default=0.2)
+    parser.add_argument("--entropy", type=float, default=0.01)
+    parser.add_argument("--eval-every", type=int, default=20)
+    parser.add_argument("--eval-games", type=int, default=500)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", default="runs/selfplay")
+    args = parser.parse_args(argv)
+
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(1)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    batch = SelfPlayBatch(
+        args.game, args.num_envs, args.players, seed=args.seed, num_threads=args.threads, padded=True
+    )
+    scale = torch.as_tensor(batch.spec.scale())
+    policy = Policy(batch.spec.size, batch.game.num_actions)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=args.lr)
+    start_update = 0
+    if (out / "model.pt").exists():  # resume
+        saved = torch.load(out / "model.pt")
+        policy.load_state_dict(saved["policy"])
+        optimizer.load_state_dict(saved["optimizer"])
+        start_update = saved["update"]
+    obs, infos = batch.reset(seed=args.seed + start_update)
+    state = {"obs": obs, "infos": infos, "pending": [[] for _ in range(args.num_envs)]}
+    with open(out / "metrics.jsonl", "a") as log:
+        for k in range(start_update, args.updates):
+            t = time.perf_counter()
+            data = collect(batch, policy, state, args.steps, scale)
+            t_play = time.perf_counter() - t
+            stats = update(policy, optimizer, data, args)
+            row = {
+                "update": k + 1,
+                "decisions": len(data["action"]),
+                "play_s": round(t_play, 2),
+                "learn_s": round(time.perf_counter() - t - t_play, 2),
+                **stats,
+            }
+            if args.eval_every and (k + 1) % args.eval_every == 0:
+                row["win_share_vs_heuristic"] = evaluate(
+                    args.game, args.players, policy, scale, args.eval_games, 10_000 + k
+                )
+            log.write(json.dumps(row) + "\n")
+            log.flush()
+            print(json.dumps(row))
+            torch.save(
+                {"policy": policy.state_dict(), "optimizer": optimizer.state_dict(), "update": k + 1},
+                out / "model.pt",
+            )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,39 @@
+"""The self-play PPO example (benchmarks/selfplay_ppo.py) runs, logs and resumes (a tiny smoke run)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from tablezoo.games.native import available
+
+pytestmark = pytest.mark.skipif(not available(), reason="the native core is not built")
+EXAMPLE = Path(__file__).resolve().parents[2] / "benchmarks" / "selfplay_ppo.py"
+
+
+def test_the_selfplay_example_trains_evaluates_and_resumes(tmp_path: Path) -> None:
+    spec = importlib.util.spec_from_file_location("selfplay_ppo", EXAMPLE)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    args = [
+        "--game",
+        "heckmeck",
+        "--num-envs",
+        "16",
+        "--steps",
+        "256",
+        "--eval-every",
+        "2",
+        "--eval-games",
+        "16",
+    ]
+    module.main([*args, "--updates", "2", "--out", str(tmp_path)])
+    module.main([*args, "--updates", "3", "--out", str(tmp_path)])  # resumes at update 3
+    rows = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    assert [r["update"] for r in rows] == [1, 2, 3]
+    assert 0.0 <= rows[1]["win_share_vs_heuristic"] <= 1.0
+    assert all(r["decisions"] >= 256 for r in rows)
