@@ -105,6 +105,10 @@ class NativeGame(Game[Any]):
         self.reference: Game[Any] = self.reference_class(num_seats, **options)
         super().__init__(num_seats, **options)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # rebuilt from its configuration (the bound C++ functions are not picklable themselves)
+        return (_rebuild, (self.reference_class, self.num_seats, dict(self.options)))
+
     def _configure(self) -> None:
         ref = self.reference
         self.action_names = ref.action_names
@@ -287,6 +291,10 @@ class NativeGame(Game[Any]):
                 f"{type(state).__name__} is not a state of the native core's {self.info.title}; "
                 "convert a Python engine state with game.from_reference(state) or through JSON"
             )
+
+
+def _rebuild(reference: type[Game[Any]], num_seats: int, options: dict[str, bool]) -> NativeGame:
+    return native_class(reference)(num_seats, **options)
 
 
 @functools.cache

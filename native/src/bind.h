@@ -198,6 +198,8 @@ template <class G>
 struct Boxed {
   typename G::State s;
   uint64_t key;
+  int num_seats = 0;  // the configuration, for pickling
+  Options options;
 };
 
 template <class G>
@@ -210,7 +212,9 @@ struct Bound {
   py::ssize_t pad_size = 0;
   int pad_seats_at = -1;                // observe_padded: the one-hot seat count's entry
 
-  Bound(int num_seats, const Options& options) : game(num_seats, options), key(config_key(num_seats, options)) {}
+  Options options;  // as built (pickling rebuilds the game from them)
+  Bound(int num_seats, const Options& options)
+      : game(num_seats, options), key(config_key(num_seats, options)), options(options) {}
 
   // The bits of the numpy Generator last used, kept with a reference to it (so that its
   // address cannot be reused by another while it is cached): a game loop passes the same one.
@@ -223,6 +227,8 @@ struct Bound {
     }
     return *cached_bits;
   }
+
+  Boxed<G> box(typename G::State s) const { return Boxed<G>{std::move(s), key, game.num_seats(), options}; }
 
   static uint64_t config_key(int num_seats, const Options& options) {
     uint64_t k = static_cast<uint64_t>(num_seats);
@@ -589,7 +595,7 @@ void bind_batch(py::module_& m, const std::string& name) {
       }, py::arg("actions"), "Apply one action per game (the seat to move's) and write the next decisions.")
       .def("state", [](const BB& bb, int i) {
         if (i < 0 || i >= bb.batch->num_envs()) throw py::value_error("no game " + std::to_string(i));
-        return Boxed<G>{bb.batch->state(i), bb.key};
+        return bb.game_object.template cast<const Bound<G>&>().box(bb.batch->state(i));
       }, "A copy of game i's state (a native state of the game).")
       .def("learner", [](const BB& bb, int i) {
         if (i < 0 || i >= bb.batch->num_envs()) throw py::value_error("no game " + std::to_string(i));
@@ -611,6 +617,18 @@ void bind_game(py::module_& m, const char* name) {
   }, State::fields());
   state_class
       .def("to_fields", [](const Box& b) { return to_python(b.s); }, "The state's fields as a dict (the dataclass's __dict__).")
+      .def(py::pickle(
+          [](const Box& b) { return py::make_tuple(b.num_seats, b.options, to_python(b.s)); },
+          [](const py::tuple& t) {  // rebuilt and checked as a state read from JSON
+            if (t.size() != 3) throw BadState("a pickled state is (num_seats, options, fields)");
+            const int n = t[0].cast<int>();
+            const Options options = t[1].cast<Options>();
+            Bound<G> game(n, options);
+            Box box{State{}, game.key, n, options};
+            read_value(t[2], box.s, "");
+            game.game.validate(box.s);
+            return box;
+          }))
       .def("__copy__", [](const Box& b) { return Box(b); })
       .def("__deepcopy__", [](const Box& b, py::handle) { return Box(b); }, py::arg("memo"))
       .def("__eq__", [](const Box& a, py::handle other) {
@@ -624,12 +642,14 @@ void bind_game(py::module_& m, const char* name) {
   Fast<G>::state_type = reinterpret_cast<PyTypeObject*>(state_class.ptr());
   py::class_<B>(m, name)
       .def(py::init<int, const Options&>(), py::arg("num_seats"), py::arg("options"))
+      .def(py::pickle([](const B& b) { return py::make_tuple(b.game.num_seats(), b.options); },
+                      [](const py::tuple& t) { return B(t[0].cast<int>(), t[1].cast<Options>()); }))
       .def("fast_methods", [](py::handle self) { return Fast<G>::methods(self); },
            "to_move, legal_actions, apply, advance and observe as fastcall functions bound to this game.")
       .def_property_readonly("num_seats", [](const B& b) { return b.game.num_seats(); })
       .def_property_readonly("num_actions", [](const B& b) { return b.game.num_actions(); })
       .def_property_readonly("observation_size", [](const B& b) { return b.game.observation_size(); })
-      .def("initial_state", [](const B& b) { return Box{b.game.initial_state(), b.key}; })
+      .def("initial_state", [](const B& b) { return b.box(b.game.initial_state()); })
       .def("to_move", [](const B& b, const Box& s) { return b.game.to_move(b.check(s)); })
       .def("is_terminal", [](const B& b, const Box& s) { return b.game.to_move(b.check(s)) == kTerminal; })
       .def("legal_actions", [](B& b, const Box& box) {
@@ -768,7 +788,7 @@ void bind_game(py::module_& m, const char* name) {
         if (b.game.to_move(s) != kTerminal) throw py::value_error("winners are known only when the game is over");
         return b.game.winners(s);
       })
-      .def("clone", [](const B& b, const Box& box) { return Box{b.check(box), b.key}; })
+      .def("clone", [](const B& b, const Box& box) { return b.box(b.check(box)); })
       .def_property_readonly_static("has_heuristic", [](py::handle) { return HeuristicOf<G>::exists; })
       .def("heuristic", [](B& b, const Box& box, Rng& rng) {
         const State& s = b.check(box);
@@ -779,7 +799,7 @@ void bind_game(py::module_& m, const char* name) {
         return bot.act(b.game, s, mover, rng);
       }, "The native heuristic bot's move for the seat to move (a fresh bot: no memory of earlier moves).")
       .def("state_from_fields", [](const B& b, py::handle fields) {
-        Box box{State{}, b.key};
+        Box box = b.box(State{});
         read_value(fields, box.s, "");
         b.game.validate(box.s);
         return box;

@@ -283,3 +283,18 @@ def test_the_native_core_is_built_where_required() -> None:
     """`make` builds the core and sets TABLEZOO_REQUIRE_NATIVE: there it must be importable."""
     if os.environ.get("TABLEZOO_REQUIRE_NATIVE") == "1":
         assert available()
+
+
+@needs_native
+@pytest.mark.parametrize("name", list(GAMES))
+def test_games_and_states_pickle(name: str) -> None:
+    """Multiprocessing vector envs and process pools pickle envs, games and states."""
+    import pickle
+
+    game, states = states_along_a_game(name)
+    copy = pickle.loads(pickle.dumps(game))
+    assert type(copy) is type(game) and copy.config == game.config
+    for state in states[:10]:
+        again = pickle.loads(pickle.dumps(state))
+        assert copy.to_json(again) == game.to_json(state)
+        assert copy.legal_actions(again) == game.legal_actions(state)
