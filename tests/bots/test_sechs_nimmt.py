@@ -187,7 +187,7 @@ def table(options: dict[str, bool], hand: list[int], rows: list[list[int]], seat
     rest = [c for c in range(1, game.deck + 1) if c not in used]
     hands = [sorted(hand)] + [rest[10 * s : 10 * s + 10] for s in range(seats - 1)]
     game.apply_chance(state, {"hands": hands, "rows": [r[0] for r in rows]})
-    state.rows = [list(r) for r in rows]
+    state = game.replace(state, rows=[list(r) for r in rows])
     return Seat.of(game, state, 0)
 
 
