@@ -3,7 +3,7 @@
 #include <pybind11/pybind11.h>
 
 #include "bind.h"
-// #include "court.h"  // TODO port
+#include "court.h"
 #include "diamant.h"
 #include "heckmeck.h"
 #include "sechs_nimmt.h"
@@ -73,5 +73,5 @@ PYBIND11_MODULE(_native, m) {
   bind_game<heckmeck::Heckmeck>(m, "Heckmeck");
   bind_game<sechs_nimmt::SechsNimmt>(m, "SechsNimmt");
   bind_game<diamant::Diamant>(m, "Diamant");
-  // bind_game<court::Court>(m, "Court");
+  bind_game<court::Court>(m, "Court");
 }
