@@ -335,15 +335,19 @@ def _public_prefix(game: SechsNimmt, state: SechsNimmtState) -> list[int] | None
     return known_prefix(game.deck, cards)
 
 
-def model_choices(game: SechsNimmt, state: SechsNimmtState, me: int) -> None:
-    """Replace the cards the other seats have chosen in a sample (drawn uniformly from
-    their sampled hands) by the heuristic's choice from those hands: an opponent model."""
+def model_choices(game: SechsNimmt, state: SechsNimmtState, me: int) -> SechsNimmtState:
+    """The sample with the cards the other seats have chosen (drawn uniformly from their
+    sampled hands) replaced by the heuristic's choice from those hands: an opponent model.
+
+    A new state (``game.replace``), so that it works on either core's states."""
     if state.phase != CHOOSE or not any(state.chosen[s] for s in range(game.num_seats) if s != me):
-        return
+        return state
     public, table = _public_prefix(game, state), row_table(state.rows)
+    chosen = list(state.chosen)
     for s in range(game.num_seats):
-        if s != me and state.chosen[s]:
-            state.chosen[s] = _rollout_card(game, state, s, public, table)
+        if s != me and chosen[s]:
+            chosen[s] = _rollout_card(game, state, s, public, table)
+    return game.replace(state, chosen=chosen)
 
 
 # --------------------------------------------------------------------------- the search bot
@@ -474,7 +478,7 @@ class SechsNimmtSearchBot:
         for _ in range(samples):
             sample = seat.sample_state(self.rng)
             if self.model:
-                model_choices(game, sample, me)
+                sample = model_choices(game, sample, me)
             stream = int(self.rng.integers(2**63))
             before = [t + h for t, h in zip(sample.totals, sample.round_heads, strict=True)]
             for action in actions:
