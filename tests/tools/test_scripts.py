@@ -31,13 +31,49 @@ def test_benchmark_writes_json(tmp_path: Path, capsys: pytest.CaptureFixture[str
         ["--seconds", "0.05", "--repeats", "1", "--games", "heckmeck_v0", "--out", str(out)]
     )
     assert json.loads(out.read_text()) == result
-    figures = result["games"]["heckmeck_v0"]
-    assert figures["engine_decisions_per_s"] > 0 and figures["env_steps_per_s"] > 0
+    cores = result["games"]["heckmeck_v0"]["cores"]
+    assert set(cores) == {"native", "python"}
+    for core, figures in cores.items():
+        assert figures["env_steps_per_s"] > 0 and figures["raw_env_steps_per_s"] > 0
+        assert figures["observe_batch"]["one_state_us"] > 0
+        for split in figures["seat_counts"].values():  # the default seat count and the most seats
+            assert split["engine_decisions_per_s"] > 0 and split["engine_vs_pig"] > 0
+            assert split["engine_vs_card_game"] > 0
+            assert ("native_loop_vs_python_engine" in split) == (core == "native")
+    assert set(cores["native"]["met"]) == {"engine_vs_pig", "native_loop", "observe", "env", "raw_env"}
     assert result["reference"]["env_steps_per_s"] > 0
-    assert set(figures["met"]) == {"observe", "env", "raw_env", "observe_batch", "engine"}
-    assert figures["observe_batch"]["marginal_us_per_state"] is not None
-    assert figures["observe_batch"]["one_state_us"] > 0
-    # the env() ceilings: with the adapter free, and with observe at its target too
-    assert figures["env_ceiling_vs_reference_env"] > 0 and figures["env_ceiling_at_observe_target"] > 0
+    assert set(result["reference"]["openspiel"]) == {"pig", "leduc_poker"}
     table = throughput.markdown_table(result)
-    assert table.count("\n| Heckmeck ") == 2  # the default seat count, and the most seats
+    assert table.count("\n| Heckmeck ") == 4  # two seat counts on each core
+
+
+def test_batched_benchmark_writes_json(tmp_path: Path) -> None:
+    from tablezoo.games.native import available
+
+    if not available():
+        pytest.skip("the native core is not built")
+    spec = importlib.util.spec_from_file_location("batched_bench", ROOT / "benchmarks" / "batched.py")
+    assert spec and spec.loader
+    batched = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(batched)
+    out = tmp_path / "batched.json"
+    args = [
+        "--seconds",
+        "0.02",
+        "--repeats",
+        "1",
+        "--games",
+        "diamant",
+        "--ppo-steps",
+        "512",
+        "--out",
+        str(out),
+    ]
+    result = batched.main(args)
+    assert json.loads(out.read_text()) == result
+    figures = result["games"]["diamant"]
+    assert set(figures["selfplay_steps_per_s"]) == {"1", "64", "1024", "4096"}
+    assert figures["python_env_steps_per_s"] > 0 and figures["dummy_vec_env_steps_per_s"] > 0
+    assert 0 < figures["memory_mb_at_4096"] < 1000
+    assert figures["maskable_ppo"]["batched_steps_per_s"] > 0
+    assert "| Diamant 4 |" in batched.markdown_table(result)
