@@ -155,7 +155,8 @@ def test_a_diamant_score_beyond_a_byte_is_observed_exactly() -> None:
     game.advance(state, rng)
     for banked in ([0, 255, 3], [256, 0, 0], [0, 7, 600]):
         # the gems banked come from treasure revealed (the native core checks the balance)
-        state = game.replace(state, banked=banked, treasure_revealed=sum(banked) + sum(state.hauls) + state.pool)
+        revealed = sum(banked) + sum(state.hauls) + state.pool
+        state = game.replace(state, banked=banked, treasure_revealed=revealed)
         for seat in range(3):
             got = game.observe(state, seat)
             _assert_same(game, state, seat, got)
