@@ -46,7 +46,7 @@ copy what you keep.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -233,7 +233,7 @@ class BatchedVectorEnv(_Batch, gymnasium.vector.VectorEnv):  # type: ignore[misc
             as :class:`SelfPlayBatch`.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"autoreset_mode": gymnasium.vector.AutoresetMode.SAME_STEP}
+    metadata = {"autoreset_mode": gymnasium.vector.AutoresetMode.SAME_STEP}  # noqa: RUF012 - Gymnasium's convention
 
     def __init__(
         self,

@@ -35,15 +35,15 @@ def game_class(name: str) -> type[Game[Any]]:
     return getattr(importlib.import_module(f"tablezoo.games.{name}"), GAMES[name])
 
 
-def make(name: str, num_seats: int | None = None, *, core: str | None = None, **options: bool) -> Game[Any]:
-    """The game ``name`` for ``num_seats`` seats with the given options.
+def make(name: str, num_seats: int | None = None, **options: Any) -> Game[Any]:
+    """The game ``name`` for ``num_seats`` seats with the given options (on or off: ``True``/``False``).
 
-    ``core`` chooses the rules' implementation: ``"native"`` (C++, the default when it is
+    The keyword ``core`` chooses the rules' implementation: ``"native"`` (C++, the default when it is
     built) or ``"python"`` (the reference); unset, the ``TABLEZOO_CORE`` environment
     variable decides (:mod:`tablezoo.games.native`). Both play the same game move for move.
     """
     cls = game_class(name)
-    if resolve_core(core) == "native":
+    if resolve_core(options.pop("core", None)) == "native":
         return native_class(cls)(num_seats, **options)
     return cls(num_seats, **options)
 

@@ -41,6 +41,7 @@ and leaves the state as it was.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 from collections.abc import Mapping, Sequence
@@ -254,7 +255,7 @@ class NativeGame(Game[Any]):
 
     def replace(self, state: Any, **changes: Any) -> Any:
         self._check_state(state)
-        names = set(self.reference.state_type.__dataclass_fields__)
+        names = {f.name for f in dataclasses.fields(self.reference.state_type)}
         unknown = sorted(set(changes) - names)
         if unknown:
             raise ConfigError(f"{self.info.title} states have no field {', '.join(map(repr, unknown))}")
@@ -279,7 +280,7 @@ class NativeGame(Game[Any]):
         if data.get("config") != self.config:
             raise ConfigError(f"state configuration {data.get('config')} differs from {self.config}")
         values = data.get("state")
-        fields = sorted(self.reference.state_type.__dataclass_fields__)
+        fields = sorted(f.name for f in dataclasses.fields(self.reference.state_type))
         if not isinstance(values, Mapping) or sorted(values) != fields:
             found = sorted(values) if isinstance(values, Mapping) else values
             raise ConfigError(f"state fields {found} differ from {fields}")

@@ -18,7 +18,7 @@ episode's info says ``TimeLimit.truncated``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -91,5 +91,5 @@ class SB3BatchedVecEnv(VecEnv):
     def env_is_wrapped(self, wrapper_class: type, indices: VecEnvIndices = None) -> list[bool]:
         return [False for _ in self._indices(indices)]
 
-    def get_images(self) -> Iterable[np.ndarray | None]:
+    def get_images(self) -> Sequence[np.ndarray | None]:
         return [None for _ in range(self.num_envs)]
