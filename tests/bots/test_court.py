@@ -11,20 +11,25 @@ import pytest
 from tablezoo.bots.core import RandomBot, Seat
 from tablezoo.bots.court import CourtGreedyBot, expected_matches
 from tablezoo.games import make
-from tablezoo.games.core import CHANCE, TERMINAL
+from tablezoo.games.core import CHANCE, TERMINAL, Game
 from tablezoo.games.court import (
     ALCHEMIST,
     ASTRONOMER,
+    CHARLATAN,
+    FARMER,
     FOOL,
     GENERAL,
+    GUARD,
+    HUNTER,
+    KING,
     KNIGHT,
+    LABORER,
     MAGICIAN,
     NOBLEWOMAN,
     PHILOSOPHER,
     PLAY,
+    QUEEN,
     TAKE_PHASE,
-    Court,
-    CourtState,
     held_bits,
     parse_dice,
 )
@@ -39,7 +44,7 @@ class StrictBot(CourtGreedyBot):
         raise AssertionError(f"no planned move in phase {state.phase}")
 
 
-def play(game: Court, bots: list[Any], seed: int) -> tuple[CourtState, int]:
+def play(game: Game[Any], bots: list[Any], seed: int) -> tuple[Any, int]:
     """A whole game (``game.apply`` checks every move): the final state and the decisions."""
     rng = np.random.default_rng(seed)
     for i, bot in enumerate(bots):
@@ -53,27 +58,31 @@ def play(game: Court, bots: list[Any], seed: int) -> tuple[CourtState, int]:
     return state, decisions
 
 
-def holding(cards: list[int], seats: int = 2) -> tuple[Court, CourtState]:
+def holding(cards: list[int], seats: int = 2) -> tuple[Game[Any], Any]:
     """Seat 0, holding ``cards``, to start its turn."""
-    game = Court(seats)
+    game = make("court", seats)
     state = game.initial_state()
+    held, supply = [list(h) for h in state.held], list(state.supply)
     for kind in cards:
-        state.held[0][kind] += 1
-        state.supply[kind] -= 1
-    return game, state
+        held[0][kind] += 1
+        supply[kind] -= 1
+    return game, game.replace(state, held=held, supply=supply)
 
 
-def in_play(cards: list[int], aside: str, active: str) -> tuple[Court, CourtState]:
+def in_play(cards: list[int], aside: str, active: str) -> tuple[Game[Any], Any]:
     """Seat 0 holding ``cards`` (none used yet), after a roll: these dice set aside and active."""
     game, state = holding(cards)
-    state.phase = PLAY
-    state.aside = parse_dice(aside) if aside else [0] * 6
-    state.active = parse_dice(active)
-    state.ready = held_bits(tuple(state.held[0]))
+    state = game.replace(
+        state,
+        phase=PLAY,
+        aside=parse_dice(aside) if aside else [0] * 6,
+        active=parse_dice(active),
+        ready=held_bits(tuple(state.held[0])),
+    )
     return game, state
 
 
-def turn(game: Court, state: CourtState, bot: CourtGreedyBot, *rolls: str) -> list[str]:
+def turn(game: Game[Any], state: Any, bot: CourtGreedyBot, *rolls: str) -> list[str]:
     """The bot plays seat 0's turn with these rolls (forced), up to and including its
     choice of card; returns its commands."""
     rolls_left = list(rolls)
@@ -205,24 +214,39 @@ def test_stops_for_a_straight() -> None:
 
 def test_card_choice() -> None:
     game, state = in_play([], "6 6 6 6 6 6 6", "6")
-    state.active = [0] * 6
-    state.phase = TAKE_PHASE
+    state = game.replace(state, active=[0] * 6, phase=TAKE_PHASE)
     bot = StrictBot()
     assert game.command(bot.act(Seat.of(game, state, 0))) == "take king"
-    state.held[1][GENERAL] = 2  # four extra dice: the bot is behind, so it takes the General
+    # four extra dice (Farmer, Laborer, Guard, Hunter: the 2-seat game's one General is
+    # still to take): the bot is behind, so it takes the General
+    held, supply = [list(h) for h in state.held], list(state.supply)
+    for kind in (FARMER, LABORER, GUARD, HUNTER):
+        held[1][kind] = 1
+        supply[kind] -= 1
+    state = game.replace(state, held=held, supply=supply)
     assert game.command(bot.act(Seat.of(game, state, 0))) == "take general"
-    state.aside = parse_dice("6 6 6 6 6 6 6 6")  # eight of a kind is strong enough
+    state = game.replace(state, aside=parse_dice("6 6 6 6 6 6 6 6"))  # eight of a kind is strong enough
     assert game.command(bot.act(Seat.of(game, state, 0))) == "take king"
-    state.aside = parse_dice("1 2 4")  # nothing qualifies but the Fool ...
+    state = game.replace(state, aside=parse_dice("1 2 4"))  # nothing qualifies but the Fool ...
     assert game.command(bot.act(Seat.of(game, state, 0))) == "take fool"
-    state.supply[FOOL] = 0  # ... and without it, nothing
+    # ... and without it, nothing (seat 1 holds the two row-0 cards, a Fool and a Charlatan)
+    held[1][FOOL] = held[1][CHARLATAN] = 1
+    supply[FOOL] = 0
+    state = game.replace(state, held=held, supply=supply)
     assert game.command(bot.act(Seat.of(game, state, 0))) == "pass"
-    state.held[0][FOOL] = 1
+    held[0][FOOL], held[1][FOOL] = 1, 0  # seat 0 holds the Fool
+    state = game.replace(state, held=held)
     assert game.command(bot.act(Seat.of(game, state, 0))) == "take charlatan"
 
 
 def test_final_round_plays_for_the_largest_group() -> None:
     game, state = in_play([ASTRONOMER], "", "1 2 3 4 5")
-    state.final = True  # no stopping for a straight: aside the highest die and roll
+    # the final round, seat 1 having claimed the King (with seven 6s, holding the King card
+    # and the Queen): no stopping for a straight, aside the highest die and roll
+    held, supply = [list(h) for h in state.held], list(state.supply)
+    held[1][KING] = held[1][QUEEN] = 1
+    supply[KING] = supply[QUEEN] = 0
+    claim = {"claimer": 1, "holder": 1, "best": [7, 6], "results": [[0, 0], [7, 6]]}
+    state = game.replace(state, held=held, supply=supply, round=2, final=True, **claim)
     bot = StrictBot()
     assert game.command(bot.act(Seat.of(game, state, 0))) == "aside 5"

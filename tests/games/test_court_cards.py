@@ -14,7 +14,7 @@ import re
 import numpy as np
 import pytest
 
-from tablezoo.games import court
+from tablezoo.games import court, make
 from tablezoo.games.core import CHANCE, TERMINAL
 from tablezoo.games.court import (
     ABILITY,
@@ -36,7 +36,6 @@ from tablezoo.games.court import (
     USE,
     VALUE,
     Cost,
-    Court,
     card_table,
     faces,
     max_dice,
@@ -74,7 +73,7 @@ def trajectory(seats: int, seed: int) -> tuple[int, str, set[int], set[str]]:
     outcome; at the end the scores and the winners. Returns the number of steps,
     the hex digest, the actions played and the phases seen.
     """
-    game = Court(seats)
+    game = make("court", seats)
     rng = np.random.default_rng(seed)
     state = game.initial_state()
     digest = hashlib.sha256()
