@@ -39,16 +39,19 @@ compiler:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq g++ >/dev/null; \
 	else echo "no C++ compiler: install one (apt-get install g++) to build the native core"; exit 1; fi
 
-# The native core rebuilt with AddressSanitizer and UndefinedBehaviorSanitizer, the engine's
-# contract, lockstep and bad-input tests run on it, then the core rebuilt as usual.
+# The native core rebuilt with AddressSanitizer and UndefinedBehaviorSanitizer (the in-place
+# extension removed first, or setuptools would keep it), the engine's contract, lockstep,
+# bad-input, batched-env and native-bot tests run on it, then the core rebuilt as usual.
 SANITIZER_RUNTIME = $$(g++ -print-file-name=libasan.so) $$(g++ -print-file-name=libubsan.so)
 sanitize: $(LINKED)
-	find build -name '_native*.so' -delete
+	find games build -name '_native*.so' -delete
 	TABLEZOO_SANITIZE=1 $(BIN)/pip install --quiet --no-deps --no-build-isolation -e . --config-settings editable_mode=strict
+	nm -D games/_native*.so | grep -q __asan_init || { echo "the core was not built with the sanitizers"; exit 1; }
 	LD_PRELOAD="$(SANITIZER_RUNTIME)" ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
-		TABLEZOO_CORE=native $(BIN)/pytest -q -p no:cacheprovider -p no:randomly tests/games/test_contract.py \
-		tests/games/test_lockstep.py tests/games/test_native.py; status=$$?; \
-	find build -name '_native*.so' -delete; \
+		TABLEZOO_CORE=native $(BIN)/pytest -q -p no:cacheprovider tests/games/test_contract.py \
+		tests/games/test_lockstep.py tests/games/test_native.py tests/envs/test_batched.py \
+		tests/bots/test_native_bots.py; status=$$?; \
+	find games build -name '_native*.so' -delete; \
 	$(BIN)/pip install --quiet --no-deps -e . --config-settings editable_mode=strict; exit $$status
 
 # Train a short Heckmeck agent (a few minutes on 2 cores), evaluate it against the bots,
@@ -82,8 +85,11 @@ lint: $(LINKED)
 	$(BIN)/lint-imports
 	$(BIN)/mypy $(TYPED)
 
+# Both cores against OpenSpiel and connect_four, then the batched env against the Python env(),
+# DummyVecEnv and SyncVectorEnv (each script measures its references in the same run).
 bench: $(LINKED)
-	$(BIN)/python benchmarks/throughput.py --table
+	$(BIN)/python benchmarks/throughput.py --table --out benchmarks/results/throughput.json
+	$(BIN)/python benchmarks/batched.py --table --out benchmarks/results/batched.json
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache .hypothesis
