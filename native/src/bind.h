@@ -62,9 +62,9 @@ void read_value(py::handle value, T& out, const std::string& where);
 
 template <class T>
 void read_value(py::handle value, T& out, const std::string& where) {
-  if constexpr (std::is_same_v<T, bool>) {
+  if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, Flag>) {
     if (!PyBool_Check(value.ptr())) bad_value(where, "true or false", value);
-    out = value.ptr() == Py_True;
+    out = static_cast<T>(value.ptr() == Py_True);
   } else if constexpr (std::is_same_v<T, int>) {
     if (!PyLong_Check(value.ptr()) || PyBool_Check(value.ptr())) bad_value(where, "a whole number", value);
     int overflow = 0;
@@ -141,6 +141,8 @@ py::object to_python(const T& value) {
     return std::move(d);
   } else if constexpr (is_optional<T>::value) {
     return value ? to_python(*value) : py::none();
+  } else if constexpr (std::is_same_v<T, Flag>) {
+    return py::bool_(value == kYes);
   } else if constexpr (std::is_enum_v<T>) {
     return py::str(names(T{})[static_cast<size_t>(value)]);
   } else if constexpr (is_note<T>::value) {
@@ -713,8 +715,10 @@ void bind_game(py::module_& m, const char* name) {
       .def("random_games", [](B& b, long long games, Rng& rng) {
         long long decisions = 0;
         py::gil_scoped_release release;
+        const State start = b.game.initial_state();
+        State s = start;
         for (long long g = 0; g < games; ++g) {
-          State s = b.game.initial_state();
+          s = start;  // a copy into the same state: its lists keep their room, nothing is allocated
           decisions += b.playout(s, rng);
         }
         return decisions;

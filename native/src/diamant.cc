@@ -28,7 +28,7 @@ Diamant::Diamant(int num_seats, const Options& options) : n_(num_seats) {
 
 State Diamant::initial_state() const {
   State s;
-  s.inside.assign(n_, true);
+  s.inside.assign(n_, kYes);
   s.hauls.assign(n_, 0);
   s.banked.assign(n_, 0);
   s.choices.assign(n_, std::nullopt);
@@ -82,9 +82,9 @@ void Diamant::reveal_choices(State& s) const {
       s.banked[seat] += gain;
       s.gains[seat] = gain;
       s.hauls[seat] = 0;
-      s.inside[seat] = false;
+      s.inside[seat] = kNo;
     }
-    if (std::find(s.inside.begin(), s.inside.end(), true) == s.inside.end()) {
+    if (std::find(s.inside.begin(), s.inside.end(), kYes) == s.inside.end()) {
       end_cave(s, std::vector<int>(n_, 0));
       return;
     }
@@ -107,10 +107,10 @@ void Diamant::end_cave(State& s, std::vector<int> losses) const {
   s.turn = -1;
   if (s.cave < kCaves) {
     s.cave += 1;
-    s.inside.assign(n_, true);
+    s.inside.assign(n_, kYes);
     s.phase = kReveal;
   } else {
-    s.inside.assign(n_, false);
+    s.inside.assign(n_, kNo);
     s.phase = kOver;
   }
 }
@@ -149,7 +149,7 @@ void Diamant::apply_chance(State& s, const Outcome& o) const {
     const int value = kKindValue[k];
     s.treasure_revealed += value;
     // split_treasure: the seats IN share it equally, the remainder goes to the pool
-    const int in = static_cast<int>(std::count(s.inside.begin(), s.inside.end(), true));
+    const int in = static_cast<int>(std::count(s.inside.begin(), s.inside.end(), kYes));
     const int each = value / in, rest = value % in;
     if (each)
       for (int seat = 0; seat < n_; ++seat)
@@ -164,7 +164,7 @@ void Diamant::apply_chance(State& s, const Outcome& o) const {
     s.seen[t] = 1;
   }
   s.phase = kChoose;
-  s.turn = static_cast<int>(std::find(s.inside.begin(), s.inside.end(), true) - s.inside.begin());
+  s.turn = static_cast<int>(std::find(s.inside.begin(), s.inside.end(), kYes) - s.inside.begin());
 }
 
 // A second hazard of one type: those IN lose their hauls; one card leaves the game.
@@ -263,7 +263,7 @@ void Diamant::validate(const State& s) const {
   require_size(s.inside.size(), n, "inside");
   require_size(s.choices.size(), n, "choices");
   require_size(s.revealed.size(), n, "revealed");
-  const bool anyone_in = std::find(s.inside.begin(), s.inside.end(), true) != s.inside.end();
+  const bool anyone_in = std::find(s.inside.begin(), s.inside.end(), kYes) != s.inside.end();
   require(!over || !anyone_in, "inside: a seat is IN after the game is over");
   require(over || anyone_in, "inside: nobody is IN a cave being explored");  // a treasure is split among them
   if (choose) {

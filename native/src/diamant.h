@@ -56,7 +56,7 @@ struct State {
   std::vector<Kind> path;                                 // cards revealed in this cave, in order
   std::vector<int> seen = std::vector<int>(kHazards, 0);  // hazard types seen here
   std::vector<int> removed = std::vector<int>(kHazards, 0);  // removed for good
-  std::vector<bool> inside;                               // per seat: IN this cave
+  std::vector<Flag> inside;                               // per seat: IN this cave
   std::vector<int> hauls;                                 // per seat: gems held in this cave
   std::vector<int> banked;                                // per seat: gems banked (score)
   int pool = 0;                                           // the remainder pool
@@ -127,7 +127,7 @@ class Diamant {
     int act(const Diamant&, const State& s, int seat, Rng&) const {
       int seen = 0, inside = 0;
       for (int h : s.seen) seen += h != 0;
-      for (bool in : s.inside) inside += in;
+      for (Flag in : s.inside) inside += in;
       const bool risky = seen >= hazards;
       const bool rich = s.hauls[seat] + s.pool / std::max(1, inside) >= haul;
       return risky || rich ? kCamp : kGo;

@@ -77,6 +77,10 @@ struct NotEnumerable : Error {  // NotImplementedError: a chance node too large 
 // lookup, lists the words in the enum's order (a phase is kept as a number, compared as one,
 // and read and written as its word).
 
+// A yes/no kept in a byte, read and written as a Python bool: a list of them scans fast,
+// where std::vector<bool> packs bits behind proxies.
+enum Flag : uint8_t { kNo = 0, kYes = 1 };
+
 template <class S, class T>
 struct FieldRef {
   const char* name;
