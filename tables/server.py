@@ -72,6 +72,7 @@ from tablezoo.bots.core import Seat
 from tablezoo.bots.registry import agent_seats, game_bot_names, make_bot
 from tablezoo.games import GAMES, game_class, make
 from tablezoo.games.core import ConfigError, Game, TablezooError, action_mask
+from tablezoo.tables.limits import BURST, CREATE_RATE, MAX_OPEN_TABLES, RATE, RateLimit
 from tablezoo.tables.store import DEFAULT_PATH, Store
 from tablezoo.tables.table import FINISHED, PLAYING, WAITING, Reply, Table
 
@@ -106,12 +107,6 @@ FIRST_MESSAGE_TIMEOUT = 10.0
 PAGE_SIZE = 50
 """Tables in one page of ``/api/tables`` unless ``limit`` says otherwise (at most 200)."""
 LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "[::1]", "::1")
-RATE, BURST = 10.0, 30
-"""Commands a client may send a second, and in one burst."""
-CREATE_RATE = 20
-"""Tables an address may create a minute."""
-MAX_OPEN_TABLES = 500
-"""Tables that may wait for players at once."""
 EXPIRE_AFTER = 6 * 3600.0
 """Seconds without a socket or a command after which a waiting or playing table is expired."""
 SWEEP_EVERY = 60.0
@@ -142,23 +137,6 @@ class ApiError(Exception):
 # --------------------------------------------------------------------------- the tables
 
 
-class Bucket:
-    """A token bucket: ``rate`` actions a second on average, ``burst`` at once."""
-
-    def __init__(self, rate: float, burst: float) -> None:
-        self.rate, self.burst = rate, burst
-        self.tokens, self.stamp = float(burst), time.monotonic()
-
-    def take(self) -> bool:
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-        if self.tokens < 1:
-            return False
-        self.tokens -= 1
-        return True
-
-
 class Hub:
     """The tables of one server: in memory, with their locks, their sockets and their store.
 
@@ -178,8 +156,8 @@ class Hub:
         self.sockets: dict[str, dict[WebSocket, str]] = {}
         self.active: dict[str, float] = {}
         """When each table in memory last had a command or a socket (monotonic seconds)."""
-        self.rate, self.burst, self.expire_after = rate, burst, expire_after
-        self.buckets: dict[str, Bucket] = {}
+        self.rate, self.expire_after = rate, expire_after
+        self.commands = RateLimit(rate, burst)
         self._locks: dict[str, asyncio.Lock] = {}
         for table in store.load_all():
             self._adopt(table)
@@ -226,12 +204,7 @@ class Hub:
 
     def allow(self, client: str) -> bool:
         """Whether ``client`` may send one more command now (its rate limit)."""
-        bucket = self.buckets.get(client)
-        if bucket is None:
-            if len(self.buckets) > 100_000:  # forget idle clients rather than grow without end
-                self.buckets = {k: b for k, b in self.buckets.items() if b.tokens < b.burst}
-            bucket = self.buckets[client] = Bucket(self.rate, self.burst)
-        return bucket.take()
+        return self.commands.allow(client)
 
     async def connect(self, table: Table, websocket: WebSocket, client: str) -> None:
         async with self.lock(table.table_id):
@@ -497,7 +470,7 @@ def create_app(
         raise ConfigError(f"the web site needs the web extra: pip install 'tablezoo[web]' ({WEB_MISSING})")
     hub = Hub(Store(db_path), rate=rate, burst=burst, expire_after=expire_after)
     origins = {o.rstrip("/").lower() for o in allowed_origins}
-    creators: dict[str, Bucket] = {}
+    creators = RateLimit(create_rate / 60, create_rate)
 
     def origin_allowed(headers: Any) -> bool:
         """No Origin (not a browser), the site's own, or one of ``allowed_origins``."""
@@ -545,8 +518,7 @@ def create_app(
     async def create_table(request: Request) -> Response:
         check_post(request)
         address = request.client.host if request.client else "?"
-        bucket = creators.setdefault(address, Bucket(create_rate / 60, create_rate))
-        if not bucket.take():
+        if not creators.allow(address):
             raise ApiError(429, f"too many new tables: at most {create_rate} a minute; join an open one")
         if hub.open_tables() >= max_open_tables:
             raise ApiError(429, f"{max_open_tables} tables are waiting for players already; join one of them")
