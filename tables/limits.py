@@ -38,6 +38,10 @@ class Bucket:
         self.tokens -= 1
         return True
 
+    def full(self, now: float) -> bool:
+        """Whether the bucket has refilled by ``now``: then it is as good as a new one."""
+        return self.tokens + (now - self.stamp) * self.rate >= self.burst
+
 
 class RateLimit:
     """A :class:`Bucket` per key (a client token, an address), each ``rate`` a second, ``burst`` at once."""
@@ -48,9 +52,12 @@ class RateLimit:
 
     def allow(self, key: str, now: float | None = None) -> bool:
         """Whether ``key`` may act once more now (its rate limit)."""
+        now = time.monotonic() if now is None else now
         bucket = self.buckets.get(key)
         if bucket is None:
-            if len(self.buckets) > self.max_keys:  # forget idle keys rather than grow without end
-                self.buckets = {k: b for k, b in self.buckets.items() if b.tokens < b.burst}
+            if len(self.buckets) > self.max_keys:
+                # a refilled bucket is as good as the new one its key would get: forgetting it changes
+                # no answer, and keeps the limit from growing without end
+                self.buckets = {k: b for k, b in self.buckets.items() if not b.full(now)}
             bucket = self.buckets[key] = Bucket(self.rate, self.burst, now)
         return bucket.take(now)
