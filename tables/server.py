@@ -56,7 +56,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import logging
 import math
 import re
@@ -73,8 +72,10 @@ from tablezoo.bots.registry import agent_seats, game_bot_names, make_bot
 from tablezoo.games import GAMES, game_class, make
 from tablezoo.games.core import ConfigError, Game, TablezooError, action_mask
 from tablezoo.tables.limits import BURST, CREATE_RATE, MAX_OPEN_TABLES, RATE, RateLimit
+from tablezoo.tables.security import LOOPBACK_HOSTS, PAGE_HEADERS, Origins, SecurityHeaders, check_post
 from tablezoo.tables.store import DEFAULT_PATH, Store
 from tablezoo.tables.table import FINISHED, PLAYING, WAITING, Reply, Table
+from tablezoo.tables.wire import ApiError, dumps, json_object, loads
 
 try:  # the web extra; without it only the command-line wiring below is usable
     from starlette.applications import Starlette
@@ -106,32 +107,10 @@ FIRST_MESSAGE_TIMEOUT = 10.0
 """Seconds a new socket has to send its client token."""
 PAGE_SIZE = 50
 """Tables in one page of ``/api/tables`` unless ``limit`` says otherwise (at most 200)."""
-LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "[::1]", "::1")
 EXPIRE_AFTER = 6 * 3600.0
 """Seconds without a socket or a command after which a waiting or playing table is expired."""
 SWEEP_EVERY = 60.0
 LOBBY_PHASES = {"open": WAITING, "waiting": WAITING, "playing": PLAYING, "finished": FINISHED}
-PAGE_HEADERS = {
-    "Content-Security-Policy": (
-        "default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self' ws: wss:; "
-        "img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; "
-        "frame-ancestors 'none'"
-    ),
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    "X-Frame-Options": "DENY",
-    "Cross-Origin-Opener-Policy": "same-origin",
-}
-"""Headers of every response (pages, static files, JSON)."""
-
-
-class ApiError(Exception):
-    """A request the API refuses: answered as ``{"error": message}`` with ``status``."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
 
 
 # --------------------------------------------------------------------------- the tables
@@ -469,24 +448,8 @@ def create_app(
     if WEB_MISSING is not None:
         raise ConfigError(f"the web site needs the web extra: pip install 'tablezoo[web]' ({WEB_MISSING})")
     hub = Hub(Store(db_path), rate=rate, burst=burst, expire_after=expire_after)
-    origins = {o.rstrip("/").lower() for o in allowed_origins}
+    origins = Origins(allowed_origins)
     creators = RateLimit(create_rate / 60, create_rate)
-
-    def origin_allowed(headers: Any) -> bool:
-        """No Origin (not a browser), the site's own, or one of ``allowed_origins``."""
-        origin = headers.get("origin")
-        if origin is None:
-            return True
-        origin = origin.rstrip("/").lower()
-        host = headers.get("host", "").lower()
-        return origin in origins or origin in (f"http://{host}", f"https://{host}")
-
-    def check_post(request: Request) -> None:
-        if not origin_allowed(request.headers):
-            raise ApiError(403, f"requests from {request.headers.get('origin')} are not allowed here")
-        kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
-        if kind != "application/json":
-            raise ApiError(415, f"the body must be JSON sent as application/json, not {kind or 'nothing'}")
 
     def page(name: str) -> Response:
         return FileResponse(STATIC / name, media_type="text/html", headers=PAGE_HEADERS)
@@ -516,7 +479,7 @@ def create_app(
         return json_response(hub.summaries(LOBBY_PHASES[phase] if phase else None, offset, limit))
 
     async def create_table(request: Request) -> Response:
-        check_post(request)
+        check_post(request.headers, origins)
         address = request.client.host if request.client else "?"
         if not creators.allow(address):
             raise ApiError(429, f"too many new tables: at most {create_rate} a minute; join an open one")
@@ -586,7 +549,7 @@ def create_app(
         return Response(board, media_type="image/svg+xml")
 
     async def bot_move(request: Request) -> Response:
-        check_post(request)
+        check_post(request.headers, origins)
         body = await json_body(request)
         if "table" not in body:
             return json_response(await asyncio.to_thread(move_from_observation, body))
@@ -619,7 +582,7 @@ def create_app(
         await websocket.close(code=code)
 
     async def play(websocket: WebSocket) -> None:
-        if not origin_allowed(websocket.headers):
+        if not origins.allow(websocket.headers):
             await websocket.close(code=4403)  # before accepting: another site's page gets nothing
             return
         await websocket.accept()
@@ -701,7 +664,7 @@ def create_app(
         lifespan=lifespan,
         max_body_size=MAX_BODY,
         middleware=[
-            Middleware(SecurityHeaders),
+            Middleware(SecurityHeaders, headers=PAGE_HEADERS),
             Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts) or ["*"]),
         ],
     )
@@ -709,40 +672,10 @@ def create_app(
     return app
 
 
-class SecurityHeaders:
-    """ASGI middleware: :data:`PAGE_HEADERS` on every HTTP response (pages, static files, JSON)."""
-
-    def __init__(self, app: Any) -> None:
-        self.app = app
-        self.headers = [(k.lower().encode(), v.encode()) for k, v in PAGE_HEADERS.items()]
-
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
-        async def with_headers(message: dict[str, Any]) -> None:
-            if message["type"] == "http.response.start":
-                present = {k.lower() for k, _ in message.get("headers", [])}
-                extra = [(k, v) for k, v in self.headers if k not in present]
-                message = {**message, "headers": [*message.get("headers", []), *extra]}
-            await send(message)
-
-        await self.app(scope, receive, with_headers)
-
-
 def _whole(raw: str, name: str, low: int, high: int) -> int:
     if not raw.isdigit() or not low <= int(raw) <= high:
         raise ApiError(400, f"{name} must be a whole number from {low} to {high}, not {raw!r}")
     return int(raw)
-
-
-def loads(text: str | bytes) -> Any:
-    """JSON text -> data; ValueError (with a clear message) for bad or too deeply nested JSON."""
-    try:
-        return json.loads(text)
-    except RecursionError:
-        raise ValueError("the JSON is nested too deeply") from None
 
 
 def parse_hello(text: str | None) -> str | None:
@@ -772,26 +705,7 @@ def parse_command(text: str | None) -> str | Reply:
 
 
 async def json_body(request: Request) -> dict[str, Any]:
-    try:
-        body = loads(await request.body())
-    except ValueError as err:
-        detail = f" ({err})" if "nested" in str(err) else ""
-        raise ApiError(400, f"the body must be a JSON object{detail}") from None
-    if not isinstance(body, dict):
-        raise ApiError(400, "the body must be a JSON object")
-    return body
-
-
-def dumps(data: Any) -> str:
-    return json.dumps(data, default=_plain, separators=(",", ":"))
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    raise TypeError(f"{type(value).__name__} is not JSON")
+    return json_object(await request.body())
 
 
 def json_response(data: Any, status: int = 200) -> Response:
