@@ -60,7 +60,6 @@ import logging
 import math
 import re
 import secrets
-import time
 from collections.abc import AsyncIterator, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -71,6 +70,7 @@ from tablezoo.bots.core import Seat
 from tablezoo.bots.registry import agent_seats, game_bot_names, make_bot
 from tablezoo.games import GAMES, game_class, make
 from tablezoo.games.core import ConfigError, Game, TablezooError, action_mask
+from tablezoo.tables.hub import EXPIRE_AFTER, PAGE_SIZE, Hub, summary
 from tablezoo.tables.limits import BURST, CREATE_RATE, MAX_OPEN_TABLES, RATE, RateLimit
 from tablezoo.tables.security import LOOPBACK_HOSTS, PAGE_HEADERS, Origins, SecurityHeaders, check_post
 from tablezoo.tables.store import DEFAULT_PATH, Store
@@ -97,209 +97,16 @@ STATIC = Path(__file__).resolve().parent / "static"
 OBSERVATION_BOTS = ("random", "agent")
 """The bots that can play from an observation and a mask alone (no game state)."""
 CLIENT_TOKEN = re.compile(r"[A-Za-z0-9_-]{8,64}")
-TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 MAX_MESSAGE = 2000
 """Characters of one WebSocket message; a command is at most 200."""
 MAX_BODY = 1 << 20
-SEND_TIMEOUT = 10.0
-"""Seconds a socket may take to accept a message before it is dropped."""
 FIRST_MESSAGE_TIMEOUT = 10.0
 """Seconds a new socket has to send its client token."""
-PAGE_SIZE = 50
-"""Tables in one page of ``/api/tables`` unless ``limit`` says otherwise (at most 200)."""
-EXPIRE_AFTER = 6 * 3600.0
-"""Seconds without a socket or a command after which a waiting or playing table is expired."""
 SWEEP_EVERY = 60.0
 LOBBY_PHASES = {"open": WAITING, "waiting": WAITING, "playing": PLAYING, "finished": FINISHED}
 
 
 # --------------------------------------------------------------------------- the tables
-
-
-class Hub:
-    """The tables of one server: in memory, with their locks, their sockets and their store.
-
-    Only tables waiting or under way, and finished ones that a socket still
-    watches, are kept in memory; the store keeps them all.
-    """
-
-    def __init__(
-        self,
-        store: Store,
-        rate: float = RATE,
-        burst: int = BURST,
-        expire_after: float = EXPIRE_AFTER,
-    ) -> None:
-        self.store = store
-        self.tables: dict[str, Table] = {}
-        self.sockets: dict[str, dict[WebSocket, str]] = {}
-        self.active: dict[str, float] = {}
-        """When each table in memory last had a command or a socket (monotonic seconds)."""
-        self.rate, self.expire_after = rate, expire_after
-        self.commands = RateLimit(rate, burst)
-        self._locks: dict[str, asyncio.Lock] = {}
-        for table in store.load_all():
-            self._adopt(table)
-
-    def _adopt(self, table: Table) -> Table:
-        if self.store.save not in table.listeners:
-            table.listeners.append(self.store.save)
-        self.tables[table.table_id] = table
-        self.active[table.table_id] = time.monotonic()
-        return table
-
-    def _drop(self, table_id: str) -> None:
-        """Forget a table in memory (it stays in the store)."""
-        self.tables.pop(table_id, None)
-        self.active.pop(table_id, None)
-        self._locks.pop(table_id, None)
-        self.sockets.pop(table_id, None)
-
-    def add(self, table: Table) -> Table:
-        """A new table: kept, and saved at once."""
-        self.store.save(table)
-        return self._adopt(table)
-
-    def get(self, table_id: str) -> Table | None:
-        """A table in memory, or a finished one read back from the store (kept while watched)."""
-        table = self.tables.get(table_id)
-        if table is None and TABLE_ID.fullmatch(table_id):
-            stored = self.store.get(table_id)
-            if stored is not None and stored.phase == FINISHED:
-                table = stored  # kept in memory only once a socket connects (Hub.connect)
-        return table
-
-    def new_id(self) -> str:
-        while True:
-            table_id = secrets.token_hex(4)
-            if table_id not in self.tables and self.store.get(table_id) is None:
-                return table_id
-
-    def open_tables(self) -> int:
-        return sum(1 for t in self.tables.values() if t.phase == WAITING)
-
-    def lock(self, table_id: str) -> asyncio.Lock:
-        return self._locks.setdefault(table_id, asyncio.Lock())
-
-    def allow(self, client: str) -> bool:
-        """Whether ``client`` may send one more command now (its rate limit)."""
-        return self.commands.allow(client)
-
-    async def connect(self, table: Table, websocket: WebSocket, client: str) -> None:
-        async with self.lock(table.table_id):
-            if table.table_id not in self.tables:  # archived meanwhile: watch it again
-                self._adopt(table)
-            self.sockets.setdefault(table.table_id, {})[websocket] = client
-            self.active[table.table_id] = time.monotonic()
-            # the whole log at first; later views carry the latest lines, which the page merges
-            await self.send(table.table_id, websocket, {"view": table.view(client, log_from=0)})
-
-    def disconnect(self, table_id: str, websocket: WebSocket) -> None:
-        self.sockets.get(table_id, {}).pop(websocket, None)
-        table = self.tables.get(table_id)
-        if table is not None:
-            self.active[table_id] = time.monotonic()
-            self._release(table)
-
-    def _release(self, table: Table) -> None:
-        """A finished table no socket watches leaves memory (the store has it)."""
-        if table.phase == FINISHED and not self.sockets.get(table.table_id):
-            self._drop(table.table_id)
-
-    async def command(self, table: Table, websocket: WebSocket, client: str, text: str) -> Reply:
-        """Carry out ``text`` for ``client``; when it changed the table every socket gets its own view."""
-        if not self.allow(client):
-            reply = Reply(False, f"too many commands: at most {self.rate:g} a second; wait a moment")
-            await self.send(table.table_id, websocket, {"reply": {"ok": False, "text": reply.text}})
-            return reply
-        async with self.lock(table.table_id):
-            reply = await asyncio.to_thread(table.handle, client, text)
-            self.active[table.table_id] = time.monotonic()
-            answer = {"reply": {"ok": reply.ok, "text": reply.text}}
-            if not (reply.ok and reply.changed):  # refused, or only read: the asker alone hears
-                await self.send(table.table_id, websocket, answer)
-                return reply
-            # a view depends on the client only through its seat: made and encoded once per seat
-            views: dict[int | None, dict[str, Any]] = {}
-            texts: dict[int | None, str] = {}
-            for socket, socket_client in list(self.sockets.get(table.table_id, {}).items()):
-                seat = table.seat_of(socket_client)
-                if seat not in views:
-                    views[seat] = table.view(socket_client)
-                    texts[seat] = dumps({"view": views[seat]})
-                if socket is websocket:
-                    await self.send(table.table_id, socket, {"view": views[seat], **answer})
-                else:
-                    await self.send(table.table_id, socket, texts[seat])
-            return reply
-
-    async def send(self, table_id: str, websocket: WebSocket, message: dict[str, Any] | str) -> None:
-        """Send ``message`` (a dict, or its JSON text) to one socket."""
-        text = message if isinstance(message, str) else dumps(message)
-        try:
-            await asyncio.wait_for(websocket.send_text(text), SEND_TIMEOUT)
-        except Exception:  # a socket that closed or stalls is dropped; its own loop ends it
-            self.sockets.get(table_id, {}).pop(websocket, None)
-
-    def sweep(self, now: float | None = None) -> list[str]:
-        """Expire the tables nobody watches or plays at for ``expire_after`` seconds; archive
-        finished ones nobody watches. Returns the ids expired."""
-        now = time.monotonic() if now is None else now
-        expired = []
-        for table_id, table in list(self.tables.items()):
-            if self.sockets.get(table_id):
-                continue
-            if table.phase == FINISHED:
-                self._drop(table_id)
-            elif now - self.active.get(table_id, now) >= self.expire_after:
-                self.store.expire(table_id)
-                self._drop(table_id)
-                expired.append(table_id)
-        return expired
-
-    def summaries(
-        self, phase: str | None = None, offset: int = 0, limit: int = PAGE_SIZE
-    ) -> list[dict[str, Any]]:
-        """A page of the lobby's list: tables waiting, then under way (in memory), then finished
-        ones (from the store, latest first); ``phase`` keeps one of them only."""
-        live = [
-            summary(t)
-            for t in sorted(self.tables.values(), key=lambda t: t.phase != WAITING)
-            if t.phase != FINISHED and (phase is None or t.phase == phase)
-        ]
-        page = live[offset : offset + limit]
-        if phase in (None, FINISHED) and len(page) < limit:
-            skip = max(0, offset - len(live))
-            for row in self.store.finished(limit - len(page), skip):
-                info = game_class(row["game"]).info
-                page.append(
-                    {
-                        "id": row["id"],
-                        "game": row["game"],
-                        "title": info.title,
-                        "phase": FINISHED,
-                        "seats": row["seats"],
-                        "players": len(row["seats"]),
-                        "min_seats": info.min_seats,
-                        "max_seats": info.max_seats,
-                    }
-                )
-        return page
-
-
-def summary(table: Table) -> dict[str, Any]:
-    info = table.info
-    names = [o.name for o in list(table.seats)]
-    return {
-        "id": table.table_id,
-        "game": table.game_name,
-        "title": info.title,
-        "phase": table.phase,
-        "seats": names,
-        "players": len(names),
-        "min_seats": info.min_seats,
-        "max_seats": info.max_seats,
-    }
 
 
 def games_catalogue() -> list[dict[str, Any]]:
@@ -447,7 +254,8 @@ def create_app(
     """
     if WEB_MISSING is not None:
         raise ConfigError(f"the web site needs the web extra: pip install 'tablezoo[web]' ({WEB_MISSING})")
-    hub = Hub(Store(db_path), rate=rate, burst=burst, expire_after=expire_after)
+    hub = Hub(Store(db_path), expire_after=expire_after)
+    commands = RateLimit(rate, burst)
     origins = Origins(allowed_origins)
     creators = RateLimit(create_rate / 60, create_rate)
 
@@ -621,6 +429,9 @@ def create_app(
                 command = parse_command(message.get("text"))
                 if isinstance(command, Reply):
                     await hub.send(table.table_id, websocket, {"reply": {"ok": False, "text": command.text}})
+                elif not commands.allow(client):
+                    text = f"too many commands: at most {commands.rate:g} a second; wait a moment"
+                    await hub.send(table.table_id, websocket, {"reply": {"ok": False, "text": text}})
                 else:
                     await hub.command(table, websocket, client, command)
         finally:
