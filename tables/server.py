@@ -57,19 +57,21 @@ import argparse
 import asyncio
 import contextlib
 import logging
-import math
 import re
-import secrets
 from collections.abc import AsyncIterator, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from tablezoo.bots.core import Seat
-from tablezoo.bots.registry import agent_seats, game_bot_names, make_bot
-from tablezoo.games import GAMES, game_class, make
-from tablezoo.games.core import ConfigError, Game, TablezooError, action_mask
+from tablezoo.bots.registry import agent_seats, game_bot_names
+from tablezoo.games import GAMES, game_class
+from tablezoo.games.core import ConfigError, TablezooError
+from tablezoo.tables.bot_moves import (
+    OBSERVATION_BOTS,
+    check_seat_request,
+    move_from_observation,
+    options_of,
+    seat_move,
+)
 from tablezoo.tables.hub import EXPIRE_AFTER, PAGE_SIZE, Hub, summary
 from tablezoo.tables.limits import BURST, CREATE_RATE, MAX_OPEN_TABLES, RATE, RateLimit
 from tablezoo.tables.security import LOOPBACK_HOSTS, PAGE_HEADERS, Origins, SecurityHeaders, check_post
@@ -94,8 +96,6 @@ else:
 log = logging.getLogger(__name__)
 
 STATIC = Path(__file__).resolve().parent / "static"
-OBSERVATION_BOTS = ("random", "agent")
-"""The bots that can play from an observation and a mask alone (no game state)."""
 CLIENT_TOKEN = re.compile(r"[A-Za-z0-9_-]{8,64}")
 MAX_MESSAGE = 2000
 """Characters of one WebSocket message; a command is at most 200."""
@@ -128,108 +128,6 @@ def games_catalogue() -> list[dict[str, Any]]:
             }
         )
     return catalogue
-
-
-# --------------------------------------------------------------------------- the bot endpoint
-
-
-class ObservationSeat(Seat):
-    """A seat known only by the observation and mask another front end sends: no state, no seat number."""
-
-    def __init__(self, game: Game[Any], observation: list[float], legal: list[int]) -> None:
-        super().__init__(game, None, -1)
-        self.observation = np.asarray(observation, np.float32)
-        self.legal = legal
-        self.mask = action_mask(legal, game.num_actions)
-
-    def public_state(self) -> Any:
-        raise PermissionError("this seat is known by its observation only: it has no game state")
-
-    def sample_state(self, rng: np.random.Generator) -> Any:
-        raise PermissionError("this seat is known by its observation only: it has no game state")
-
-    def view(self) -> dict[str, Any]:
-        raise PermissionError("this seat is known by its observation only: it has no view")
-
-
-def move_from_observation(body: dict[str, Any]) -> dict[str, Any]:
-    """``{"game", "num_players", "options", "bot", "observation", "mask"}`` -> the bot's move."""
-    name = body.get("game")
-    if not isinstance(name, str) or name not in GAMES:
-        raise ApiError(400, f"no game {name!r}; games are: {', '.join(GAMES)}")
-    info = game_class(name).info
-    players = body.get("num_players", info.default_seats)
-    if isinstance(players, bool) or not isinstance(players, int):
-        raise ApiError(400, f"num_players must be a whole number from {info.min_seats} to {info.max_seats}")
-    try:
-        game = make(name, players, **options_of(body))
-    except TablezooError as err:
-        raise ApiError(400, str(err)) from None
-    bot_name = body.get("bot")
-    if bot_name not in OBSERVATION_BOTS:
-        offered = game_bot_names(name)
-        if isinstance(bot_name, str) and bot_name.partition(":")[0] in offered:
-            raise ApiError(
-                400,
-                f"the {bot_name} bot plays from the game's state, which an observation does not give; "
-                f"from an observation and a mask only these bots play: {', '.join(OBSERVATION_BOTS)} "
-                '(for any bot, ask for a seat of a live table: {"table": ID, "seat": N, "bot": NAME})',
-            )
-        raise ApiError(
-            400,
-            f"no bot {bot_name!r} for {info.title}; from an observation these bots play: "
-            f"{', '.join(OBSERVATION_BOTS)}",
-        )
-    observation = body.get("observation")
-    size = game.observation_spec.size
-    if not isinstance(observation, list) or not all(_is_number(v) for v in observation):
-        raise ApiError(400, f"observation must be a list of {size} finite numbers")
-    if len(observation) != size:
-        raise ApiError(
-            400,
-            f"observation has {len(observation)} values; {info.title} with {players} players "
-            f"has observations of {size}",
-        )
-    mask = body.get("mask")
-    n = game.num_actions
-    if not isinstance(mask, list) or not all(v in (0, 1) for v in mask):
-        raise ApiError(400, f"mask must be a list of {n} values, each 0 or 1 (or false/true)")
-    if len(mask) != n:
-        raise ApiError(
-            400, f"mask has {len(mask)} values; {info.title} with {players} players has {n} actions"
-        )
-    legal = [a for a, v in enumerate(mask) if v]
-    if not legal:
-        raise ApiError(400, "the mask allows no action: a bot is asked only when its seat has a legal move")
-    try:
-        bot = make_bot(bot_name, game)
-    except TablezooError as err:
-        raise ApiError(400, str(err)) from None
-    action = int(bot.act(ObservationSeat(game, observation, legal)))
-    return {"action": action, "command": game.command(action)}
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def options_of(body: dict[str, Any]) -> dict[str, bool]:
-    options = body.get("options") or {}
-    if not isinstance(options, dict) or not all(isinstance(v, bool) for v in options.values()):
-        raise ApiError(400, 'options must be an object of option names to true/false, like {"quick": true}')
-    return options
-
-
-def _seat_move(table: Table, seat: int, bot_name: str) -> dict[str, Any]:
-    game = table.game
-    assert game is not None
-    try:
-        bot = make_bot(bot_name, game)
-    except TablezooError as err:
-        raise ApiError(400, str(err)) from None
-    bot.reset(secrets.randbits(63))
-    action = int(bot.act(Seat.of(game, table.state, seat)))
-    return {"action": action, "command": game.command(action)}
 
 
 # --------------------------------------------------------------------------- the app
@@ -361,28 +259,15 @@ def create_app(
         body = await json_body(request)
         if "table" not in body:
             return json_response(await asyncio.to_thread(move_from_observation, body))
-        table_id, seat, bot_name = body.get("table"), body.get("seat"), body.get("bot")
+        table_id, seat = body.get("table"), body.get("seat")
         if not isinstance(table_id, str):
             raise ApiError(400, "table must be a table id (a string)")
         table = find(table_id)
         if isinstance(seat, bool) or not isinstance(seat, int):
             raise ApiError(400, "seat must be a seat number")
         async with hub.lock(table.table_id):
-            if table.phase != PLAYING:
-                raise ApiError(409, f"the game at table {table.table_id} is not under way ({table.phase})")
-            if not 0 <= seat < len(table.seats):
-                raise ApiError(400, f"no seat {seat}: the table has seats 0..{len(table.seats) - 1}")
-            if table.to_move() != seat:
-                raise ApiError(409, f"it is not seat {seat}'s turn: seat {table.to_move()} is to move")
-            occupant = table.seats[seat]
-            if occupant.client is not None and body.get("client") != occupant.client:
-                raise ApiError(
-                    403, f"seat {seat} is a person's: only their client may ask a bot for its move"
-                )
-            offered = table.bot_names()
-            if not isinstance(bot_name, str) or bot_name.partition(":")[0] not in offered:
-                raise ApiError(400, f"no bot {bot_name!r} for {table.info.title}; bots: {', '.join(offered)}")
-            move = await asyncio.to_thread(_seat_move, table, seat, bot_name)
+            bot_name = check_seat_request(table, seat, body.get("bot"), body.get("client"))
+            move = await asyncio.to_thread(seat_move, table, seat, bot_name)
         return json_response(move)
 
     async def refuse(websocket: WebSocket, code: int, error: str) -> None:
