@@ -44,11 +44,25 @@ Hardening (each configurable in :func:`create_app`):
   in the store, read back on demand); a waiting or playing table without a
   socket and without a command for ``expire_after`` seconds is expired (kept in
   the store as ``expired``, never resumed or listed).
-* Every response carries the security headers (:data:`PAGE_HEADERS`).
+* Every response carries the security headers
+  (:data:`~tablezoo.tables.security.PAGE_HEADERS`).
 
 Errors of the HTTP API are ``{"error": "..."}`` with status 400 (bad input),
 403, 404, 409 (the table is not in a state to do that), 415 (not JSON) or 429
 (too many requests).
+
+This module builds the site (:func:`create_app`: the app's state, its routes
+and middleware) and runs it (:func:`serve`, ``tablezoo serve``). The parts:
+
+| module | what it holds |
+|---|---|
+| :mod:`~tablezoo.tables.endpoints` | the HTTP endpoints: pages, the JSON API, the bot endpoint |
+| :mod:`~tablezoo.tables.sockets` | the WebSocket endpoint: greeting a socket, its commands |
+| :mod:`~tablezoo.tables.hub` | the tables in memory, their locks and sockets, sweeping |
+| :mod:`~tablezoo.tables.limits` | the rate limits (token buckets per client or address) |
+| :mod:`~tablezoo.tables.security` | allowed origins, the POST check, the security headers |
+| :mod:`~tablezoo.tables.bot_moves` | a bot's move from an observation or for a seat, checked |
+| :mod:`~tablezoo.tables.wire` | JSON in and out, and :class:`~tablezoo.tables.wire.ApiError` |
 """
 
 from __future__ import annotations
@@ -56,34 +70,27 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import logging
-import math
-import re
-import secrets
-import time
 from collections.abc import AsyncIterator, Iterable, Sequence
-from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from tablezoo.bots.core import Seat
-from tablezoo.bots.registry import agent_seats, game_bot_names, make_bot
-from tablezoo.games import GAMES, game_class, make
-from tablezoo.games.core import ConfigError, Game, TablezooError, action_mask
+from tablezoo.games.core import ConfigError
+from tablezoo.tables.hub import EXPIRE_AFTER, Hub
+from tablezoo.tables.limits import BURST, CREATE_RATE, MAX_OPEN_TABLES, RATE, RateLimit
+from tablezoo.tables.security import LOOPBACK_HOSTS, PAGE_HEADERS, Origins, SecurityHeaders
+from tablezoo.tables.sockets import play
 from tablezoo.tables.store import DEFAULT_PATH, Store
-from tablezoo.tables.table import FINISHED, PLAYING, WAITING, Reply, Table
+from tablezoo.tables.wire import ApiError
 
 try:  # the web extra; without it only the command-line wiring below is usable
     from starlette.applications import Starlette
     from starlette.middleware import Middleware
     from starlette.middleware.trustedhost import TrustedHostMiddleware
-    from starlette.requests import Request
-    from starlette.responses import FileResponse, HTMLResponse, Response
     from starlette.routing import Mount, Route, WebSocketRoute
     from starlette.staticfiles import StaticFiles
-    from starlette.websockets import WebSocket
+
+    from tablezoo.tables import endpoints
+    from tablezoo.tables.endpoints import STATIC
 except ModuleNotFoundError as err:  # pragma: no cover - exercised only without the extra
     WEB_MISSING: ModuleNotFoundError | None = err
 else:
@@ -91,386 +98,9 @@ else:
 
 log = logging.getLogger(__name__)
 
-STATIC = Path(__file__).resolve().parent / "static"
-OBSERVATION_BOTS = ("random", "agent")
-"""The bots that can play from an observation and a mask alone (no game state)."""
-CLIENT_TOKEN = re.compile(r"[A-Za-z0-9_-]{8,64}")
-TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
-MAX_MESSAGE = 2000
-"""Characters of one WebSocket message; a command is at most 200."""
 MAX_BODY = 1 << 20
-SEND_TIMEOUT = 10.0
-"""Seconds a socket may take to accept a message before it is dropped."""
-FIRST_MESSAGE_TIMEOUT = 10.0
-"""Seconds a new socket has to send its client token."""
-PAGE_SIZE = 50
-"""Tables in one page of ``/api/tables`` unless ``limit`` says otherwise (at most 200)."""
-LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "[::1]", "::1")
-RATE, BURST = 10.0, 30
-"""Commands a client may send a second, and in one burst."""
-CREATE_RATE = 20
-"""Tables an address may create a minute."""
-MAX_OPEN_TABLES = 500
-"""Tables that may wait for players at once."""
-EXPIRE_AFTER = 6 * 3600.0
-"""Seconds without a socket or a command after which a waiting or playing table is expired."""
 SWEEP_EVERY = 60.0
-LOBBY_PHASES = {"open": WAITING, "waiting": WAITING, "playing": PLAYING, "finished": FINISHED}
-PAGE_HEADERS = {
-    "Content-Security-Policy": (
-        "default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self' ws: wss:; "
-        "img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; "
-        "frame-ancestors 'none'"
-    ),
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    "X-Frame-Options": "DENY",
-    "Cross-Origin-Opener-Policy": "same-origin",
-}
-"""Headers of every response (pages, static files, JSON)."""
-
-
-class ApiError(Exception):
-    """A request the API refuses: answered as ``{"error": message}`` with ``status``."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-
-
-# --------------------------------------------------------------------------- the tables
-
-
-class Bucket:
-    """A token bucket: ``rate`` actions a second on average, ``burst`` at once."""
-
-    def __init__(self, rate: float, burst: float) -> None:
-        self.rate, self.burst = rate, burst
-        self.tokens, self.stamp = float(burst), time.monotonic()
-
-    def take(self) -> bool:
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-        if self.tokens < 1:
-            return False
-        self.tokens -= 1
-        return True
-
-
-class Hub:
-    """The tables of one server: in memory, with their locks, their sockets and their store.
-
-    Only tables waiting or under way, and finished ones that a socket still
-    watches, are kept in memory; the store keeps them all.
-    """
-
-    def __init__(
-        self,
-        store: Store,
-        rate: float = RATE,
-        burst: int = BURST,
-        expire_after: float = EXPIRE_AFTER,
-    ) -> None:
-        self.store = store
-        self.tables: dict[str, Table] = {}
-        self.sockets: dict[str, dict[WebSocket, str]] = {}
-        self.active: dict[str, float] = {}
-        """When each table in memory last had a command or a socket (monotonic seconds)."""
-        self.rate, self.burst, self.expire_after = rate, burst, expire_after
-        self.buckets: dict[str, Bucket] = {}
-        self._locks: dict[str, asyncio.Lock] = {}
-        for table in store.load_all():
-            self._adopt(table)
-
-    def _adopt(self, table: Table) -> Table:
-        if self.store.save not in table.listeners:
-            table.listeners.append(self.store.save)
-        self.tables[table.table_id] = table
-        self.active[table.table_id] = time.monotonic()
-        return table
-
-    def _drop(self, table_id: str) -> None:
-        """Forget a table in memory (it stays in the store)."""
-        self.tables.pop(table_id, None)
-        self.active.pop(table_id, None)
-        self._locks.pop(table_id, None)
-        self.sockets.pop(table_id, None)
-
-    def add(self, table: Table) -> Table:
-        """A new table: kept, and saved at once."""
-        self.store.save(table)
-        return self._adopt(table)
-
-    def get(self, table_id: str) -> Table | None:
-        """A table in memory, or a finished one read back from the store (kept while watched)."""
-        table = self.tables.get(table_id)
-        if table is None and TABLE_ID.fullmatch(table_id):
-            stored = self.store.get(table_id)
-            if stored is not None and stored.phase == FINISHED:
-                table = stored  # kept in memory only once a socket connects (Hub.connect)
-        return table
-
-    def new_id(self) -> str:
-        while True:
-            table_id = secrets.token_hex(4)
-            if table_id not in self.tables and self.store.get(table_id) is None:
-                return table_id
-
-    def open_tables(self) -> int:
-        return sum(1 for t in self.tables.values() if t.phase == WAITING)
-
-    def lock(self, table_id: str) -> asyncio.Lock:
-        return self._locks.setdefault(table_id, asyncio.Lock())
-
-    def allow(self, client: str) -> bool:
-        """Whether ``client`` may send one more command now (its rate limit)."""
-        bucket = self.buckets.get(client)
-        if bucket is None:
-            if len(self.buckets) > 100_000:  # forget idle clients rather than grow without end
-                self.buckets = {k: b for k, b in self.buckets.items() if b.tokens < b.burst}
-            bucket = self.buckets[client] = Bucket(self.rate, self.burst)
-        return bucket.take()
-
-    async def connect(self, table: Table, websocket: WebSocket, client: str) -> None:
-        async with self.lock(table.table_id):
-            if table.table_id not in self.tables:  # archived meanwhile: watch it again
-                self._adopt(table)
-            self.sockets.setdefault(table.table_id, {})[websocket] = client
-            self.active[table.table_id] = time.monotonic()
-            # the whole log at first; later views carry the latest lines, which the page merges
-            await self.send(table.table_id, websocket, {"view": table.view(client, log_from=0)})
-
-    def disconnect(self, table_id: str, websocket: WebSocket) -> None:
-        self.sockets.get(table_id, {}).pop(websocket, None)
-        table = self.tables.get(table_id)
-        if table is not None:
-            self.active[table_id] = time.monotonic()
-            self._release(table)
-
-    def _release(self, table: Table) -> None:
-        """A finished table no socket watches leaves memory (the store has it)."""
-        if table.phase == FINISHED and not self.sockets.get(table.table_id):
-            self._drop(table.table_id)
-
-    async def command(self, table: Table, websocket: WebSocket, client: str, text: str) -> Reply:
-        """Carry out ``text`` for ``client``; when it changed the table every socket gets its own view."""
-        if not self.allow(client):
-            reply = Reply(False, f"too many commands: at most {self.rate:g} a second; wait a moment")
-            await self.send(table.table_id, websocket, {"reply": {"ok": False, "text": reply.text}})
-            return reply
-        async with self.lock(table.table_id):
-            reply = await asyncio.to_thread(table.handle, client, text)
-            self.active[table.table_id] = time.monotonic()
-            answer = {"reply": {"ok": reply.ok, "text": reply.text}}
-            if not (reply.ok and reply.changed):  # refused, or only read: the asker alone hears
-                await self.send(table.table_id, websocket, answer)
-                return reply
-            # a view depends on the client only through its seat: made and encoded once per seat
-            views: dict[int | None, dict[str, Any]] = {}
-            texts: dict[int | None, str] = {}
-            for socket, socket_client in list(self.sockets.get(table.table_id, {}).items()):
-                seat = table.seat_of(socket_client)
-                if seat not in views:
-                    views[seat] = table.view(socket_client)
-                    texts[seat] = dumps({"view": views[seat]})
-                if socket is websocket:
-                    await self.send(table.table_id, socket, {"view": views[seat], **answer})
-                else:
-                    await self.send(table.table_id, socket, texts[seat])
-            return reply
-
-    async def send(self, table_id: str, websocket: WebSocket, message: dict[str, Any] | str) -> None:
-        """Send ``message`` (a dict, or its JSON text) to one socket."""
-        text = message if isinstance(message, str) else dumps(message)
-        try:
-            await asyncio.wait_for(websocket.send_text(text), SEND_TIMEOUT)
-        except Exception:  # a socket that closed or stalls is dropped; its own loop ends it
-            self.sockets.get(table_id, {}).pop(websocket, None)
-
-    def sweep(self, now: float | None = None) -> list[str]:
-        """Expire the tables nobody watches or plays at for ``expire_after`` seconds; archive
-        finished ones nobody watches. Returns the ids expired."""
-        now = time.monotonic() if now is None else now
-        expired = []
-        for table_id, table in list(self.tables.items()):
-            if self.sockets.get(table_id):
-                continue
-            if table.phase == FINISHED:
-                self._drop(table_id)
-            elif now - self.active.get(table_id, now) >= self.expire_after:
-                self.store.expire(table_id)
-                self._drop(table_id)
-                expired.append(table_id)
-        return expired
-
-    def summaries(
-        self, phase: str | None = None, offset: int = 0, limit: int = PAGE_SIZE
-    ) -> list[dict[str, Any]]:
-        """A page of the lobby's list: tables waiting, then under way (in memory), then finished
-        ones (from the store, latest first); ``phase`` keeps one of them only."""
-        live = [
-            summary(t)
-            for t in sorted(self.tables.values(), key=lambda t: t.phase != WAITING)
-            if t.phase != FINISHED and (phase is None or t.phase == phase)
-        ]
-        page = live[offset : offset + limit]
-        if phase in (None, FINISHED) and len(page) < limit:
-            skip = max(0, offset - len(live))
-            for row in self.store.finished(limit - len(page), skip):
-                info = game_class(row["game"]).info
-                page.append(
-                    {
-                        "id": row["id"],
-                        "game": row["game"],
-                        "title": info.title,
-                        "phase": FINISHED,
-                        "seats": row["seats"],
-                        "players": len(row["seats"]),
-                        "min_seats": info.min_seats,
-                        "max_seats": info.max_seats,
-                    }
-                )
-        return page
-
-
-def summary(table: Table) -> dict[str, Any]:
-    info = table.info
-    names = [o.name for o in list(table.seats)]
-    return {
-        "id": table.table_id,
-        "game": table.game_name,
-        "title": info.title,
-        "phase": table.phase,
-        "seats": names,
-        "players": len(names),
-        "min_seats": info.min_seats,
-        "max_seats": info.max_seats,
-    }
-
-
-def games_catalogue() -> list[dict[str, Any]]:
-    catalogue = []
-    for name in GAMES:
-        info = game_class(name).info
-        catalogue.append(
-            {
-                "name": name,
-                "title": info.title,
-                "min_seats": info.min_seats,
-                "max_seats": info.max_seats,
-                "default_seats": info.default_seats,
-                "hidden_information": info.hidden_information,
-                "options": [{"name": o.name, "default": o.default, "help": o.help} for o in info.options],
-                "bots": game_bot_names(name),
-                "agent_seats": agent_seats(name),
-                "observation_bots": [b for b in OBSERVATION_BOTS if b in game_bot_names(name)],
-            }
-        )
-    return catalogue
-
-
-# --------------------------------------------------------------------------- the bot endpoint
-
-
-class ObservationSeat(Seat):
-    """A seat known only by the observation and mask another front end sends: no state, no seat number."""
-
-    def __init__(self, game: Game[Any], observation: list[float], legal: list[int]) -> None:
-        super().__init__(game, None, -1)
-        self.observation = np.asarray(observation, np.float32)
-        self.legal = legal
-        self.mask = action_mask(legal, game.num_actions)
-
-    def public_state(self) -> Any:
-        raise PermissionError("this seat is known by its observation only: it has no game state")
-
-    def sample_state(self, rng: np.random.Generator) -> Any:
-        raise PermissionError("this seat is known by its observation only: it has no game state")
-
-    def view(self) -> dict[str, Any]:
-        raise PermissionError("this seat is known by its observation only: it has no view")
-
-
-def move_from_observation(body: dict[str, Any]) -> dict[str, Any]:
-    """``{"game", "num_players", "options", "bot", "observation", "mask"}`` -> the bot's move."""
-    name = body.get("game")
-    if not isinstance(name, str) or name not in GAMES:
-        raise ApiError(400, f"no game {name!r}; games are: {', '.join(GAMES)}")
-    info = game_class(name).info
-    players = body.get("num_players", info.default_seats)
-    if isinstance(players, bool) or not isinstance(players, int):
-        raise ApiError(400, f"num_players must be a whole number from {info.min_seats} to {info.max_seats}")
-    try:
-        game = make(name, players, **options_of(body))
-    except TablezooError as err:
-        raise ApiError(400, str(err)) from None
-    bot_name = body.get("bot")
-    if bot_name not in OBSERVATION_BOTS:
-        offered = game_bot_names(name)
-        if isinstance(bot_name, str) and bot_name.partition(":")[0] in offered:
-            raise ApiError(
-                400,
-                f"the {bot_name} bot plays from the game's state, which an observation does not give; "
-                f"from an observation and a mask only these bots play: {', '.join(OBSERVATION_BOTS)} "
-                '(for any bot, ask for a seat of a live table: {"table": ID, "seat": N, "bot": NAME})',
-            )
-        raise ApiError(
-            400,
-            f"no bot {bot_name!r} for {info.title}; from an observation these bots play: "
-            f"{', '.join(OBSERVATION_BOTS)}",
-        )
-    observation = body.get("observation")
-    size = game.observation_spec.size
-    if not isinstance(observation, list) or not all(_is_number(v) for v in observation):
-        raise ApiError(400, f"observation must be a list of {size} finite numbers")
-    if len(observation) != size:
-        raise ApiError(
-            400,
-            f"observation has {len(observation)} values; {info.title} with {players} players "
-            f"has observations of {size}",
-        )
-    mask = body.get("mask")
-    n = game.num_actions
-    if not isinstance(mask, list) or not all(v in (0, 1) for v in mask):
-        raise ApiError(400, f"mask must be a list of {n} values, each 0 or 1 (or false/true)")
-    if len(mask) != n:
-        raise ApiError(
-            400, f"mask has {len(mask)} values; {info.title} with {players} players has {n} actions"
-        )
-    legal = [a for a, v in enumerate(mask) if v]
-    if not legal:
-        raise ApiError(400, "the mask allows no action: a bot is asked only when its seat has a legal move")
-    try:
-        bot = make_bot(bot_name, game)
-    except TablezooError as err:
-        raise ApiError(400, str(err)) from None
-    action = int(bot.act(ObservationSeat(game, observation, legal)))
-    return {"action": action, "command": game.command(action)}
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def options_of(body: dict[str, Any]) -> dict[str, bool]:
-    options = body.get("options") or {}
-    if not isinstance(options, dict) or not all(isinstance(v, bool) for v in options.values()):
-        raise ApiError(400, 'options must be an object of option names to true/false, like {"quick": true}')
-    return options
-
-
-def _seat_move(table: Table, seat: int, bot_name: str) -> dict[str, Any]:
-    game = table.game
-    assert game is not None
-    try:
-        bot = make_bot(bot_name, game)
-    except TablezooError as err:
-        raise ApiError(400, str(err)) from None
-    bot.reset(secrets.randbits(63))
-    action = int(bot.act(Seat.of(game, table.state, seat)))
-    return {"action": action, "command": game.command(action)}
+"""Seconds between two sweeps of the abandoned tables."""
 
 
 # --------------------------------------------------------------------------- the app
@@ -495,335 +125,56 @@ def create_app(
     """
     if WEB_MISSING is not None:
         raise ConfigError(f"the web site needs the web extra: pip install 'tablezoo[web]' ({WEB_MISSING})")
-    hub = Hub(Store(db_path), rate=rate, burst=burst, expire_after=expire_after)
-    origins = {o.rstrip("/").lower() for o in allowed_origins}
-    creators: dict[str, Bucket] = {}
-
-    def origin_allowed(headers: Any) -> bool:
-        """No Origin (not a browser), the site's own, or one of ``allowed_origins``."""
-        origin = headers.get("origin")
-        if origin is None:
-            return True
-        origin = origin.rstrip("/").lower()
-        host = headers.get("host", "").lower()
-        return origin in origins or origin in (f"http://{host}", f"https://{host}")
-
-    def check_post(request: Request) -> None:
-        if not origin_allowed(request.headers):
-            raise ApiError(403, f"requests from {request.headers.get('origin')} are not allowed here")
-        kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
-        if kind != "application/json":
-            raise ApiError(415, f"the body must be JSON sent as application/json, not {kind or 'nothing'}")
-
-    def page(name: str) -> Response:
-        return FileResponse(STATIC / name, media_type="text/html", headers=PAGE_HEADERS)
-
-    async def lobby(request: Request) -> Response:
-        return page("lobby.html")
-
-    async def table_page(request: Request) -> Response:
-        if hub.get(request.path_params["id"]) is None:
-            return HTMLResponse(
-                "<!doctype html><title>No such table</title><p>No such table. <a href='/'>The lobby</a></p>",
-                status_code=404,
-                headers=PAGE_HEADERS,
-            )
-        return page("table.html")
-
-    async def list_games(request: Request) -> Response:
-        return json_response(games_catalogue())
-
-    async def list_tables(request: Request) -> Response:
-        query = request.query_params
-        phase = query.get("phase") or None
-        if phase is not None and phase not in LOBBY_PHASES:
-            raise ApiError(400, f"phase must be one of {', '.join(LOBBY_PHASES)}, not {phase!r}")
-        offset = _whole(query.get("offset", "0"), "offset", 0, 1_000_000)
-        limit = _whole(query.get("limit", str(PAGE_SIZE)), "limit", 1, 200)
-        return json_response(hub.summaries(LOBBY_PHASES[phase] if phase else None, offset, limit))
-
-    async def create_table(request: Request) -> Response:
-        check_post(request)
-        address = request.client.host if request.client else "?"
-        bucket = creators.setdefault(address, Bucket(create_rate / 60, create_rate))
-        if not bucket.take():
-            raise ApiError(429, f"too many new tables: at most {create_rate} a minute; join an open one")
-        if hub.open_tables() >= max_open_tables:
-            raise ApiError(429, f"{max_open_tables} tables are waiting for players already; join one of them")
-        body = await json_body(request)
-        name = body.get("game")
-        if not isinstance(name, str) or name not in GAMES:
-            raise ApiError(400, f"no game {name!r}; games are: {', '.join(GAMES)}")
-        try:
-            table = Table.new(name, table_id=hub.new_id(), options=options_of(body))
-        except TablezooError as err:
-            raise ApiError(400, str(err)) from None
-        hub.add(table)
-        return json_response({**summary(table), "url": f"/table/{table.table_id}"}, 201)
-
-    def find(table_id: str) -> Table:
-        table = hub.get(table_id)
-        if table is None:
-            raise ApiError(404, f"no table {table_id!r}")
-        return table
-
-    async def show_table(request: Request) -> Response:
-        table = find(request.path_params["id"])
-        async with hub.lock(table.table_id):
-            return json_response(table.view(None))
-
-    def replay_seat(table: Table, raw: str) -> int | None:
-        """The seat of a replay (None: what everyone saw); a seat's own only after the game."""
-        if raw in ("", "none", "null"):
-            return None
-        try:
-            seat = int(raw)
-        except ValueError:
-            raise ApiError(400, f"seat must be a seat number, not {raw!r}") from None
-        if not 0 <= seat < len(table.seats):
-            raise ApiError(400, f"no seat {seat}: the table has seats 0..{len(table.seats) - 1}")
-        if table.phase != FINISHED:
-            raise ApiError(
-                403,
-                "a seat's own replay shows its hidden cards, so it is given only after the game; "
-                "leave out seat for what everyone saw",
-            )
-        return seat
-
-    async def replay(request: Request) -> Response:
-        table = find(request.path_params["id"])
-        seat = replay_seat(table, request.query_params.get("seat", ""))
-        async with hub.lock(table.table_id):
-            frames = await asyncio.to_thread(table.replay, seat)
-            phase = table.phase
-        return json_response(
-            {"table": table.table_id, "game": table.game_name, "phase": phase, "seat": seat, "frames": frames}
-        )
-
-    async def replay_board(request: Request) -> Response:
-        table = find(request.path_params["id"])
-        seat = replay_seat(table, request.query_params.get("seat", ""))
-        raw = request.path_params["step"]
-        if not raw.isdigit():
-            raise ApiError(400, f"step must be a whole number, not {raw!r}")
-        async with hub.lock(table.table_id):
-            try:
-                board = await asyncio.to_thread(table.replay_board, int(raw), seat)
-            except TablezooError as err:
-                raise ApiError(400, str(err)) from None
-        return Response(board, media_type="image/svg+xml")
-
-    async def bot_move(request: Request) -> Response:
-        check_post(request)
-        body = await json_body(request)
-        if "table" not in body:
-            return json_response(await asyncio.to_thread(move_from_observation, body))
-        table_id, seat, bot_name = body.get("table"), body.get("seat"), body.get("bot")
-        if not isinstance(table_id, str):
-            raise ApiError(400, "table must be a table id (a string)")
-        table = find(table_id)
-        if isinstance(seat, bool) or not isinstance(seat, int):
-            raise ApiError(400, "seat must be a seat number")
-        async with hub.lock(table.table_id):
-            if table.phase != PLAYING:
-                raise ApiError(409, f"the game at table {table.table_id} is not under way ({table.phase})")
-            if not 0 <= seat < len(table.seats):
-                raise ApiError(400, f"no seat {seat}: the table has seats 0..{len(table.seats) - 1}")
-            if table.to_move() != seat:
-                raise ApiError(409, f"it is not seat {seat}'s turn: seat {table.to_move()} is to move")
-            occupant = table.seats[seat]
-            if occupant.client is not None and body.get("client") != occupant.client:
-                raise ApiError(
-                    403, f"seat {seat} is a person's: only their client may ask a bot for its move"
-                )
-            offered = table.bot_names()
-            if not isinstance(bot_name, str) or bot_name.partition(":")[0] not in offered:
-                raise ApiError(400, f"no bot {bot_name!r} for {table.info.title}; bots: {', '.join(offered)}")
-            move = await asyncio.to_thread(_seat_move, table, seat, bot_name)
-        return json_response(move)
-
-    async def refuse(websocket: WebSocket, code: int, error: str) -> None:
-        await websocket.send_text(dumps({"error": error}))
-        await websocket.close(code=code)
-
-    async def play(websocket: WebSocket) -> None:
-        if not origin_allowed(websocket.headers):
-            await websocket.close(code=4403)  # before accepting: another site's page gets nothing
-            return
-        await websocket.accept()
-        if "client" in websocket.query_params:
-            await refuse(
-                websocket,
-                4400,
-                'send the client token as the first message {"client": TOKEN}, not in the URL',
-            )
-            return
-        table = hub.get(websocket.path_params["id"])
-        if table is None:
-            await refuse(websocket, 4404, "no such table")
-            return
-        try:
-            first = await asyncio.wait_for(websocket.receive(), FIRST_MESSAGE_TIMEOUT)
-        except TimeoutError:
-            await refuse(websocket, 4400, 'send {"client": TOKEN} first')
-            return
-        if first["type"] == "websocket.disconnect":
-            return
-        client = parse_hello(first.get("text"))
-        if client is None:
-            await refuse(
-                websocket,
-                4400,
-                'the first message must be {"client": TOKEN}: 8 to 64 letters, digits, - or _',
-            )
-            return
-        await hub.connect(table, websocket, client)
-        try:
-            while True:
-                message = await websocket.receive()
-                if message["type"] == "websocket.disconnect":
-                    break
-                command = parse_command(message.get("text"))
-                if isinstance(command, Reply):
-                    await hub.send(table.table_id, websocket, {"reply": {"ok": False, "text": command.text}})
-                else:
-                    await hub.command(table, websocket, client, command)
-        finally:
-            hub.disconnect(table.table_id, websocket)
-
-    async def sweeper() -> None:
-        while True:
-            await asyncio.sleep(SWEEP_EVERY)
-            expired = hub.sweep()
-            if expired:
-                log.info("expired %d abandoned tables", len(expired))
-
-    @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        task = asyncio.create_task(sweeper())
-        yield
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
-        hub.store.close()
-
-    async def api_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, ApiError)
-        return json_response({"error": exc.message}, exc.status)
-
     app = Starlette(
         routes=[
-            Route("/", lobby),
-            Route("/table/{id}", table_page),
-            Route("/api/games", list_games),
-            Route("/api/tables", list_tables, methods=["GET"]),
-            Route("/api/tables", create_table, methods=["POST"]),
-            Route("/api/tables/{id}", show_table),
-            Route("/api/tables/{id}/replay", replay),
-            Route("/api/tables/{id}/replay/{step}", replay_board),
-            Route("/api/bot/move", bot_move, methods=["POST"]),
+            Route("/", endpoints.lobby),
+            Route("/table/{id}", endpoints.table_page),
+            Route("/api/games", endpoints.list_games),
+            Route("/api/tables", endpoints.list_tables, methods=["GET"]),
+            Route("/api/tables", endpoints.create_table, methods=["POST"]),
+            Route("/api/tables/{id}", endpoints.show_table),
+            Route("/api/tables/{id}/replay", endpoints.replay),
+            Route("/api/tables/{id}/replay/{step}", endpoints.replay_board),
+            Route("/api/bot/move", endpoints.bot_move, methods=["POST"]),
             WebSocketRoute("/ws/{id}", play),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ],
-        exception_handlers={ApiError: api_error},
+        exception_handlers={ApiError: endpoints.api_error},
         lifespan=lifespan,
         max_body_size=MAX_BODY,
         middleware=[
-            Middleware(SecurityHeaders),
+            Middleware(SecurityHeaders, headers=PAGE_HEADERS),
             Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts) or ["*"]),
         ],
     )
-    app.state.hub = hub
+    # what the endpoints share (tables.endpoints and tables.sockets say what each reads)
+    app.state.hub = Hub(Store(db_path), expire_after=expire_after)
+    app.state.origins = Origins(allowed_origins)
+    app.state.command_limit = RateLimit(rate, burst)
+    app.state.table_limit = RateLimit(create_rate / 60, create_rate)
+    app.state.max_open_tables = max_open_tables
     return app
 
 
-class SecurityHeaders:
-    """ASGI middleware: :data:`PAGE_HEADERS` on every HTTP response (pages, static files, JSON)."""
-
-    def __init__(self, app: Any) -> None:
-        self.app = app
-        self.headers = [(k.lower().encode(), v.encode()) for k, v in PAGE_HEADERS.items()]
-
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
-        async def with_headers(message: dict[str, Any]) -> None:
-            if message["type"] == "http.response.start":
-                present = {k.lower() for k, _ in message.get("headers", [])}
-                extra = [(k, v) for k, v in self.headers if k not in present]
-                message = {**message, "headers": [*message.get("headers", []), *extra]}
-            await send(message)
-
-        await self.app(scope, receive, with_headers)
+@contextlib.asynccontextmanager
+async def lifespan(app: Starlette) -> AsyncIterator[None]:
+    """While the site runs, abandoned tables are swept; at the end the store is closed."""
+    hub: Hub = app.state.hub
+    task = asyncio.create_task(sweep_forever(hub))
+    yield
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    hub.store.close()
 
 
-def _whole(raw: str, name: str, low: int, high: int) -> int:
-    if not raw.isdigit() or not low <= int(raw) <= high:
-        raise ApiError(400, f"{name} must be a whole number from {low} to {high}, not {raw!r}")
-    return int(raw)
-
-
-def loads(text: str | bytes) -> Any:
-    """JSON text -> data; ValueError (with a clear message) for bad or too deeply nested JSON."""
-    try:
-        return json.loads(text)
-    except RecursionError:
-        raise ValueError("the JSON is nested too deeply") from None
-
-
-def parse_hello(text: str | None) -> str | None:
-    """The client token of a socket's first message ``{"client": TOKEN}``, or None."""
-    if text is None or len(text) > MAX_MESSAGE:
-        return None
-    try:
-        data = loads(text)
-    except ValueError:
-        return None
-    client = data.get("client") if isinstance(data, dict) else None
-    return client if isinstance(client, str) and CLIENT_TOKEN.fullmatch(client) else None
-
-
-def parse_command(text: str | None) -> str | Reply:
-    """The command of a socket message ``{"command": "..."}``, or the Reply refusing it."""
-    usage = 'send JSON like {"command": "/help"}'
-    if text is None or len(text) > MAX_MESSAGE:
-        return Reply(False, f"a message is a JSON text of at most {MAX_MESSAGE} characters: {usage}")
-    try:
-        data = loads(text)
-    except ValueError as err:
-        return Reply(False, f"not JSON ({err}): {usage}")
-    if not isinstance(data, dict) or not isinstance(data.get("command"), str):
-        return Reply(False, usage)
-    return data["command"]
-
-
-async def json_body(request: Request) -> dict[str, Any]:
-    try:
-        body = loads(await request.body())
-    except ValueError as err:
-        detail = f" ({err})" if "nested" in str(err) else ""
-        raise ApiError(400, f"the body must be a JSON object{detail}") from None
-    if not isinstance(body, dict):
-        raise ApiError(400, "the body must be a JSON object")
-    return body
-
-
-def dumps(data: Any) -> str:
-    return json.dumps(data, default=_plain, separators=(",", ":"))
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    raise TypeError(f"{type(value).__name__} is not JSON")
-
-
-def json_response(data: Any, status: int = 200) -> Response:
-    return Response(dumps(data), status_code=status, media_type="application/json")
+async def sweep_forever(hub: Hub, every: float = SWEEP_EVERY) -> None:
+    """:meth:`Hub.sweep` every ``every`` seconds."""
+    while True:
+        await asyncio.sleep(every)
+        expired = hub.sweep()
+        if expired:
+            log.info("expired %d abandoned tables", len(expired))
 
 
 # --------------------------------------------------------------------------- running it

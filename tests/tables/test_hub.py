@@ -1,0 +1,91 @@
+"""The hub on its own: tables, sockets and what each socket is sent, with stand-in sockets (no server)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from tablezoo.tables.hub import Hub, summary
+from tablezoo.tables.store import Store
+from tablezoo.tables.table import Table
+
+
+class Socket:
+    """Keeps what it is sent; a closed one fails to send, as a socket that went away does."""
+
+    def __init__(self, closed: bool = False) -> None:
+        self.sent: list[dict[str, Any]] = []
+        self.closed = closed
+
+    async def send_text(self, text: str) -> None:
+        if self.closed:
+            raise RuntimeError("the socket is closed")
+        self.sent.append(json.loads(text))
+
+
+def test_a_change_reaches_every_socket_a_refusal_only_the_sender() -> None:
+    async def play() -> None:
+        hub = Hub(Store(":memory:"))
+        table = hub.add(Table.new("sechs_nimmt", table_id="t1", seed=1))
+        alice, bob, gone = Socket(), Socket(), Socket(closed=True)
+        for socket, client in ((alice, "alice"), (bob, "bob"), (gone, "gone")):
+            await hub.connect(table, socket, client)  # type: ignore[arg-type]
+        assert [len(s.sent) for s in (alice, bob, gone)] == [1, 1, 0]
+        assert set(hub.sockets["t1"]) == {alice, bob}  # the one that failed is dropped
+
+        reply = await hub.command(table, alice, "alice", "/join Alice")  # type: ignore[arg-type]
+        assert reply.ok
+        assert alice.sent[-1]["reply"] == {"ok": True, "text": "you sit at seat 0 as Alice"}
+        assert alice.sent[-1]["view"]["you"] == 0 and set(bob.sent[-1]) == {"view"}
+        assert bob.sent[-1]["view"]["you"] is None
+
+        for text in ("/start", "/status"):  # refused, then read only: the asker alone hears
+            await hub.command(table, bob, "bob", text)  # type: ignore[arg-type]
+            assert set(bob.sent[-1]) == {"reply"} and len(alice.sent) == 2
+
+    asyncio.run(play())
+
+
+def test_finished_tables_leave_memory_and_abandoned_ones_expire() -> None:
+    hub = Hub(Store(":memory:"), expire_after=100.0)
+    done = hub.add(Table.new("heckmeck", table_id="done", seed=3))
+    for command in ("/bot random", "/bot random", "/start"):
+        assert done.handle("x", command).ok
+    waiting = hub.add(Table.new("diamant", table_id="waiting"))
+    now = hub.active["waiting"]
+    assert hub.sweep(now + 50) == [] and set(hub.tables) == {"waiting"}  # the finished one is archived
+    again = hub.get("done")  # read back from the store, and not kept
+    assert (
+        again is not None
+        and again is not done
+        and again.phase == "finished"
+        and hub.tables.keys() == {"waiting"}
+    )
+    assert hub.sweep(now + 100) == ["waiting"] and hub.tables == {}
+    assert hub.get("waiting") is None  # expired: never resumed or read back
+    assert [row["id"] for row in hub.summaries()] == ["done"]
+    assert summary(waiting)["phase"] == "waiting"
+
+
+def test_the_lobby_lists_waiting_then_playing_then_finished() -> None:
+    hub = Hub(Store(":memory:"))
+    playing = hub.add(Table.new("diamant", table_id="b-playing"))
+    for command in ("/join Alice", "/bot random", "/bot random", "/start"):
+        assert playing.handle("alice", command).ok
+    assert playing.phase == "playing"
+    hub.add(Table.new("court", table_id="a-waiting"))
+    assert [row["id"] for row in hub.summaries()] == ["a-waiting", "b-playing"]
+    assert [row["id"] for row in hub.summaries(offset=1)] == ["b-playing"]
+    assert [row["id"] for row in hub.summaries("playing")] == ["b-playing"]
+    assert hub.summaries("finished") == [] and hub.open_tables() == 1
+    assert hub.summaries()[0] == {
+        "id": "a-waiting",
+        "game": "court",
+        "title": "To Court the King",
+        "phase": "waiting",
+        "seats": [],
+        "players": 0,
+        "min_seats": 2,
+        "max_seats": 5,
+    }
