@@ -177,9 +177,11 @@ const int kCopiesAsideBits = [] {
 
 const std::array<const char*, 6> kFaceNames = {"1", "2", "3", "4", "5", "6"};
 // Dice written out as court.py's DICE_FACES.text: highest first ("6 5 2").
-std::string dice_text(const Counts& counts) { return tablezoo::dice_text(counts, kFaceNames, true); }
+void write_dice(Last& text, const Counts& counts) { tablezoo::write_dice(text, counts, kFaceNames, true); }
 
-std::string seat_name(int seat) { return "seat " + std::to_string(seat); }
+Last seat_name(int seat) { return Last("seat ") + seat; }
+
+const char* phase_word(Phase phase) { return names(phase)[static_cast<int>(phase)]; }
 
 int count_dice(const Counts& counts) {
   int total = 0;
@@ -261,15 +263,43 @@ bool can_change(const Card& card, const Counts& active) {
   return true;  // re-rolls, new values and new dice apply to any dice
 }
 
+// The ability cards (as bits) whose use needs nothing but active dice of some faces (all but
+// the Philosopher, the Alchemist and the Astronomer), for each set of faces (as bits).
+const std::array<int, 64> kUsableByFaces = [] {
+  std::array<int, 64> out{};
+  for (int faces = 0; faces < 64; ++faces) {
+    Counts one_each{};
+    for (int face = 0; face < 6; ++face) one_each[face] = faces >> face & 1;
+    for (int i = 0; i < kNumAbility; ++i) {
+      const Card& card = kCards[kAbility[i]];
+      const bool by_faces = card.effect != Effect::kMovePips && card.effect != Effect::kSharePips && !card.copies_aside;
+      if (by_faces && can_change(card, one_each)) out[faces] |= 1 << i;
+    }
+  }
+  return out;
+}();
+
+// The ability cards (as bits) that can change these active dice, the Astronomer (which needs
+// a set-aside die too) left out: play_options' `usable`, read from a table where it can be.
+int usable_cards(const Counts& active) {
+  int faces = 0;
+  for (int face = 0; face < 6; ++face)
+    if (active[face]) faces |= 1 << face;
+  int bits = kUsableByFaces[faces];
+  for (int kind : {kPhilosopher, kAlchemist})
+    if (can_change(kCards[kind], active)) bits |= bit(kind);
+  return bits;
+}
+
 // Dice a seat with these cards (counts per kind) rolls at the start of its turn.
-int rolled_dice(const std::vector<int>& held) {
+int rolled_dice(const Cards& held) {
   int dice = kBaseDice;
   for (int kind = 0; kind < kNumKinds; ++kind) dice += held[kind] * kCards[kind].extra_rolled;
   return dice;
 }
 
 // The bits of the ability cards in a seat's cards (counts per kind).
-int held_bits(const std::vector<int>& held) {
+int held_bits(const Cards& held) {
   int bits = 0;
   for (int kind : kAbility)
     if (held[kind]) bits |= bit(kind);
@@ -279,10 +309,6 @@ int held_bits(const std::vector<int>& held) {
 // require_range with a field name made on the spot ("held[2][5]")
 void in_range(int value, int low, int high, const std::string& name) { require_range(value, low, high, name.c_str()); }
 std::string entry(const std::string& list, int i) { return list + "[" + std::to_string(i) + "]"; }
-
-// the phase names, in the order of Phase
-constexpr const char* kPhaseNames[] = {"play", "take", "die",   "target", "pips",
-                                       "value", "pick", "start", "roll",  "over"};
 
 }  // namespace
 
@@ -322,8 +348,8 @@ int max_dice(int num_seats) {
   return dice;
 }
 
-std::vector<int> initial_supply(int num_seats) {
-  std::vector<int> supply(kNumKinds, 0);
+Cards initial_supply(int num_seats) {
+  Cards supply{};
   for (const Card& card : kCards)
     if (card.row) supply[card.kind] = kRowCopies[card.row][num_seats - 2];
   supply[kFool] = num_seats;  // Decision: as many row-0 cards as players
@@ -332,21 +358,12 @@ std::vector<int> initial_supply(int num_seats) {
 
 bool meets_cost(int kind, const Counts& counts) { return kCards[kind].cost.met_by(counts); }
 
-std::vector<int> strength(const Counts& counts) {
+Strength strength(const Counts& counts) {
   const int size = *std::max_element(counts.begin(), counts.end());
   int face = 5;
   while (face > 0 && counts[face] != size) --face;  // the higher face of two largest groups
   return {size, face + 1};
 }
-
-Phase phase_of(const std::string& name) {
-  // every call of the rules reads the phase: the first letter rules out most names at once
-  for (int i = 0; i < 10; ++i)
-    if (name[0] == kPhaseNames[i][0] && name == kPhaseNames[i]) return static_cast<Phase>(i);
-  return Phase::kUnknown;
-}
-
-const char* phase_name(Phase phase) { return phase == Phase::kUnknown ? "?" : kPhaseNames[static_cast<int>(phase)]; }
 
 // ----------------------------------------------------------------------------- state machine
 
@@ -360,21 +377,21 @@ Court::Court(int num_seats, const Options&) : n_(num_seats) {
 State Court::initial_state() const {
   State s;
   s.supply = supply0_;
-  s.held.assign(n_, std::vector<int>(kNumKinds, 0));
+  s.held.assign(n_, Cards{});
   for (int seat = 0; seat < n_; ++seat) s.order.push_back(seat);
-  s.results.assign(n_, {0, 0});
+  s.results.assign(n_, Strength{0, 0});
   return s;
 }
 
 int Court::to_move(const State& s) const {
-  const Phase phase = phase_of(s.phase);
+  const Phase phase = s.phase;
   if (phase == Phase::kRolling || phase == Phase::kStart) return kChance;
   if (phase == Phase::kOver) return kTerminal;
   return s.turn;
 }
 
 void Court::legal_actions(const State& s, std::vector<int>& out) const {
-  const Phase phase = phase_of(s.phase);
+  const Phase phase = s.phase;
   const Counts& active = s.active;
   if (phase == Phase::kPlay) {
     for (int face = 0; face < 6; ++face)
@@ -383,20 +400,15 @@ void Court::legal_actions(const State& s, std::vector<int>& out) const {
       if (active[face] > 1) out.push_back(kAsideAll + face);
     if (s.fresh) out.push_back(kRoll);
     if (const int ready = s.ready) {
-      int bits = 0;  // the ready cards that can change these dice
-      for (int i = 0; i < kNumAbility; ++i) {
-        const Card& card = kCards[kAbility[i]];
-        if ((ready >> i & 1) && !card.copies_aside && can_change(card, active)) bits |= 1 << i;
-      }
+      int bits = ready & usable_cards(active);  // the ready cards that can change these dice
       if (ready & kCopiesAsideBits && astronomer_dice(active, s.aside)) bits |= ready & kCopiesAsideBits;
-      for (int i = 0; i < kNumAbility; ++i)
-        if (bits >> i & 1) out.push_back(kUse + i);
+      for (; bits; bits &= bits - 1) out.push_back(kUse + __builtin_ctz(bits));
     }
     return;
   }
   if (phase == Phase::kTake) {
-    const std::vector<int>& held = s.held[s.turn];
-    const std::vector<int>& supply = s.supply;
+    const Cards& held = s.held[s.turn];
+    const Cards& supply = s.supply;
     if (supply[kFool] && !held[kFool]) out.push_back(kTake + kFool);
     if (held[kFool]) out.push_back(kTake + kCharlatan);
     for (int kind = kFarmer; kind < kQueen; ++kind)  // kinds_met: the Farmer to the King
@@ -404,7 +416,7 @@ void Court::legal_actions(const State& s, std::vector<int>& out) const {
     out.push_back(kPass);
     return;
   }
-  if (phase == Phase::kStart || phase == Phase::kRolling || phase == Phase::kOver || phase == Phase::kUnknown) return;
+  if (phase == Phase::kStart || phase == Phase::kRolling || phase == Phase::kOver) return;
   const Card& card = kCards[s.card];
   auto faces_with = [&](int bits) {
     for (int face = 0; face < 6; ++face)
@@ -476,7 +488,7 @@ void Court::apply(State& s, int action) const {
     s.to_roll = count_dice(s.active);
     clear(s.active);
     s.fresh = false;
-    s.phase = "roll";
+    s.phase = Phase::kRolling;
   } else if (action < kDie) {
     use(s, kAbility[action - kUse]);
   } else if (action < kValue) {
@@ -490,7 +502,8 @@ void Court::apply(State& s, int action) const {
   } else if (action < kPass) {
     take(s, action - kTake);
   } else {
-    s.last = seat_name(s.turn) + " passed with " + dice_text(s.aside);
+    s.last = seat_name(s.turn) + " passed with ";
+    write_dice(s.last, s.aside);
     end_turn(s);
   }
 }
@@ -505,18 +518,18 @@ void Court::use(State& s, int kind) const {
     return;
   }
   s.card = kind;
-  s.phase = phase_name(first_step(card));
+  s.phase = first_step(card);
 }
 
 void Court::card_done(State& s) const {
   s.card = -1;
   s.die = -1;
   s.target = -1;
-  s.phase = "play";
+  s.phase = Phase::kPlay;
 }
 
 void Court::die(State& s, int face) const {
-  const Phase phase = phase_of(s.phase);
+  const Phase phase = s.phase;
   const Card& card = kCards[s.card];
   Counts& active = s.active;
   if (phase == Phase::kPick) {
@@ -525,19 +538,19 @@ void Court::die(State& s, int face) const {
     if (card.effect == Effect::kSharePips) {
       s.pool += face + 1;
       s.pool_dice += 1;
-      if (s.pool_dice == card.most_dice) s.phase = "value";  // no more dice to pick: share out the pips
+      if (s.pool_dice == card.most_dice) s.phase = Phase::kChooseValue;  // no more dice to pick: share out the pips
     }
   } else if (phase == Phase::kChooseTarget) {
     s.target = face;
-    s.phase = "pips";
+    s.phase = Phase::kChoosePips;
   } else if (card.effect == Effect::kReroll) {  // one die, re-rolled at once
     active[face] -= 1;
     card_done(s);
     s.to_roll = 1;
-    s.phase = "roll";
+    s.phase = Phase::kRolling;
   } else {
     s.die = face;
-    s.phase = phase_name(step_after_die(card.effect));
+    s.phase = step_after_die(card.effect);
   }
 }
 
@@ -580,14 +593,14 @@ void Court::done(State& s) const {
   const Card& card = kCards[s.card];
   Counts& picked = s.picked;
   if (card.effect == Effect::kSharePips) {
-    s.phase = "value";
+    s.phase = Phase::kChooseValue;
     return;
   }
   if (card.effect == Effect::kReroll) {
     s.to_roll = count_dice(picked);
     clear(picked);
     card_done(s);
-    s.phase = "roll";
+    s.phase = Phase::kRolling;
     return;
   }
   const int raised = card.pips.first();  // every picked die gets the card's pips
@@ -601,19 +614,20 @@ void Court::done(State& s) const {
 
 void Court::result_final(State& s) const {
   if (!s.final) {
-    s.phase = "take";
+    s.phase = Phase::kTake;
     return;
   }
   const int seat = s.turn;
-  std::vector<int> result = strength(s.aside);
+  const Strength result = strength(s.aside);
   s.results[seat] = result;
-  std::string text = seat_name(s.turn) + " rolled " + dice_text(s.aside);
+  Last text = seat_name(s.turn) + " rolled ";
+  write_dice(text, s.aside);
   if (result > s.best || (seat == s.claimer && result == s.best)) {
     s.best = result;
     give_king(s, seat);
     text += ", takes the King card";
   }
-  s.last = std::move(text);
+  s.last = text;
   end_turn(s);
 }
 
@@ -627,8 +641,9 @@ void Court::give_king(State& s, int seat) const {
 
 void Court::take(State& s, int kind) const {
   const int seat = s.turn;
-  std::vector<int>& held = s.held[seat];
-  std::string text = seat_name(seat) + " took the " + kCards[kind].title + " with " + dice_text(s.aside);
+  Cards& held = s.held[seat];
+  Last text = seat_name(seat) + " took the " + kCards[kind].title + " with ";
+  write_dice(text, s.aside);
   if (kind == kCharlatan) {  // turn his Fool over: no card from the supply
     held[kFool] -= 1;
     held[kCharlatan] += 1;
@@ -644,7 +659,7 @@ void Court::take(State& s, int kind) const {
     s.results[seat] = s.best;
     text += " and the Queen";
   }
-  s.last = std::move(text);
+  s.last = text;
   end_turn(s);
 }
 
@@ -657,7 +672,7 @@ void Court::end_turn(State& s) const {
   const int n = n_;
   if (s.pos == static_cast<int>(s.order.size())) {  // the round is over
     if (s.final) {
-      s.phase = "over";
+      s.phase = Phase::kOver;
       return;
     }
     const int start = s.order.back();  // the last player starts the next round
@@ -674,13 +689,13 @@ void Court::end_turn(State& s) const {
     s.round += 1;
   }
   s.turn = s.order[s.pos];
-  s.phase = "start";
+  s.phase = Phase::kStart;
 }
 
 // ----------------------------------------------------------------------------- chance
 
 int Court::roll_size(const State& s) const {
-  if (phase_of(s.phase) == Phase::kStart) return rolled_dice(s.held[s.turn]);
+  if (s.phase == Phase::kStart) return rolled_dice(s.held[s.turn]);
   return s.to_roll;
 }
 
@@ -693,10 +708,10 @@ std::vector<std::pair<Counts, double>> Court::chance_outcomes(const State& s) co
 }
 
 void Court::apply_chance(State& s, const Outcome& o) const {
-  if (phase_of(s.phase) == Phase::kStart) s.ready = held_bits(s.held[s.turn]);
+  if (s.phase == Phase::kStart) s.ready = held_bits(s.held[s.turn]);
   for (int face = 0; face < 6; ++face) s.active[face] += o[face];
   s.to_roll = 0;
-  s.phase = "play";
+  s.phase = Phase::kPlay;
 }
 
 // ----------------------------------------------------------------------------- results
@@ -736,7 +751,7 @@ void Court::observe(const State& s, int seat, float* out) const {
     out[played + k] = i < s.pos ? 1.0f : 0.0f;
   }
   for (int k = 0; k < n; ++k) {
-    const std::vector<int>& cards = s.held[(seat + k) % n];
+    const Cards& cards = s.held[(seat + k) % n];
     for (int kind = 0; kind < kNumKinds; ++kind) out[held + kNumKinds * k + kind] = static_cast<float>(cards[kind]);
   }
   out[supply] = static_cast<float>(s.supply[kFool]);  // the Charlatan left out
@@ -750,7 +765,7 @@ void Court::observe(const State& s, int seat, float* out) const {
     out[best] = static_cast<float>(s.best[0]);
     out[best + 1] = static_cast<float>(s.best[1]);
   }
-  const int index = static_cast<int>(phase_of(s.phase));
+  const int index = static_cast<int>(s.phase);
   if (index >= kNumDecisionPhases) return;  // no seat is to decide
   out[to_move_at + relative(s.turn)] = 1;
   out[fresh] = s.fresh ? 1.0f : 0.0f;
@@ -799,9 +814,7 @@ void Court::validate(const State& s) const {
     require(!(seen >> s.order[i] & 1), "order has seat " + std::to_string(s.order[i]) + " twice");
     seen |= 1 << s.order[i];
   }
-  const Phase phase = phase_of(s.phase);
-  require(phase != Phase::kUnknown,
-          "phase '" + s.phase + "' is none of start, roll, play, take, die, target, pips, value, pick, over");
+  const Phase phase = s.phase;  // one of the words (reading it checked that)
   const bool over = phase == Phase::kOver;
   in_range(s.pos, 0, over ? n : n - 1, "pos");  // at the end every seat of the order has played
   in_range(s.turn, 0, n - 1, "turn");
@@ -868,8 +881,7 @@ void Court::validate(const State& s) const {
     require(s.held[s.claimer][kQueen] == 1, "claimer does not hold the Queen");
   }
   require(!s.final || claimed, "final is set but nobody claimed the King");
-  auto check_result = [&](const std::vector<int>& result, const std::string& name) {
-    require_size(result.size(), 2, name.c_str());
+  auto check_result = [&](const Strength& result, const std::string& name) {
     in_range(result[0], 0, most, name + "[0]");
     in_range(result[1], 0, 6, name + "[1]");
   };
@@ -881,7 +893,8 @@ void Court::validate(const State& s) const {
   if (to_move(s) >= 0) {
     std::vector<int> legal;
     legal_actions(s, legal);
-    require(!legal.empty(), "seat " + std::to_string(s.turn) + " is to move in phase " + s.phase + " but has no move");
+    require(!legal.empty(),
+            "seat " + std::to_string(s.turn) + " is to move in phase " + phase_word(s.phase) + " but has no move");
   }
 }
 
@@ -913,7 +926,7 @@ void Court::validate_card_step(const State& s, Phase phase) const {
     default:
       break;
   }
-  require(step, std::string("phase ") + s.phase + " is no step of the " + card.title + "'s use");
+  require(step, std::string("phase ") + phase_word(s.phase) + " is no step of the " + card.title + "'s use");
 
   const bool has_die = phase == Phase::kChooseTarget || phase == Phase::kChoosePips ||
                        (phase == Phase::kChooseValue && effect == Effect::kSetValue);

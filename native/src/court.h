@@ -9,6 +9,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -129,12 +130,15 @@ constexpr int kMaxEnumerated = 8; // rolls of up to this many dice are enumerate
 
 // The most dice a turn can have: 3 + every card's extra dice + a Charlatan per row-0 card.
 int max_dice(int num_seats);
+// Counts per kind of card (a seat's cards, the supply).
+using Cards = std::array<int, kNumKinds>;
 // Copies of each kind in the supply at the start; Charlatans are never in it.
-std::vector<int> initial_supply(int num_seats);
+Cards initial_supply(int num_seats);
 // Whether a result meets the cost of a kind (the conditions on cards held not included).
 bool meets_cost(int kind, const Counts& counts);
 // A final-round result's strength {size, face}: the largest group and its (higher) face.
-std::vector<int> strength(const Counts& counts);
+using Strength = std::array<int, 2>;
+Strength strength(const Counts& counts);
 
 // --------------------------------------------------------------------------- actions
 
@@ -152,9 +156,10 @@ constexpr int kNumActions = kPass + 1;
 static_assert(kNumActions == 67, "the action ids of court.py");
 
 // --------------------------------------------------------------------------- phases
-// The first seven are the decisions, in the order of the observation's phase field.
+// The first seven are the decisions, in the order of the observation's phase field. A
+// phase is kept as a number and read and written as its word (names).
 
-enum class Phase {
+enum class Phase : uint8_t {
   kPlay,          // set aside, roll or use a card
   kTake,          // the result is final: take a card or pass
   kChooseDie,     // choose one active die for the card in use
@@ -165,23 +170,28 @@ enum class Phase {
   kStart,         // chance: the turn's first roll (3 dice + the extra dice of the cards)
   kRolling,       // chance: roll to_roll dice into the active dice
   kOver,
-  kUnknown,       // no phase of the game (only a hostile state has it; validate refuses it)
 };
 constexpr int kNumDecisionPhases = 7;
-
-Phase phase_of(const std::string& name);
-const char* phase_name(Phase phase);
+inline const std::array<const char*, 10>& names(Phase) {
+  static constexpr std::array<const char*, 10> words = {"play", "take",  "die",   "target", "pips",
+                                                         "value", "pick", "start", "roll",   "over"};
+  return words;
+}
 
 // --------------------------------------------------------------------------- state
 
+// `last` holds the longest message: "seat 4 took the King with " + 18 dice + " and the Queen"
+// (75 characters; 18 dice, max_dice(5), are "6 6 ... 6", 35 characters).
+using Last = Note<96>;
+
 struct State {
-  std::vector<int> supply;               // copies left per kind
-  std::vector<std::vector<int>> held;    // per seat, per kind
+  Cards supply{};                        // copies left per kind
+  std::vector<Cards> held;               // per seat, per kind
   std::vector<int> order;                // seats of this round, in turn order
   int pos = 0;                           // index in `order` of the seat to play
   int turn = 0;                          // the seat to play (order[pos])
   int round = 1;                         // rounds begun, the final round included
-  std::string phase = "start";
+  Phase phase = Phase::kStart;
   int to_roll = 0;                       // dice a pending roll (phase "roll") throws
   Counts active{};                       // active dice per face
   Counts aside{};                        // set-aside dice per face
@@ -196,9 +206,9 @@ struct State {
   bool final = false;                    // the final round is being played
   int claimer = -1;                      // the seat that claimed the King (holds the Queen)
   int holder = -1;                       // the seat holding the King card
-  std::vector<int> best = {0, 0};        // best {size, face} in the end
-  std::vector<std::vector<int>> results; // per seat: claim/final {size, face}
-  std::string last;                      // what happened last, for people
+  Strength best = {0, 0};                // best {size, face} in the end
+  std::vector<Strength> results;         // per seat: claim/final {size, face}
+  Last last;                             // what happened last, for people
 
   static constexpr auto fields() {
     return std::make_tuple(
@@ -261,7 +271,7 @@ class Court {
 
   int n_;
   int max_dice_;
-  std::vector<int> supply0_;
+  Cards supply0_{};
 };
 
 }  // namespace tablezoo::court
