@@ -223,6 +223,45 @@ struct State {
   }
 };
 
+// --------------------------------------------------------------------------- the heuristic bot
+
+// How much the bot wants each card it can take (CARD_VALUE of bots/court.py; the Queen, which
+// comes with the King, is never taken).
+constexpr std::array<double, kNumKinds> kCardValue = {
+    1.0 /* fool */,       4.0 /* charlatan */, 4.0 /* farmer */,   2.5 /* maid */,     2.0 /* philosopher */,
+    5.0 /* laborer */,    5.0 /* guard */,     6.5 /* hunter */,   3.0 /* merchant */, 5.5 /* astronomer */,
+    6.5 /* pawnbroker */, 4.0 /* noblewoman */, 6.5 /* magician */, 7.5 /* knight */,  7.5 /* bishop */,
+    4.8 /* alchemist */,  4.0 /* nobleman */,  8.0 /* general */,  10.0 /* king */,   0.0 /* queen */};
+
+// The heuristic bot's settings: CourtGreedyBot's arguments, with its defaults.
+struct HeuristicSettings {
+  double stop_margin = 0.0;  // set everything aside early only when that buys a card worth this much more
+                             // than the rollouts' mean
+  int samples = 24;          // rollouts per stopping decision (0: stop on the quick estimate alone)
+  int king_behind = 3;       // pass up a bare seven of a kind's King for a General when some opponent has
+                             // at least this many more extra dice
+  std::array<double, kNumKinds> values = kCardValue;
+};
+
+// The steps still to play of one decision of the bot (a card use, or every die set aside at
+// once). The longest is the Merchant's: its use, a step per re-rolled die (18 dice at most,
+// max_dice(5)) and done.
+class Steps {
+ public:
+  static constexpr int kCapacity = 24;
+  bool empty() const { return next_ == size_; }
+  int front() const { return steps_[next_]; }
+  int pop() { return steps_[next_++]; }
+  void clear() { size_ = next_ = 0; }
+  void push(int action);  // throws std::logic_error beyond kCapacity (no turn has the dice for it)
+  const int* begin() const { return steps_.data() + next_; }
+  const int* end() const { return steps_.data() + size_; }
+
+ private:
+  std::array<int, kCapacity> steps_{};
+  int size_ = 0, next_ = 0;
+};
+
 // --------------------------------------------------------------------------- the game
 
 class Court {
@@ -256,6 +295,35 @@ class Court {
   std::vector<int> winners(const State& s) const;
   void validate(const State& s) const;
 
+  // The heuristic bot (bots/court.py, CourtGreedyBot; its docstring says how it plays): the
+  // most valuable card it may take; in the play phase, a plan of steps for the largest group
+  // of equal dice, kept across the steps of one decision (as _plan and _plan_key, keyed by
+  // round and place in the round). Where the quick estimate says setting every die aside now
+  // buys a better card, `samples` rollouts of the rest of the turn decide, their dice drawn
+  // from the Rng passed to act (so only there it may decide otherwise than its Python twin,
+  // whose rollouts draw their own dice). The whole game is public: it reads the state.
+  class Heuristic {
+   public:
+    static constexpr bool exists = true;
+    void reset() { plan_.clear(); }
+    int act(const Court& game, const State& s, int seat, Rng& rng);
+
+   private:
+    Steps play(const Court& game, const State& s, bool may_stop, Rng& rng);
+    Steps stop(const Court& game, const State& s, int target, const std::array<int, 6>& bring, Rng& rng);
+    double rollouts(const Court& game, const State& s, Rng& rng);
+
+    Steps plan_;                          // the steps still to play of the current decision
+    std::pair<int, int> plan_key_{0, 0};  // (round, pos) of the turn it belongs to
+    std::vector<int> legal_;              // the legal moves of the position to decide
+    State rollout_;                       // scratch: the state a rollout plays on
+    std::vector<int> rollout_legal_;      // scratch: its legal moves
+  };
+  // The settings the bot plays with: CourtGreedyBot's defaults, but for a game built with the
+  // option heuristic_rollouts = false (no rule: a knob for the tests, which compare the bot with
+  // CourtGreedyBot(samples=0) move for move): no rollouts.
+  const HeuristicSettings& heuristic_settings() const { return heuristic_; }
+
  private:
   void use(State& s, int kind) const;
   void card_done(State& s) const;
@@ -272,6 +340,7 @@ class Court {
   int n_;
   int max_dice_;
   Cards supply0_{};
+  HeuristicSettings heuristic_;
 };
 
 }  // namespace tablezoo::court
