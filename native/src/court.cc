@@ -2,9 +2,12 @@
 #include "court.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <initializer_list>
+#include <limits>
 #include <stdexcept>
+#include <tuple>
 
 namespace tablezoo::court {
 
@@ -177,9 +180,11 @@ const int kCopiesAsideBits = [] {
 
 const std::array<const char*, 6> kFaceNames = {"1", "2", "3", "4", "5", "6"};
 // Dice written out as court.py's DICE_FACES.text: highest first ("6 5 2").
-std::string dice_text(const Counts& counts) { return tablezoo::dice_text(counts, kFaceNames, true); }
+void write_dice(Last& text, const Counts& counts) { tablezoo::write_dice(text, counts, kFaceNames, true); }
 
-std::string seat_name(int seat) { return "seat " + std::to_string(seat); }
+Last seat_name(int seat) { return Last("seat ") + seat; }
+
+const char* phase_word(Phase phase) { return names(phase)[static_cast<int>(phase)]; }
 
 int count_dice(const Counts& counts) {
   int total = 0;
@@ -261,15 +266,43 @@ bool can_change(const Card& card, const Counts& active) {
   return true;  // re-rolls, new values and new dice apply to any dice
 }
 
+// The ability cards (as bits) whose use needs nothing but active dice of some faces (all but
+// the Philosopher, the Alchemist and the Astronomer), for each set of faces (as bits).
+const std::array<int, 64> kUsableByFaces = [] {
+  std::array<int, 64> out{};
+  for (int faces = 0; faces < 64; ++faces) {
+    Counts one_each{};
+    for (int face = 0; face < 6; ++face) one_each[face] = faces >> face & 1;
+    for (int i = 0; i < kNumAbility; ++i) {
+      const Card& card = kCards[kAbility[i]];
+      const bool by_faces = card.effect != Effect::kMovePips && card.effect != Effect::kSharePips && !card.copies_aside;
+      if (by_faces && can_change(card, one_each)) out[faces] |= 1 << i;
+    }
+  }
+  return out;
+}();
+
+// The ability cards (as bits) that can change these active dice, the Astronomer (which needs
+// a set-aside die too) left out: play_options' `usable`, read from a table where it can be.
+int usable_cards(const Counts& active) {
+  int faces = 0;
+  for (int face = 0; face < 6; ++face)
+    if (active[face]) faces |= 1 << face;
+  int bits = kUsableByFaces[faces];
+  for (int kind : {kPhilosopher, kAlchemist})
+    if (can_change(kCards[kind], active)) bits |= bit(kind);
+  return bits;
+}
+
 // Dice a seat with these cards (counts per kind) rolls at the start of its turn.
-int rolled_dice(const std::vector<int>& held) {
+int rolled_dice(const Cards& held) {
   int dice = kBaseDice;
   for (int kind = 0; kind < kNumKinds; ++kind) dice += held[kind] * kCards[kind].extra_rolled;
   return dice;
 }
 
 // The bits of the ability cards in a seat's cards (counts per kind).
-int held_bits(const std::vector<int>& held) {
+int held_bits(const Cards& held) {
   int bits = 0;
   for (int kind : kAbility)
     if (held[kind]) bits |= bit(kind);
@@ -279,10 +312,6 @@ int held_bits(const std::vector<int>& held) {
 // require_range with a field name made on the spot ("held[2][5]")
 void in_range(int value, int low, int high, const std::string& name) { require_range(value, low, high, name.c_str()); }
 std::string entry(const std::string& list, int i) { return list + "[" + std::to_string(i) + "]"; }
-
-// the phase names, in the order of Phase
-constexpr const char* kPhaseNames[] = {"play", "take", "die",   "target", "pips",
-                                       "value", "pick", "start", "roll",  "over"};
 
 }  // namespace
 
@@ -322,8 +351,8 @@ int max_dice(int num_seats) {
   return dice;
 }
 
-std::vector<int> initial_supply(int num_seats) {
-  std::vector<int> supply(kNumKinds, 0);
+Cards initial_supply(int num_seats) {
+  Cards supply{};
   for (const Card& card : kCards)
     if (card.row) supply[card.kind] = kRowCopies[card.row][num_seats - 2];
   supply[kFool] = num_seats;  // Decision: as many row-0 cards as players
@@ -332,49 +361,42 @@ std::vector<int> initial_supply(int num_seats) {
 
 bool meets_cost(int kind, const Counts& counts) { return kCards[kind].cost.met_by(counts); }
 
-std::vector<int> strength(const Counts& counts) {
+Strength strength(const Counts& counts) {
   const int size = *std::max_element(counts.begin(), counts.end());
   int face = 5;
   while (face > 0 && counts[face] != size) --face;  // the higher face of two largest groups
   return {size, face + 1};
 }
 
-Phase phase_of(const std::string& name) {
-  // every call of the rules reads the phase: the first letter rules out most names at once
-  for (int i = 0; i < 10; ++i)
-    if (name[0] == kPhaseNames[i][0] && name == kPhaseNames[i]) return static_cast<Phase>(i);
-  return Phase::kUnknown;
-}
-
-const char* phase_name(Phase phase) { return phase == Phase::kUnknown ? "?" : kPhaseNames[static_cast<int>(phase)]; }
-
 // ----------------------------------------------------------------------------- state machine
 
-Court::Court(int num_seats, const Options&) : n_(num_seats) {
+Court::Court(int num_seats, const Options& options) : n_(num_seats) {
   // the supply table has a column per seat count: no other count has a game
   if (num_seats < 2 || num_seats > 5) throw std::invalid_argument("To Court the King is for 2 to 5 players");
   max_dice_ = max_dice(num_seats);
   supply0_ = initial_supply(num_seats);
+  const auto rollouts = options.find("heuristic_rollouts");  // not a rule: the heuristic bot's, for tests
+  if (rollouts != options.end() && !rollouts->second) heuristic_.samples = 0;
 }
 
 State Court::initial_state() const {
   State s;
   s.supply = supply0_;
-  s.held.assign(n_, std::vector<int>(kNumKinds, 0));
+  s.held.assign(n_, Cards{});
   for (int seat = 0; seat < n_; ++seat) s.order.push_back(seat);
-  s.results.assign(n_, {0, 0});
+  s.results.assign(n_, Strength{0, 0});
   return s;
 }
 
 int Court::to_move(const State& s) const {
-  const Phase phase = phase_of(s.phase);
+  const Phase phase = s.phase;
   if (phase == Phase::kRolling || phase == Phase::kStart) return kChance;
   if (phase == Phase::kOver) return kTerminal;
   return s.turn;
 }
 
 void Court::legal_actions(const State& s, std::vector<int>& out) const {
-  const Phase phase = phase_of(s.phase);
+  const Phase phase = s.phase;
   const Counts& active = s.active;
   if (phase == Phase::kPlay) {
     for (int face = 0; face < 6; ++face)
@@ -383,20 +405,15 @@ void Court::legal_actions(const State& s, std::vector<int>& out) const {
       if (active[face] > 1) out.push_back(kAsideAll + face);
     if (s.fresh) out.push_back(kRoll);
     if (const int ready = s.ready) {
-      int bits = 0;  // the ready cards that can change these dice
-      for (int i = 0; i < kNumAbility; ++i) {
-        const Card& card = kCards[kAbility[i]];
-        if ((ready >> i & 1) && !card.copies_aside && can_change(card, active)) bits |= 1 << i;
-      }
+      int bits = ready & usable_cards(active);  // the ready cards that can change these dice
       if (ready & kCopiesAsideBits && astronomer_dice(active, s.aside)) bits |= ready & kCopiesAsideBits;
-      for (int i = 0; i < kNumAbility; ++i)
-        if (bits >> i & 1) out.push_back(kUse + i);
+      for (; bits; bits &= bits - 1) out.push_back(kUse + __builtin_ctz(bits));
     }
     return;
   }
   if (phase == Phase::kTake) {
-    const std::vector<int>& held = s.held[s.turn];
-    const std::vector<int>& supply = s.supply;
+    const Cards& held = s.held[s.turn];
+    const Cards& supply = s.supply;
     if (supply[kFool] && !held[kFool]) out.push_back(kTake + kFool);
     if (held[kFool]) out.push_back(kTake + kCharlatan);
     for (int kind = kFarmer; kind < kQueen; ++kind)  // kinds_met: the Farmer to the King
@@ -404,7 +421,7 @@ void Court::legal_actions(const State& s, std::vector<int>& out) const {
     out.push_back(kPass);
     return;
   }
-  if (phase == Phase::kStart || phase == Phase::kRolling || phase == Phase::kOver || phase == Phase::kUnknown) return;
+  if (phase == Phase::kStart || phase == Phase::kRolling || phase == Phase::kOver) return;
   const Card& card = kCards[s.card];
   auto faces_with = [&](int bits) {
     for (int face = 0; face < 6; ++face)
@@ -476,7 +493,7 @@ void Court::apply(State& s, int action) const {
     s.to_roll = count_dice(s.active);
     clear(s.active);
     s.fresh = false;
-    s.phase = "roll";
+    s.phase = Phase::kRolling;
   } else if (action < kDie) {
     use(s, kAbility[action - kUse]);
   } else if (action < kValue) {
@@ -490,7 +507,8 @@ void Court::apply(State& s, int action) const {
   } else if (action < kPass) {
     take(s, action - kTake);
   } else {
-    s.last = seat_name(s.turn) + " passed with " + dice_text(s.aside);
+    s.last = seat_name(s.turn) + " passed with ";
+    write_dice(s.last, s.aside);
     end_turn(s);
   }
 }
@@ -505,18 +523,18 @@ void Court::use(State& s, int kind) const {
     return;
   }
   s.card = kind;
-  s.phase = phase_name(first_step(card));
+  s.phase = first_step(card);
 }
 
 void Court::card_done(State& s) const {
   s.card = -1;
   s.die = -1;
   s.target = -1;
-  s.phase = "play";
+  s.phase = Phase::kPlay;
 }
 
 void Court::die(State& s, int face) const {
-  const Phase phase = phase_of(s.phase);
+  const Phase phase = s.phase;
   const Card& card = kCards[s.card];
   Counts& active = s.active;
   if (phase == Phase::kPick) {
@@ -525,19 +543,19 @@ void Court::die(State& s, int face) const {
     if (card.effect == Effect::kSharePips) {
       s.pool += face + 1;
       s.pool_dice += 1;
-      if (s.pool_dice == card.most_dice) s.phase = "value";  // no more dice to pick: share out the pips
+      if (s.pool_dice == card.most_dice) s.phase = Phase::kChooseValue;  // no more dice to pick: share out the pips
     }
   } else if (phase == Phase::kChooseTarget) {
     s.target = face;
-    s.phase = "pips";
+    s.phase = Phase::kChoosePips;
   } else if (card.effect == Effect::kReroll) {  // one die, re-rolled at once
     active[face] -= 1;
     card_done(s);
     s.to_roll = 1;
-    s.phase = "roll";
+    s.phase = Phase::kRolling;
   } else {
     s.die = face;
-    s.phase = phase_name(step_after_die(card.effect));
+    s.phase = step_after_die(card.effect);
   }
 }
 
@@ -580,14 +598,14 @@ void Court::done(State& s) const {
   const Card& card = kCards[s.card];
   Counts& picked = s.picked;
   if (card.effect == Effect::kSharePips) {
-    s.phase = "value";
+    s.phase = Phase::kChooseValue;
     return;
   }
   if (card.effect == Effect::kReroll) {
     s.to_roll = count_dice(picked);
     clear(picked);
     card_done(s);
-    s.phase = "roll";
+    s.phase = Phase::kRolling;
     return;
   }
   const int raised = card.pips.first();  // every picked die gets the card's pips
@@ -601,19 +619,20 @@ void Court::done(State& s) const {
 
 void Court::result_final(State& s) const {
   if (!s.final) {
-    s.phase = "take";
+    s.phase = Phase::kTake;
     return;
   }
   const int seat = s.turn;
-  std::vector<int> result = strength(s.aside);
+  const Strength result = strength(s.aside);
   s.results[seat] = result;
-  std::string text = seat_name(s.turn) + " rolled " + dice_text(s.aside);
+  Last text = seat_name(s.turn) + " rolled ";
+  write_dice(text, s.aside);
   if (result > s.best || (seat == s.claimer && result == s.best)) {
     s.best = result;
     give_king(s, seat);
     text += ", takes the King card";
   }
-  s.last = std::move(text);
+  s.last = text;
   end_turn(s);
 }
 
@@ -627,8 +646,9 @@ void Court::give_king(State& s, int seat) const {
 
 void Court::take(State& s, int kind) const {
   const int seat = s.turn;
-  std::vector<int>& held = s.held[seat];
-  std::string text = seat_name(seat) + " took the " + kCards[kind].title + " with " + dice_text(s.aside);
+  Cards& held = s.held[seat];
+  Last text = seat_name(seat) + " took the " + kCards[kind].title + " with ";
+  write_dice(text, s.aside);
   if (kind == kCharlatan) {  // turn his Fool over: no card from the supply
     held[kFool] -= 1;
     held[kCharlatan] += 1;
@@ -644,7 +664,7 @@ void Court::take(State& s, int kind) const {
     s.results[seat] = s.best;
     text += " and the Queen";
   }
-  s.last = std::move(text);
+  s.last = text;
   end_turn(s);
 }
 
@@ -657,7 +677,7 @@ void Court::end_turn(State& s) const {
   const int n = n_;
   if (s.pos == static_cast<int>(s.order.size())) {  // the round is over
     if (s.final) {
-      s.phase = "over";
+      s.phase = Phase::kOver;
       return;
     }
     const int start = s.order.back();  // the last player starts the next round
@@ -674,13 +694,13 @@ void Court::end_turn(State& s) const {
     s.round += 1;
   }
   s.turn = s.order[s.pos];
-  s.phase = "start";
+  s.phase = Phase::kStart;
 }
 
 // ----------------------------------------------------------------------------- chance
 
 int Court::roll_size(const State& s) const {
-  if (phase_of(s.phase) == Phase::kStart) return rolled_dice(s.held[s.turn]);
+  if (s.phase == Phase::kStart) return rolled_dice(s.held[s.turn]);
   return s.to_roll;
 }
 
@@ -693,10 +713,10 @@ std::vector<std::pair<Counts, double>> Court::chance_outcomes(const State& s) co
 }
 
 void Court::apply_chance(State& s, const Outcome& o) const {
-  if (phase_of(s.phase) == Phase::kStart) s.ready = held_bits(s.held[s.turn]);
+  if (s.phase == Phase::kStart) s.ready = held_bits(s.held[s.turn]);
   for (int face = 0; face < 6; ++face) s.active[face] += o[face];
   s.to_roll = 0;
-  s.phase = "play";
+  s.phase = Phase::kPlay;
 }
 
 // ----------------------------------------------------------------------------- results
@@ -736,7 +756,7 @@ void Court::observe(const State& s, int seat, float* out) const {
     out[played + k] = i < s.pos ? 1.0f : 0.0f;
   }
   for (int k = 0; k < n; ++k) {
-    const std::vector<int>& cards = s.held[(seat + k) % n];
+    const Cards& cards = s.held[(seat + k) % n];
     for (int kind = 0; kind < kNumKinds; ++kind) out[held + kNumKinds * k + kind] = static_cast<float>(cards[kind]);
   }
   out[supply] = static_cast<float>(s.supply[kFool]);  // the Charlatan left out
@@ -750,7 +770,7 @@ void Court::observe(const State& s, int seat, float* out) const {
     out[best] = static_cast<float>(s.best[0]);
     out[best + 1] = static_cast<float>(s.best[1]);
   }
-  const int index = static_cast<int>(phase_of(s.phase));
+  const int index = static_cast<int>(s.phase);
   if (index >= kNumDecisionPhases) return;  // no seat is to decide
   out[to_move_at + relative(s.turn)] = 1;
   out[fresh] = s.fresh ? 1.0f : 0.0f;
@@ -799,9 +819,7 @@ void Court::validate(const State& s) const {
     require(!(seen >> s.order[i] & 1), "order has seat " + std::to_string(s.order[i]) + " twice");
     seen |= 1 << s.order[i];
   }
-  const Phase phase = phase_of(s.phase);
-  require(phase != Phase::kUnknown,
-          "phase '" + s.phase + "' is none of start, roll, play, take, die, target, pips, value, pick, over");
+  const Phase phase = s.phase;  // one of the words (reading it checked that)
   const bool over = phase == Phase::kOver;
   in_range(s.pos, 0, over ? n : n - 1, "pos");  // at the end every seat of the order has played
   in_range(s.turn, 0, n - 1, "turn");
@@ -868,8 +886,7 @@ void Court::validate(const State& s) const {
     require(s.held[s.claimer][kQueen] == 1, "claimer does not hold the Queen");
   }
   require(!s.final || claimed, "final is set but nobody claimed the King");
-  auto check_result = [&](const std::vector<int>& result, const std::string& name) {
-    require_size(result.size(), 2, name.c_str());
+  auto check_result = [&](const Strength& result, const std::string& name) {
     in_range(result[0], 0, most, name + "[0]");
     in_range(result[1], 0, 6, name + "[1]");
   };
@@ -881,7 +898,8 @@ void Court::validate(const State& s) const {
   if (to_move(s) >= 0) {
     std::vector<int> legal;
     legal_actions(s, legal);
-    require(!legal.empty(), "seat " + std::to_string(s.turn) + " is to move in phase " + s.phase + " but has no move");
+    require(!legal.empty(),
+            "seat " + std::to_string(s.turn) + " is to move in phase " + phase_word(s.phase) + " but has no move");
   }
 }
 
@@ -913,7 +931,7 @@ void Court::validate_card_step(const State& s, Phase phase) const {
     default:
       break;
   }
-  require(step, std::string("phase ") + s.phase + " is no step of the " + card.title + "'s use");
+  require(step, std::string("phase ") + phase_word(s.phase) + " is no step of the " + card.title + "'s use");
 
   const bool has_die = phase == Phase::kChooseTarget || phase == Phase::kChoosePips ||
                        (phase == Phase::kChooseValue && effect == Effect::kSetValue);
@@ -948,6 +966,418 @@ void Court::validate_card_step(const State& s, Phase phase) const {
   } else {
     require(s.pool == 0 && s.pool_dice == 0, "pool and pool_dice are set outside the Alchemist's use");
   }
+}
+
+// ----------------------------------------------------------------------------- the heuristic bot
+// bots/court.py, CourtGreedyBot, function by function: act, _take, _play, _stop, _rollouts,
+// _convert, _philosopher, _alchemist.
+
+void Steps::push(int action) {
+  if (size_ == kCapacity) throw std::logic_error("a plan of the heuristic bot has more steps than a turn allows");
+  steps_[size_++] = action;
+}
+
+namespace {
+
+using Settings = HeuristicSettings;
+
+// READY_BONUS: rough extra target dice a ready card is worth (for the stopping estimate), in
+// the reference's order (the bonus is summed in it: the same estimate to the last bit).
+constexpr std::pair<int, double> kReadyBonus[] = {
+    {kMagician, 1.0}, {kAstronomer, 1.0}, {kQueen, 1.0},       {kMaid, 0.5},     {kNoblewoman, 0.5},
+    {kNobleman, 0.4}, {kPhilosopher, 0.4}, {kAlchemist, 0.6}, {kMerchant, 0.5}, {kFool, 0.2}};
+
+// GROUP_CARDS: the cards a group of that many equal dice buys.
+constexpr std::pair<int, int> kGroupCards[] = {{2, kFarmer}, {3, kGuard},   {4, kHunter},
+                                               {5, kKnight}, {6, kGeneral}, {7, kKing}};
+
+// CONVERTERS: cards that change active dice, narrowest first.
+constexpr int kConverters[] = {kMaid, kNoblewoman, kNobleman, kPhilosopher, kAlchemist, kAstronomer, kMagician};
+
+// The kinds (as bits) a result's value is read from: every kind with a value (the Queen has
+// none), or MONOTONE: those whose cost stays met when dice are added to a result.
+constexpr int kValued = (1 << kQueen) - 1;
+constexpr int kMonotone = kValued & ~(1 << kMaid) & ~(1 << kPhilosopher);
+
+// expected_matches(k): the expected target dice that k non-target active dice still yield when
+// each roll sets aside its matches, or one wasted die when there is none; made as the
+// reference makes it (the same sums in the same order).
+const std::array<double, 32> kExpectedMatches = [] {
+  std::array<double, 32> out{};
+  for (int k = 1; k < 32; ++k) {
+    double total = 0.0;
+    for (int m = 0; m <= k; ++m) {
+      double comb = 1;  // math.comb(k, m), exact
+      for (int i = 1; i <= m; ++i) comb = comb * (k - m + i) / i;
+      const double p = comb * std::pow(1.0 / 6, static_cast<double>(m)) * std::pow(5.0 / 6, static_cast<double>(k - m));
+      total += p * (m ? m + out[k - m] : out[k - 1]);
+    }
+    out[k] = total;
+  }
+  return out;
+}();
+
+int aside_all(int face, int count) { return count > 1 ? kAsideAll + face : kAside + face; }
+
+bool contains(const std::vector<int>& legal, int action) {
+  return std::find(legal.begin(), legal.end(), action) != legal.end();
+}
+
+// The value of the best card `result` lets the seat take (0: none), among `kinds` (bits).
+double result_value(const Counts& result, const Cards& held, const Cards& supply, const Settings& settings,
+                    int kinds = kValued) {
+  const auto& values = settings.values;
+  double best = 0.0;
+  if (supply[kFool] && !held[kFool]) best = values[kFool];
+  if (held[kFool]) best = std::max(best, values[kCharlatan]);
+  for (int kind = kFarmer; kind < kQueen; ++kind)  // kinds_met
+    if (supply[kind] && !held[kind] && (kinds >> kind & 1) && meets_cost(kind, result))
+      best = std::max(best, values[kind]);
+  return best;
+}
+
+int extra_dice(const Cards& held) {
+  int dice = 0;
+  for (int kind = 0; kind < kNumKinds; ++kind) dice += kCards[kind].extra_dice() * held[kind];
+  return dice;
+}
+
+// _take: the legal card with the highest value (ties to the later kind), the King passed up
+// for a General when the result is only seven of a kind and the bot is king_behind extra
+// dice behind some opponent; pass only when nothing else is legal.
+int take_card(const Settings& settings, const State& s, const std::vector<int>& legal) {
+  bool drop_king = false;
+  if (contains(legal, kTake + kKing) && contains(legal, kTake + kGeneral) &&
+      *std::max_element(s.aside.begin(), s.aside.end()) == 7) {
+    const int me = s.turn;
+    int theirs = 0;
+    for (int seat = 0; seat < static_cast<int>(s.held.size()); ++seat)
+      if (seat != me) theirs = std::max(theirs, extra_dice(s.held[seat]));
+    drop_king = theirs - extra_dice(s.held[me]) >= settings.king_behind;
+  }
+  int best = kPass;
+  for (int action : legal) {
+    if (action == kPass || (drop_king && action == kTake + kKing)) continue;
+    const double value = settings.values[action - kTake];
+    if (best == kPass || std::make_pair(value, action) > std::make_pair(settings.values[best - kTake], best))
+      best = action;
+  }
+  return best;
+}
+
+// _fallback: a legal move when no plan applies (never expected).
+int fallback(const State& s, const std::vector<int>& legal) {
+  if (s.phase == Phase::kPick && contains(legal, kDone)) return kDone;
+  return legal.front();
+}
+
+// _spare_die: a non-target active die to change or re-roll: the lowest.
+int spare_die(const Counts& a, int t) {
+  for (int f = 0; f < 6; ++f)
+    if (a[f] && f != t) return f;
+  return -1;  // (callers have one)
+}
+
+int use_action(int kind) { return kUse + kAbilitySlot[kind]; }
+
+// A gain (target dice made) and the steps that make it.
+struct Conversion {
+  int gain = 0;
+  Steps steps;
+};
+
+Conversion philosopher(const Counts& a, int t) {
+  Conversion best;
+  const int sources = philosopher_sources(a);
+  for (int s = 0; s < 6; ++s) {
+    if (!(sources >> s & 1) || s == t) continue;
+    for (int d = 0; d < 5; ++d) {
+      if (d == t || a[d] - (d == s ? 1 : 0) <= 0) continue;
+      for (int k = 1; k <= std::min(s, 5 - d); ++k) {
+        const int gain = (s - k == t ? 1 : 0) + (d + k == t ? 1 : 0);
+        if (gain > best.gain) {
+          best.gain = gain;
+          best.steps.clear();
+          for (int step : {use_action(kPhilosopher), kDie + s, kDie + d, kPips + k - 1}) best.steps.push(step);
+        }
+      }
+    }
+  }
+  return best;
+}
+
+// The best share-out of two or three non-target dice (values are faces 0..5, pips face + 1);
+// the dice in the reference's order: every distinct choice of faces, ascending.
+Conversion alchemist(const Counts& a, int t) {
+  Conversion best;
+  const int v = t + 1;  // the target's pips
+  Counts left = a;
+  left[t] = 0;
+  auto consider = [&](const int* dice, int size) {
+    int total = 0;
+    for (int i = 0; i < size; ++i) total += dice[i] + 1;
+    int values[2], count = 0;  // the values (pips) given, all but the last die's
+    if (total == size * v) {
+      for (int i = 0; i < size - 1; ++i) values[count++] = v;
+    } else if (size == 3 && 1 <= total - 2 * v && total - 2 * v <= 6) {
+      values[count++] = v;
+      values[count++] = v;
+    } else if (1 + (size - 2) <= total - v && total - v <= 6 * (size - 1)) {
+      values[count++] = v;
+      if (size == 3) {  // split the rest over two dice, neither the target
+        const int rest = total - v;
+        int x = 6;
+        while (!(1 <= rest - x && rest - x <= 6)) --x;
+        values[count++] = x;
+      }
+    } else {
+      return;
+    }
+    int gain = 0, given = 0;
+    for (int i = 0; i < count; ++i) gain += values[i] == v, given += values[i];
+    gain += total - given == v;
+    if (gain > best.gain) {
+      best.gain = gain;
+      best.steps.clear();
+      best.steps.push(use_action(kAlchemist));
+      for (int i = 0; i < size; ++i) best.steps.push(kDie + dice[i]);
+      if (size == 2) best.steps.push(kDone);
+      for (int i = 0; i < count; ++i) best.steps.push(kValue + values[i] - 1);
+    }
+  };
+  for (int f = 0; f < 6; ++f) {  // pairs f <= g
+    if (!left[f]) continue;
+    for (int g = f; g < 6; ++g)
+      if (left[g] - (g == f ? 1 : 0) > 0) {
+        const int dice[] = {f, g};
+        consider(dice, 2);
+      }
+  }
+  for (int f = 0; f < 6; ++f) {  // triplets f <= g <= h
+    if (!left[f]) continue;
+    for (int g = f; g < 6; ++g) {
+      if (left[g] - (g == f ? 1 : 0) <= 0) continue;
+      for (int h = g; h < 6; ++h)
+        if (left[h] - (h == f ? 1 : 0) - (h == g ? 1 : 0) > 0) {
+          const int dice[] = {f, g, h};
+          consider(dice, 3);
+        }
+    }
+  }
+  return best;
+}
+
+// _convert: how many active dice `card` turns into target dice, and the steps of that use.
+Conversion convert(int card, const State& s, int t) {
+  const Counts& a = s.active;
+  const int use = use_action(card);
+  Conversion out;
+  if (card == kMaid) {
+    for (int d = std::max(0, t - 3); d < t; ++d)
+      if (a[d]) {
+        out.gain = 1;
+        for (int step : {use, kDie + d, kPips + t - d - 1}) out.steps.push(step);
+        return out;
+      }
+    return out;
+  }
+  if (card == kNoblewoman || card == kNobleman) {
+    const int d = t - (card == kNoblewoman ? 1 : 2);
+    const int top = card == kNoblewoman ? 4 : 3;
+    if (0 <= d && d <= top && a[d]) {
+      out.gain = a[d];
+      out.steps.push(use);
+      for (int i = 0; i < a[d]; ++i) out.steps.push(kDie + d);
+      out.steps.push(kDone);
+    }
+    return out;
+  }
+  if (card == kPhilosopher) return philosopher(a, t);
+  if (card == kAlchemist) return alchemist(a, t);
+  if (card == kAstronomer) {
+    if (s.aside[t]) {
+      const int dice = astronomer_dice(a, s.aside) & ~(1 << t);
+      if (dice) {
+        out.gain = 1;
+        for (int step : {use, kDie + __builtin_ctz(dice), kValue + t}) out.steps.push(step);
+      }
+    }
+    return out;
+  }
+  if (card == kMagician) {
+    if (count_dice(a) - a[t]) {
+      out.gain = 1;
+      for (int step : {use, kDie + spare_die(a, t), kValue + t}) out.steps.push(step);
+    }
+    return out;
+  }
+  return out;
+}
+
+Steps one_step(int action) {
+  Steps steps;
+  steps.push(action);
+  return steps;
+}
+
+}  // namespace
+
+int Court::Heuristic::act(const Court& game, const State& s, int, Rng& rng) {
+  legal_.clear();
+  game.legal_actions(s, legal_);
+  if (s.phase == Phase::kTake) {
+    plan_.clear();
+    return take_card(game.heuristic_settings(), s, legal_);
+  }
+  const std::pair<int, int> key = {s.round, s.pos};
+  if (s.phase == Phase::kPlay && !(!plan_.empty() && plan_key_ == key)) {
+    // a new decision (a stopping plan, all asides, is kept to its end)
+    plan_ = play(game, s, !s.final, rng);
+    plan_key_ = key;
+  }
+  if (!plan_.empty() && plan_key_ == key && contains(legal_, plan_.front())) return plan_.pop();
+  plan_.clear();
+  return fallback(s, legal_);
+}
+
+// _play: the next steps in the play phase; may_stop (not in the final round) allows stopping early.
+Steps Court::Heuristic::play(const Court& game, const State& s, bool may_stop, Rng& rng) {
+  const Counts &aside = s.aside, &a = s.active;
+  const int ready = s.ready;
+  std::array<int, 6> bring;  // per face: the ready card that brings in a die of it (-1: none)
+  bring.fill(-1);
+  int first_bring = -1;  // min(bring.values()): the lowest kind
+  for (int kind = 0; kind < kNumKinds; ++kind)
+    if (kCards[kind].brings_in_at_once() && (ready & bit(kind))) {
+      bring[kCards[kind].brings_in.first()] = kind;
+      if (first_bring < 0) first_bring = kind;
+    }
+  int t = 0;  // the target face: the most dice set aside plus active (plus a die to bring in)
+  auto rank = [&](int f) { return std::make_tuple(aside[f] + a[f] + (bring[f] >= 0 ? 1 : 0), aside[f], f); };
+  for (int f = 1; f < 6; ++f)
+    if (rank(f) > rank(t)) t = f;
+  const int others = count_dice(a) - a[t];
+
+  if (may_stop) {
+    Steps steps = stop(game, s, t, bring, rng);
+    if (!steps.empty()) return steps;
+  }
+
+  // two or more target dice at once: worth a card at any time
+  for (int card : {kNoblewoman, kNobleman, kPhilosopher, kAlchemist})
+    if (ready & bit(card)) {
+      Conversion c = convert(card, s, t);
+      if (c.gain >= 2) return c.steps;
+    }
+
+  if (a[t]) {
+    if (others == 0) {  // setting them aside ends the turn: use what adds dice first
+      if (bring[t] >= 0) return one_step(use_action(bring[t]));
+      if (ready & bit(kQueen)) {
+        Steps steps = one_step(use_action(kQueen));
+        steps.push(kValue + t);
+        return steps;
+      }
+      if (first_bring >= 0) return one_step(use_action(first_bring));
+    }
+    return one_step(aside_all(t, a[t]));
+  }
+
+  if (s.fresh) {  // the target dice are aside: roll the others (with any brought-in dice)
+    if (first_bring >= 0) return one_step(use_action(bring[t] >= 0 ? bring[t] : first_bring));
+    return one_step(kRoll);
+  }
+
+  // no target die in this roll: make one, re-roll, or waste a die
+  if (bring[t] >= 0) return one_step(use_action(bring[t]));
+  for (int card : kConverters)
+    if (ready & bit(card)) {
+      Conversion c = convert(card, s, t);
+      if (c.gain >= 1) return c.steps;
+    }
+  if (ready & bit(kQueen)) {
+    Steps steps = one_step(use_action(kQueen));
+    steps.push(kValue + t);
+    return steps;
+  }
+  using Pair = std::array<int, 2>;
+  for (int card : others >= 2 ? Pair{kMerchant, kFool} : Pair{kFool, kMerchant})  // the re-rolls
+    if (ready & bit(card)) {
+      Steps steps = one_step(use_action(card));
+      if (card == kFool) {
+        steps.push(kDie + spare_die(a, t));
+        return steps;
+      }
+      for (int f = 0; f < 6; ++f)
+        if (f != t)
+          for (int i = 0; i < a[f]; ++i) steps.push(kDie + f);
+      steps.push(kDone);
+      return steps;
+    }
+  if (others == 1 && first_bring >= 0)  // the last die: bring in dice to roll after it
+    return one_step(use_action(first_bring));
+  // waste a die: a face already set aside besides the target (pairs), else the highest
+  auto worth = [&](int f) { return std::make_pair(0 < aside[f] && aside[f] < 3, f); };
+  int waste = -1;
+  for (int f = 0; f < 6; ++f)
+    if (a[f] && f != t && (waste < 0 || worth(f) > worth(waste))) waste = f;
+  return one_step(kAside + waste);
+}
+
+// _stop: set every die aside now when that buys a clearly better card than going on: a quick
+// estimate picks the candidates, rollouts of the rest of the turn decide.
+Steps Court::Heuristic::stop(const Court& game, const State& s, int t, const std::array<int, 6>& bring, Rng& rng) {
+  const Settings& settings = game.heuristic_settings();
+  const Counts &aside = s.aside, &a = s.active;
+  const Cards &held = s.held[s.turn], &supply = s.supply;
+  Counts now;
+  for (int f = 0; f < 6; ++f) now[f] = aside[f] + a[f];
+  const double stop_value = result_value(now, held, supply, settings);
+  if (stop_value <= 0) return {};
+  const int others = count_dice(a) - a[t];
+  double group = aside[t] + a[t] + kExpectedMatches[others] + (bring[t] >= 0 ? 1 : 0);
+  double bonus = 0.0;
+  for (const auto& [card, value] : kReadyBonus)
+    if (s.ready & bit(card)) bonus += value;
+  group += bonus;
+  Counts kept = aside;
+  kept[t] += a[t];
+  double go_on = result_value(kept, held, supply, settings, kMonotone);
+  for (const auto& [size, card] : kGroupCards)
+    if (group + 0.5 >= size && supply[card] && !held[card]) go_on = std::max(go_on, settings.values[card]);
+  if (stop_value <= go_on) return {};
+  if (settings.samples && stop_value < rollouts(game, s, rng) + settings.stop_margin) return {};
+  Steps steps;
+  for (int f = 0; f < 6; ++f)
+    if (a[f]) steps.push(aside_all(f, a[f]));
+  return steps;
+}
+
+// _rollouts: the mean value of the best card at the end of the turn, going on without stopping
+// (the core's rules play the turn out; the dice come from rng).
+double Court::Heuristic::rollouts(const Court& game, const State& s, Rng& rng) {
+  const Settings& settings = game.heuristic_settings();
+  const Cards &held = s.held[s.turn], &supply = s.supply;
+  double total = 0.0;
+  for (int sample = 0; sample < settings.samples; ++sample) {
+    State& r = rollout_ = s;
+    while (r.phase != Phase::kTake) {
+      if (r.phase == Phase::kPlay) {
+        for (int action : play(game, r, false, rng)) {
+          rollout_legal_.clear();  // each step checked, as the reference's apply checks it
+          game.legal_actions(r, rollout_legal_);
+          if (!contains(rollout_legal_, action)) return std::numeric_limits<double>::infinity();
+          game.apply(r, action);
+        }
+      } else if (game.to_move(r) == kChance) {
+        game.apply_chance(r, game.sample_chance(r, rng));
+      } else {  // an unfinished card use (not expected): no estimate
+        return std::numeric_limits<double>::infinity();
+      }
+    }
+    total += result_value(r.aside, held, supply, settings);
+  }
+  return total / settings.samples;
 }
 
 }  // namespace tablezoo::court

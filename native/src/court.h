@@ -9,6 +9,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -129,12 +130,15 @@ constexpr int kMaxEnumerated = 8; // rolls of up to this many dice are enumerate
 
 // The most dice a turn can have: 3 + every card's extra dice + a Charlatan per row-0 card.
 int max_dice(int num_seats);
+// Counts per kind of card (a seat's cards, the supply).
+using Cards = std::array<int, kNumKinds>;
 // Copies of each kind in the supply at the start; Charlatans are never in it.
-std::vector<int> initial_supply(int num_seats);
+Cards initial_supply(int num_seats);
 // Whether a result meets the cost of a kind (the conditions on cards held not included).
 bool meets_cost(int kind, const Counts& counts);
 // A final-round result's strength {size, face}: the largest group and its (higher) face.
-std::vector<int> strength(const Counts& counts);
+using Strength = std::array<int, 2>;
+Strength strength(const Counts& counts);
 
 // --------------------------------------------------------------------------- actions
 
@@ -152,9 +156,10 @@ constexpr int kNumActions = kPass + 1;
 static_assert(kNumActions == 67, "the action ids of court.py");
 
 // --------------------------------------------------------------------------- phases
-// The first seven are the decisions, in the order of the observation's phase field.
+// The first seven are the decisions, in the order of the observation's phase field. A
+// phase is kept as a number and read and written as its word (names).
 
-enum class Phase {
+enum class Phase : uint8_t {
   kPlay,          // set aside, roll or use a card
   kTake,          // the result is final: take a card or pass
   kChooseDie,     // choose one active die for the card in use
@@ -165,23 +170,28 @@ enum class Phase {
   kStart,         // chance: the turn's first roll (3 dice + the extra dice of the cards)
   kRolling,       // chance: roll to_roll dice into the active dice
   kOver,
-  kUnknown,       // no phase of the game (only a hostile state has it; validate refuses it)
 };
 constexpr int kNumDecisionPhases = 7;
-
-Phase phase_of(const std::string& name);
-const char* phase_name(Phase phase);
+inline const std::array<const char*, 10>& names(Phase) {
+  static constexpr std::array<const char*, 10> words = {"play", "take",  "die",   "target", "pips",
+                                                         "value", "pick", "start", "roll",   "over"};
+  return words;
+}
 
 // --------------------------------------------------------------------------- state
 
+// `last` holds the longest message: "seat 4 took the King with " + 18 dice + " and the Queen"
+// (75 characters; 18 dice, max_dice(5), are "6 6 ... 6", 35 characters).
+using Last = Note<96>;
+
 struct State {
-  std::vector<int> supply;               // copies left per kind
-  std::vector<std::vector<int>> held;    // per seat, per kind
+  Cards supply{};                        // copies left per kind
+  std::vector<Cards> held;               // per seat, per kind
   std::vector<int> order;                // seats of this round, in turn order
   int pos = 0;                           // index in `order` of the seat to play
   int turn = 0;                          // the seat to play (order[pos])
   int round = 1;                         // rounds begun, the final round included
-  std::string phase = "start";
+  Phase phase = Phase::kStart;
   int to_roll = 0;                       // dice a pending roll (phase "roll") throws
   Counts active{};                       // active dice per face
   Counts aside{};                        // set-aside dice per face
@@ -196,9 +206,9 @@ struct State {
   bool final = false;                    // the final round is being played
   int claimer = -1;                      // the seat that claimed the King (holds the Queen)
   int holder = -1;                       // the seat holding the King card
-  std::vector<int> best = {0, 0};        // best {size, face} in the end
-  std::vector<std::vector<int>> results; // per seat: claim/final {size, face}
-  std::string last;                      // what happened last, for people
+  Strength best = {0, 0};                // best {size, face} in the end
+  std::vector<Strength> results;         // per seat: claim/final {size, face}
+  Last last;                             // what happened last, for people
 
   static constexpr auto fields() {
     return std::make_tuple(
@@ -211,6 +221,45 @@ struct State {
         field("final", &State::final), field("claimer", &State::claimer), field("holder", &State::holder),
         field("best", &State::best), field("results", &State::results), field("last", &State::last));
   }
+};
+
+// --------------------------------------------------------------------------- the heuristic bot
+
+// How much the bot wants each card it can take (CARD_VALUE of bots/court.py; the Queen, which
+// comes with the King, is never taken).
+constexpr std::array<double, kNumKinds> kCardValue = {
+    1.0 /* fool */,       4.0 /* charlatan */, 4.0 /* farmer */,   2.5 /* maid */,     2.0 /* philosopher */,
+    5.0 /* laborer */,    5.0 /* guard */,     6.5 /* hunter */,   3.0 /* merchant */, 5.5 /* astronomer */,
+    6.5 /* pawnbroker */, 4.0 /* noblewoman */, 6.5 /* magician */, 7.5 /* knight */,  7.5 /* bishop */,
+    4.8 /* alchemist */,  4.0 /* nobleman */,  8.0 /* general */,  10.0 /* king */,   0.0 /* queen */};
+
+// The heuristic bot's settings: CourtGreedyBot's arguments, with its defaults.
+struct HeuristicSettings {
+  double stop_margin = 0.0;  // set everything aside early only when that buys a card worth this much more
+                             // than the rollouts' mean
+  int samples = 24;          // rollouts per stopping decision (0: stop on the quick estimate alone)
+  int king_behind = 3;       // pass up a bare seven of a kind's King for a General when some opponent has
+                             // at least this many more extra dice
+  std::array<double, kNumKinds> values = kCardValue;
+};
+
+// The steps still to play of one decision of the bot (a card use, or every die set aside at
+// once). The longest is the Merchant's: its use, a step per re-rolled die (18 dice at most,
+// max_dice(5)) and done.
+class Steps {
+ public:
+  static constexpr int kCapacity = 24;
+  bool empty() const { return next_ == size_; }
+  int front() const { return steps_[next_]; }
+  int pop() { return steps_[next_++]; }
+  void clear() { size_ = next_ = 0; }
+  void push(int action);  // throws std::logic_error beyond kCapacity (no turn has the dice for it)
+  const int* begin() const { return steps_.data() + next_; }
+  const int* end() const { return steps_.data() + size_; }
+
+ private:
+  std::array<int, kCapacity> steps_{};
+  int size_ = 0, next_ = 0;
 };
 
 // --------------------------------------------------------------------------- the game
@@ -246,6 +295,35 @@ class Court {
   std::vector<int> winners(const State& s) const;
   void validate(const State& s) const;
 
+  // The heuristic bot (bots/court.py, CourtGreedyBot; its docstring says how it plays): the
+  // most valuable card it may take; in the play phase, a plan of steps for the largest group
+  // of equal dice, kept across the steps of one decision (as _plan and _plan_key, keyed by
+  // round and place in the round). Where the quick estimate says setting every die aside now
+  // buys a better card, `samples` rollouts of the rest of the turn decide, their dice drawn
+  // from the Rng passed to act (so only there it may decide otherwise than its Python twin,
+  // whose rollouts draw their own dice). The whole game is public: it reads the state.
+  class Heuristic {
+   public:
+    static constexpr bool exists = true;
+    void reset() { plan_.clear(); }
+    int act(const Court& game, const State& s, int seat, Rng& rng);
+
+   private:
+    Steps play(const Court& game, const State& s, bool may_stop, Rng& rng);
+    Steps stop(const Court& game, const State& s, int target, const std::array<int, 6>& bring, Rng& rng);
+    double rollouts(const Court& game, const State& s, Rng& rng);
+
+    Steps plan_;                          // the steps still to play of the current decision
+    std::pair<int, int> plan_key_{0, 0};  // (round, pos) of the turn it belongs to
+    std::vector<int> legal_;              // the legal moves of the position to decide
+    State rollout_;                       // scratch: the state a rollout plays on
+    std::vector<int> rollout_legal_;      // scratch: its legal moves
+  };
+  // The settings the bot plays with: CourtGreedyBot's defaults, but for a game built with the
+  // option heuristic_rollouts = false (no rule: a knob for the tests, which compare the bot with
+  // CourtGreedyBot(samples=0) move for move): no rollouts.
+  const HeuristicSettings& heuristic_settings() const { return heuristic_; }
+
  private:
   void use(State& s, int kind) const;
   void card_done(State& s) const;
@@ -261,7 +339,8 @@ class Court {
 
   int n_;
   int max_dice_;
-  std::vector<int> supply0_;
+  Cards supply0_{};
+  HeuristicSettings heuristic_;
 };
 
 }  // namespace tablezoo::court

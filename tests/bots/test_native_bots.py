@@ -1,13 +1,18 @@
-"""The native core's bots: a deterministic bot makes its Python twin's move on every position."""
+"""The native core's bots: a deterministic bot makes its Python twin's move on every position
+(To Court the King's, whose stopping rollouts draw dice, with its rollouts off)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 import pytest
 
 from tablezoo.bots.core import Seat
+from tablezoo.bots.court import CourtGreedyBot
 from tablezoo.bots.registry import make_bot
 from tablezoo.games import GAMES, game_class, make
+from tablezoo.games.court import ROLL
 from tablezoo.games.native import available
 
 pytestmark = pytest.mark.skipif(not available(), reason="the native core is not built")
@@ -78,3 +83,95 @@ def test_every_bot_plays_the_same_moves_on_both_cores(name: str) -> None:
             assert x == y, f"{bot_name}: {x} on the Python core, {y} on the native core at {py.to_json(a)}"
             py.apply(a, x)
             nat.apply(b, y)
+
+
+def _court_without_rollouts(seats: int) -> Any:
+    """The native To Court the King whose heuristic bot plays as CourtGreedyBot(samples=0):
+    the option heuristic_rollouts (no rule, the core's knob for these tests) turns them off."""
+    from tablezoo.games import _native  # type: ignore[attr-defined]
+
+    return _native.Court(seats, {"heuristic_rollouts": False})
+
+
+@pytest.mark.parametrize("seats", [2, 3, 5])
+def test_the_native_court_heuristic_without_rollouts_makes_the_python_heuristics_moves(seats: int) -> None:
+    """Where no rollout decides (samples=0), the native bot makes CourtGreedyBot's move on every
+    position: positions of random games and of games the bot plays (its stops, the King, the
+    final round), each bot fresh at each."""
+    from tablezoo.games import _native  # type: ignore[attr-defined]
+
+    game = make("court", seats, core="native")
+    native = _court_without_rollouts(seats)
+    bot = CourtGreedyBot(samples=0)
+    rng, stream = np.random.default_rng(seats), _native.Rng(seats)
+    positions = finals = stops = 0
+    for p_bot in (0.0, 0.5, 0.9):
+        state = game.initial_state()
+        while game.advance(state, rng) >= 0:
+            bot.reset()
+            move = bot.act(Seat.of(game, state, game.to_move(state)))
+            fresh = native.state_from_fields(state.to_fields())
+            assert native.heuristic(fresh, stream) == move, game.to_json(state)
+            positions += 1
+            finals += state.final
+            stops += move < ROLL and bool(bot._plan)  # more asides to come: only a stop plans them
+            game.apply(state, move if rng.random() < p_bot else int(rng.choice(game.legal_actions(state))))
+    assert positions > 4000 and finals > 50 and stops > 50
+
+
+@pytest.mark.parametrize("seats", [2, 3, 5])
+def test_the_native_court_heuristic_keeps_its_plans_as_the_python_heuristic_does(seats: int) -> None:
+    """The bots of a batch keep their plans across the steps of a decision and forget them at a
+    new episode: with the same dice, the native bots (samples=0) at seats 1.. play the games
+    CourtGreedyBot(samples=0) plays there, the learner at seat 0 playing as one too."""
+    from tablezoo.games import _native  # type: ignore[attr-defined]
+
+    game = make("court", seats, core="native")
+    seed = 10 + seats
+    batch = _native.CourtBatch(
+        game=_court_without_rollouts(seats),
+        num_envs=1,
+        seed=seed,
+        num_threads=1,
+        padded=False,
+        score_reward=False,
+        max_cycles=0,
+        learner=0,
+        bots=[0] + [1] * (seats - 1),  # the native heuristic at every other seat
+        forfeit=False,
+        illegal_reward=-1.0,
+    )
+    dice = _native.Rng(_native.game_seed(seed, 0))  # game 0's stream in the batch
+    choose = np.random.default_rng(seed)
+    learner = CourtGreedyBot(samples=0)
+    bots = {seat: CourtGreedyBot(samples=0) for seat in range(1, seats)}
+
+    def bots_play(state: Any) -> Any:
+        while (mover := game.to_move(state)) > 0:
+            game.apply(state, bots[mover].act(Seat.of(game, state, mover)))
+            game.advance(state, dice)
+        return state
+
+    def new_episode() -> Any:
+        state = game.initial_state()
+        for bot in bots.values():
+            bot.reset()
+        game.advance(state, dice)
+        return bots_play(state)
+
+    batch.reset()
+    state = new_episode()
+    episodes = 1
+    for _ in range(1500):
+        assert batch.state(0).to_fields() == state.to_fields()
+        move = learner.act(Seat.of(game, state, 0))
+        if choose.random() < 0.1:
+            move = int(choose.choice(game.legal_actions(state)))
+        batch.step(np.array([move]))
+        game.apply(state, move)
+        game.advance(state, dice)
+        if game.to_move(bots_play(state)) < 0:
+            learner.reset()
+            state = new_episode()
+            episodes += 1
+    assert episodes > 5
