@@ -155,28 +155,37 @@ def vector_rate(kind: str, game: str, seconds: float) -> float:
     return rate(run, seconds)
 
 
-def resident_mb() -> float:
-    with open("/proc/self/statm") as f:
-        pages = int(f.read().split()[1])
-    import os
+MEMORY_PROBE = """
+import sys
+import numpy as np
+from tablezoo.envs.batched import SelfPlayBatch
 
-    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+def resident_mb():
+    import os
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+game, n = sys.argv[1], int(sys.argv[2])
+SelfPlayBatch(game, 1, seed=0).reset()  # everything imported and built once
+before = resident_mb()
+batch = SelfPlayBatch(game, n, seed=0)
+_, infos = batch.reset()
+rng = np.random.default_rng(0)
+for _ in range(200):
+    batch.step((infos["action_mask"] * rng.random(infos["action_mask"].shape)).argmax(axis=1))
+print(resident_mb() - before)
+"""
 
 
 def memory_at(game: str, n: int) -> float:
-    """What a batch of ``n`` games adds to the process after a few hundred steps, in MB."""
-    import gc
+    """What a batch of ``n`` games adds to a fresh process after 200 steps, in MB (its states,
+    streams and buffers; measured in a process of its own, where nothing freed earlier hides it)."""
+    import subprocess
 
-    gc.collect()
-    before = resident_mb()
-    batch = SelfPlayBatch(game, n, seed=0)
-    _, infos = batch.reset()
-    rng = np.random.default_rng(0)
-    for _ in range(200):
-        batch.step(pick(infos["action_mask"], rng))
-    used = resident_mb() - before
-    del batch
-    return used
+    out = subprocess.run(
+        [sys.executable, "-c", MEMORY_PROBE, game, str(n)], capture_output=True, text=True, check=True
+    )
+    return float(out.stdout.strip())
 
 
 def maskable_ppo(game: str, steps: int) -> dict[str, float]:
