@@ -5,11 +5,42 @@
 #include <array>
 #include <functional>
 #include <numeric>
+#include <stdexcept>
 
 namespace tablezoo::sechs_nimmt {
 
 namespace {
-std::string seat_name(int seat) { return "seat " + std::to_string(seat); }
+// The note made of the parts, one after another (as a Python f-string).
+template <class... Parts>
+Text text(const Parts&... parts) {
+  Text note;
+  (note += ... += parts);
+  return note;
+}
+
+// Python's cards.remove(card) for cards that hold it: the cards after it move down one.
+void remove(std::vector<int>& cards, int card) {
+  auto at = cards.begin();
+  while (*at != card) ++at;
+  std::copy(at + 1, cards.end(), at);
+  cards.pop_back();
+}
+
+// Python's del seats[0].
+void pop_front(std::vector<int>& seats) {
+  for (size_t at = 0; at + 1 < seats.size(); ++at) seats[at] = seats[at + 1];
+  seats.pop_back();
+}
+
+// Python's rows = [[c] for c in cards]: the 4 cards start rows 1..4, each with room for
+// the 5 cards a row holds (so that placing a card never reallocates).
+void start_rows(Rows& rows, const std::vector<int>& cards) {
+  rows.resize(kRows);
+  for (int i = 0; i < kRows; ++i) {
+    rows[i].reserve(kRowMax);
+    rows[i].assign(1, cards[i]);
+  }
+}
 }  // namespace
 
 int target(const Rows& rows, int card, bool profi) {
@@ -34,9 +65,13 @@ int target(const Rows& rows, int card, bool profi) {
 
 SechsNimmt::SechsNimmt(int num_seats, const Options& options)
     : n_(num_seats), profi_(options.at("profi")), logic_(options.at("logic")) {
+  // make() checks it before it builds a game; a direct build of the core must not get past it either
+  if (num_seats < 2 || num_seats > kMaxSeats) throw std::invalid_argument("6 nimmt! is for 2 to 10 players");
   const int n = n_;
   const int d = deck_ = deck_size(n, options.at("tactic"), logic_);
   row_action_ = logic_ ? 2 * d : d;  // play 1..D, (pick 1..D), then row 1..4
+  for (int seat = 0; seat < n; ++seat)
+    for (int i = 0; i < kRows; ++i) took_[seat][i] = text("seat ", seat, " took row ", i + 1, " (");
   // observation_fields(n, D, logic), field by field
   o_hand_ = 0;
   o_choice_ = o_hand_ + d;
@@ -103,12 +138,11 @@ void SechsNimmt::apply(State& s, int action) const {
       reveal(s);
   } else if (action < row_action_) {  // pick (logic draft)
     const int card = action - d + 1;
-    s.pool.erase(std::find(s.pool.begin(), s.pool.end(), card));
+    remove(s.pool, card);
     auto& hand = s.hands[s.turn];
     hand.insert(std::upper_bound(hand.begin(), hand.end(), card), card);
     if (static_cast<int>(s.pool.size()) == kRows) {
-      s.rows.clear();
-      for (int c : s.pool) s.rows.push_back({c});
+      start_rows(s.rows, s.pool);
       s.pool.clear();
       s.last = "draft done: the 4 cards left start the rows";
       s.phase = kChoose;
@@ -119,7 +153,7 @@ void SechsNimmt::apply(State& s, int action) const {
   } else {  // row k: take it; the card starts it
     const int seat = s.turn;
     take(s, seat, action - row_action_, s.trick[seat]);
-    s.pending.erase(s.pending.begin());
+    pop_front(s.pending);
     place(s);
   }
 }
@@ -127,15 +161,19 @@ void SechsNimmt::apply(State& s, int action) const {
 void SechsNimmt::reveal(State& s) const {
   for (int seat = 0; seat < n_; ++seat) {
     auto& hand = s.hands[seat];
-    hand.erase(std::find(hand.begin(), hand.end(), s.chosen[seat]));
+    remove(hand, s.chosen[seat]);
   }
   s.trick.swap(s.chosen);  // the chosen cards are the trick; nothing is chosen now
   std::fill(s.chosen.begin(), s.chosen.end(), 0);
-  s.pending.resize(n_);
-  std::iota(s.pending.begin(), s.pending.end(), 0);
-  // the seats by their cards, lowest first (no two seats reveal the same card)
+  // the seats by their cards, lowest first (no two seats reveal the same card): a seat's
+  // place is the number of lower cards
   const auto& trick = s.trick;
-  std::sort(s.pending.begin(), s.pending.end(), [&](int a, int b) { return trick[a] < trick[b]; });
+  s.pending.assign(n_, 0);
+  for (int seat = 0; seat < n_; ++seat) {
+    int lower = 0;
+    for (int card : trick) lower += card < trick[seat];
+    s.pending[lower] = seat;
+  }
   place(s);
 }
 
@@ -159,7 +197,7 @@ void SechsNimmt::place(State& s) const {
       row.insert(row.begin(), card);
     else
       row.push_back(card);
-    s.pending.erase(s.pending.begin());
+    pop_front(s.pending);
   }
   if (!s.hands[0].empty()) {
     s.phase = kChoose;
@@ -172,13 +210,15 @@ void SechsNimmt::place(State& s) const {
 void SechsNimmt::take(State& s, int seat, int i, int card) const {
   auto& row = s.rows[i];
   int taken = 0;
-  for (int c : row) taken += heads(c);
+  for (int c : row) taken += kHeads[c];
   auto& pile = s.piles[seat];
   pile.insert(pile.end(), row.begin(), row.end());
   s.round_heads[seat] += taken;
   row.assign(1, card);
-  s.last = seat_name(seat) + " took row " + std::to_string(i + 1) + " (" + std::to_string(taken) +
-           " heads) with " + std::to_string(card);
+  s.last = took_[seat][i];  // "seat {seat} took row {i + 1} ("
+  s.last += taken;
+  s.last += " heads) with ";
+  s.last += card;
 }
 
 void SechsNimmt::end_round(State& s) const {
@@ -186,7 +226,7 @@ void SechsNimmt::end_round(State& s) const {
   for (int seat = 0; seat < n_; ++seat) s.totals[seat] += s.round_heads[seat];
   std::fill(s.round_heads.begin(), s.round_heads.end(), 0);
   for (auto& pile : s.piles) pile.clear();
-  s.last += "; round " + std::to_string(s.round) + " over";
+  s.last = text(s.last, "; round ", s.round, " over");
   if (*std::max_element(s.totals.begin(), s.totals.end()) >= kEndTotal) {
     s.phase = kOver;
     s.last += ", the game ends";
@@ -254,12 +294,12 @@ void SechsNimmt::check_outcome(const State& s, const Deal& o) const {
 
 void SechsNimmt::apply_chance(State& s, const Deal& o) const {
   s.hands = o.hands;
-  for (auto& hand : s.hands) std::sort(hand.begin(), hand.end());  // check_outcome's form: ascending
-  s.rows.clear();
-  for (int c : o.rows) s.rows.push_back({c});
+  for (auto& hand : s.hands)  // check_outcome's form: ascending (as sample_chance deals them)
+    if (!std::is_sorted(hand.begin(), hand.end())) std::sort(hand.begin(), hand.end());
+  start_rows(s.rows, o.rows);
   s.phase = kChoose;
   s.turn = 0;
-  s.last = "round " + std::to_string(s.round) + " dealt";
+  s.last = text("round ", s.round, " dealt");
 }
 
 // ------------------------------------------------------------------ what seats see
@@ -276,7 +316,7 @@ void SechsNimmt::observe(const State& s, int seat, float* out) const {
       const auto& row = s.rows[i];
       int h = 0;
       for (int c : row) {
-        h += heads(c);
+        h += kHeads[c];
         out[o_seen_ + c - 1] = 1;
       }
       counts[i] = static_cast<int>(row.size());
@@ -373,9 +413,7 @@ std::vector<int> SechsNimmt::winners(const State& s) const {
 
 void SechsNimmt::validate(const State& s) const {
   const int n = n_, d = deck_;
-  const std::string& p = s.phase;
-  require(p == kDeal || p == kDraft || p == kChoose || p == kRow || p == kOver,
-          "phase '" + p + "' is none of deal, draft, choose, row, over");
+  const Phase p = s.phase;  // one of the five (the reader takes only their words)
   // the draft's pick ids are the row ids without logic, and a logic round has no deal
   require(p != kDraft || logic_, "phase 'draft' is a phase of the logic option only");
   require(p != kDeal || !logic_, "phase 'deal' is no phase under logic: its rounds start with a draft");
@@ -383,6 +421,8 @@ void SechsNimmt::validate(const State& s) const {
   // the seats' totals add up to 66 n), and far from overflowing as the rounds go on
   require_range(s.round, 1, 100000, "round");
   require_range(s.turn, 0, n - 1, "turn");
+  require(s.last.size() <= kNote - kNoteGrowth, "last is longer than " + std::to_string(kNote - kNoteGrowth) +
+                                                    " characters, more than a game writes");
   require_size(s.hands.size(), n, "hands");
   require_size(s.chosen.size(), n, "chosen");
   require_size(s.trick.size(), n, "trick");
@@ -395,7 +435,7 @@ void SechsNimmt::validate(const State& s) const {
     require(!row.empty() && row.size() <= kRowMax,
             "a row has " + std::to_string(row.size()) + " cards, not 1.." + std::to_string(kRowMax));
   require(s.pending.size() <= static_cast<size_t>(n), "pending has more entries than seats");
-  std::array<bool, 10> waiting{};
+  std::array<bool, kMaxSeats> waiting{};
   for (int seat : s.pending) {
     require_range(seat, 0, n - 1, "a pending seat");
     require(!waiting[seat], "pending names seat " + std::to_string(seat) + " twice");
@@ -438,7 +478,7 @@ void SechsNimmt::validate(const State& s) const {
   // 66 only when the game is over
   for (int seat = 0; seat < n; ++seat) {
     int taken = 0;
-    for (int c : s.piles[seat]) taken += heads(c);
+    for (int c : s.piles[seat]) taken += kHeads[c];
     require(s.round_heads[seat] == taken, "round_heads: seat " + std::to_string(seat) + " took " +
                                               std::to_string(taken) + " heads this round, not " +
                                               std::to_string(s.round_heads[seat]));
