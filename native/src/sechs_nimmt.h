@@ -153,6 +153,17 @@ class SechsNimmt {
   void apply_chance(State& s, const Outcome& o) const;
 
   void observe(const State& s, int seat, float* out) const;
+
+  // The heuristic bot (bots/sechs_nimmt.py, SechsNimmtHeuristicBot): at a card choice the
+  // card of least expected heads (card_costs), at a row choice the row of fewest heads
+  // (best_row), in the logic draft the card farthest from the hand (draft_pick). It reads
+  // only what its seat sees: its own hand, the rows, the cards face-up this round, and the
+  // other hands where they are public (logic); never a hidden hand, nor a card chosen.
+  struct Heuristic {
+    static constexpr bool exists = true;
+    void reset() {}
+    int act(const SechsNimmt& game, const State& s, int seat, Rng&) const;
+  };
   std::vector<double> scores(const State& s) const;
   std::vector<int> winners(const State& s) const;
   void validate(const State& s) const;
