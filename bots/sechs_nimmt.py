@@ -143,7 +143,11 @@ def _tail(m: int, need: int, p_key: int) -> float:
     if need > m or p <= 0.0:
         return 0.0
     q = 1.0 - p
-    below = sum(math.comb(m, j) * p**j * q ** (m - j) for j in range(need))
+    # added left to right (from Python 3.12 on, sum() of floats compensates its rounding): the
+    # same value on every Python version, and the native core's bot adds them the same way
+    below = 0.0
+    for j in range(need):
+        below += math.comb(m, j) * p**j * q ** (m - j)
     return max(0.0, 1.0 - below)
 
 

@@ -3,13 +3,45 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <functional>
 #include <numeric>
+#include <stdexcept>
 
 namespace tablezoo::sechs_nimmt {
 
 namespace {
-std::string seat_name(int seat) { return "seat " + std::to_string(seat); }
+// The note made of the parts, one after another (as a Python f-string).
+template <class... Parts>
+Text text(const Parts&... parts) {
+  Text note;
+  (note += ... += parts);
+  return note;
+}
+
+// Python's cards.remove(card) for cards that hold it: the cards after it move down one.
+void remove(std::vector<int>& cards, int card) {
+  auto at = cards.begin();
+  while (*at != card) ++at;
+  std::copy(at + 1, cards.end(), at);
+  cards.pop_back();
+}
+
+// Python's del seats[0].
+void pop_front(std::vector<int>& seats) {
+  for (size_t at = 0; at + 1 < seats.size(); ++at) seats[at] = seats[at + 1];
+  seats.pop_back();
+}
+
+// Python's rows = [[c] for c in cards]: the 4 cards start rows 1..4, each with room for
+// the 5 cards a row holds (so that placing a card never reallocates).
+void start_rows(Rows& rows, const std::vector<int>& cards) {
+  rows.resize(kRows);
+  for (int i = 0; i < kRows; ++i) {
+    rows[i].reserve(kRowMax);
+    rows[i].assign(1, cards[i]);
+  }
+}
 }  // namespace
 
 int target(const Rows& rows, int card, bool profi) {
@@ -34,9 +66,13 @@ int target(const Rows& rows, int card, bool profi) {
 
 SechsNimmt::SechsNimmt(int num_seats, const Options& options)
     : n_(num_seats), profi_(options.at("profi")), logic_(options.at("logic")) {
+  // make() checks it before it builds a game; a direct build of the core must not get past it either
+  if (num_seats < 2 || num_seats > kMaxSeats) throw std::invalid_argument("6 nimmt! is for 2 to 10 players");
   const int n = n_;
   const int d = deck_ = deck_size(n, options.at("tactic"), logic_);
   row_action_ = logic_ ? 2 * d : d;  // play 1..D, (pick 1..D), then row 1..4
+  for (int seat = 0; seat < n; ++seat)
+    for (int i = 0; i < kRows; ++i) took_[seat][i] = text("seat ", seat, " took row ", i + 1, " (");
   // observation_fields(n, D, logic), field by field
   o_hand_ = 0;
   o_choice_ = o_hand_ + d;
@@ -103,12 +139,11 @@ void SechsNimmt::apply(State& s, int action) const {
       reveal(s);
   } else if (action < row_action_) {  // pick (logic draft)
     const int card = action - d + 1;
-    s.pool.erase(std::find(s.pool.begin(), s.pool.end(), card));
+    remove(s.pool, card);
     auto& hand = s.hands[s.turn];
     hand.insert(std::upper_bound(hand.begin(), hand.end(), card), card);
     if (static_cast<int>(s.pool.size()) == kRows) {
-      s.rows.clear();
-      for (int c : s.pool) s.rows.push_back({c});
+      start_rows(s.rows, s.pool);
       s.pool.clear();
       s.last = "draft done: the 4 cards left start the rows";
       s.phase = kChoose;
@@ -119,7 +154,7 @@ void SechsNimmt::apply(State& s, int action) const {
   } else {  // row k: take it; the card starts it
     const int seat = s.turn;
     take(s, seat, action - row_action_, s.trick[seat]);
-    s.pending.erase(s.pending.begin());
+    pop_front(s.pending);
     place(s);
   }
 }
@@ -127,15 +162,19 @@ void SechsNimmt::apply(State& s, int action) const {
 void SechsNimmt::reveal(State& s) const {
   for (int seat = 0; seat < n_; ++seat) {
     auto& hand = s.hands[seat];
-    hand.erase(std::find(hand.begin(), hand.end(), s.chosen[seat]));
+    remove(hand, s.chosen[seat]);
   }
   s.trick.swap(s.chosen);  // the chosen cards are the trick; nothing is chosen now
   std::fill(s.chosen.begin(), s.chosen.end(), 0);
-  s.pending.resize(n_);
-  std::iota(s.pending.begin(), s.pending.end(), 0);
-  // the seats by their cards, lowest first (no two seats reveal the same card)
+  // the seats by their cards, lowest first (no two seats reveal the same card): a seat's
+  // place is the number of lower cards
   const auto& trick = s.trick;
-  std::sort(s.pending.begin(), s.pending.end(), [&](int a, int b) { return trick[a] < trick[b]; });
+  s.pending.assign(n_, 0);
+  for (int seat = 0; seat < n_; ++seat) {
+    int lower = 0;
+    for (int card : trick) lower += card < trick[seat];
+    s.pending[lower] = seat;
+  }
   place(s);
 }
 
@@ -159,7 +198,7 @@ void SechsNimmt::place(State& s) const {
       row.insert(row.begin(), card);
     else
       row.push_back(card);
-    s.pending.erase(s.pending.begin());
+    pop_front(s.pending);
   }
   if (!s.hands[0].empty()) {
     s.phase = kChoose;
@@ -172,13 +211,15 @@ void SechsNimmt::place(State& s) const {
 void SechsNimmt::take(State& s, int seat, int i, int card) const {
   auto& row = s.rows[i];
   int taken = 0;
-  for (int c : row) taken += heads(c);
+  for (int c : row) taken += kHeads[c];
   auto& pile = s.piles[seat];
   pile.insert(pile.end(), row.begin(), row.end());
   s.round_heads[seat] += taken;
   row.assign(1, card);
-  s.last = seat_name(seat) + " took row " + std::to_string(i + 1) + " (" + std::to_string(taken) +
-           " heads) with " + std::to_string(card);
+  s.last = took_[seat][i];  // "seat {seat} took row {i + 1} ("
+  s.last += taken;
+  s.last += " heads) with ";
+  s.last += card;
 }
 
 void SechsNimmt::end_round(State& s) const {
@@ -186,7 +227,7 @@ void SechsNimmt::end_round(State& s) const {
   for (int seat = 0; seat < n_; ++seat) s.totals[seat] += s.round_heads[seat];
   std::fill(s.round_heads.begin(), s.round_heads.end(), 0);
   for (auto& pile : s.piles) pile.clear();
-  s.last += "; round " + std::to_string(s.round) + " over";
+  s.last = text(s.last, "; round ", s.round, " over");
   if (*std::max_element(s.totals.begin(), s.totals.end()) >= kEndTotal) {
     s.phase = kOver;
     s.last += ", the game ends";
@@ -254,12 +295,12 @@ void SechsNimmt::check_outcome(const State& s, const Deal& o) const {
 
 void SechsNimmt::apply_chance(State& s, const Deal& o) const {
   s.hands = o.hands;
-  for (auto& hand : s.hands) std::sort(hand.begin(), hand.end());  // check_outcome's form: ascending
-  s.rows.clear();
-  for (int c : o.rows) s.rows.push_back({c});
+  for (auto& hand : s.hands)  // check_outcome's form: ascending (as sample_chance deals them)
+    if (!std::is_sorted(hand.begin(), hand.end())) std::sort(hand.begin(), hand.end());
+  start_rows(s.rows, o.rows);
   s.phase = kChoose;
   s.turn = 0;
-  s.last = "round " + std::to_string(s.round) + " dealt";
+  s.last = text("round ", s.round, " dealt");
 }
 
 // ------------------------------------------------------------------ what seats see
@@ -276,7 +317,7 @@ void SechsNimmt::observe(const State& s, int seat, float* out) const {
       const auto& row = s.rows[i];
       int h = 0;
       for (int c : row) {
-        h += heads(c);
+        h += kHeads[c];
         out[o_seen_ + c - 1] = 1;
       }
       counts[i] = static_cast<int>(row.size());
@@ -351,6 +392,177 @@ void SechsNimmt::observe(const State& s, int seat, float* out) const {
   }
 }
 
+// ------------------------------------------------------------------ the heuristic bot
+// bots/sechs_nimmt.py, function by function. Its expected costs are Python floats; here they
+// are doubles computed operation by operation in the same order, so that the least of them
+// (ties to the first card) is the same card.
+
+namespace {
+
+// x rounded to a double on its own. Python rounds every operation, so a product must be rounded
+// before it is added: where a machine has a fused multiply-add (ARM, x86 built with FMA), a
+// compiler may otherwise fuse the two into one and round once.
+double rounded(double x) {
+  volatile double r = x;
+  return r;
+}
+
+constexpr double kAvgHeads = 171.0 / 104.0;  // AVG_HEADS: mean heads of a card
+constexpr double kTooLowExtra = 0.5;         // a card below every row takes a row for sure
+constexpr double kGapWeight = 0.002;         // tie-break: the smaller gap to the row
+constexpr int kTailSteps = 1000;             // the chance of a gap card, in 1/1000ths
+
+// math.comb(m, j), exact (m <= 9 here).
+double comb(int m, int j) {
+  long long c = 1;
+  for (int k = 1; k <= j; ++k) c = c * (m - j + k) / k;
+  return static_cast<double>(c);
+}
+
+// _tail: P(X >= need) for X ~ Binomial(m, p_key / kTailSteps).
+double tail(int m, int need, int p_key) {
+  const double p = p_key / static_cast<double>(kTailSteps);
+  if (need <= 0 || p >= 1.0) return 1.0;
+  if (need > m || p <= 0.0) return 0.0;
+  const double q = 1.0 - p;
+  // sum(math.comb(m, j) * p**j * q ** (m - j) for j in range(need)), as Python 3.11 sums
+  // floats: left to right (3.12 compensates the rounding); ** on floats is the C library's pow
+  double below = 0.0;
+  for (int j = 0; j < need; ++j)
+    below += rounded(comb(m, j) * std::pow(p, static_cast<double>(j)) * std::pow(q, static_cast<double>(m - j)));
+  return std::max(0.0, 1.0 - below);
+}
+
+// Cards of ascending `cards` below `card` (bisect_left), and at most `card` (bisect_right).
+int count_below(const std::vector<int>& cards, int card) {
+  return static_cast<int>(std::lower_bound(cards.begin(), cards.end(), card) - cards.begin());
+}
+int count_upto(const std::vector<int>& cards, int card) {
+  return static_cast<int>(std::upper_bound(cards.begin(), cards.end(), card) - cards.begin());
+}
+
+// card_costs, with the choice of best_card made as the costs come: the card of least expected
+// heads, the first (lowest) of equal ones. share(lo, hi) is the expected number of the other
+// seats' cards of this trick strictly between lo and hi; others, how many other cards the
+// trick has.
+template <class Share>
+int least_cost_card(const std::vector<int>& hand, const Rows& rows, bool profi, int others, const Share& share) {
+  int row_heads[kRows];
+  for (int i = 0; i < kRows; ++i) {
+    row_heads[i] = 0;
+    for (int c : rows[i]) row_heads[i] += kHeads[c];
+  }
+  const double too_low = *std::min_element(row_heads, row_heads + kRows) + kTooLowExtra;
+  int best = hand.front();
+  double best_cost = 0.0;
+  for (size_t k = 0; k < hand.size(); ++k) {
+    const int card = hand[k];
+    // the engine's placement (Python takes a quicker path to the same row without profi)
+    const int where = target(rows, card, profi);
+    double cost;
+    if (where < 0) {
+      cost = too_low;
+    } else {
+      const int i = where % kRows;
+      const auto& row = rows[i];
+      const int need = kRowMax - static_cast<int>(row.size());
+      int gap;
+      double expected;
+      if (where < kRows) {
+        gap = card - row.back();
+        expected = need > 0 ? share(row.back(), card) : 0.0;
+      } else {  // profi: left end; the others' cards placed before this one are lower
+        gap = row.front() - card;
+        expected = 0.0;
+      }
+      const double gap_cost = rounded(kGapWeight * gap);
+      if (need <= 0) {
+        cost = row_heads[i] + gap_cost;
+      } else if (expected <= 0.0 || need > others) {
+        cost = gap_cost;
+      } else {
+        const int p_key = std::min(kTailSteps, static_cast<int>(rounded(expected / others * kTailSteps) + 0.5));
+        const double risk = tail(others, need, p_key);
+        cost = rounded(risk * (row_heads[i] + rounded(need * kAvgHeads))) + gap_cost;
+      }
+    }
+    if (k == 0 || cost < best_cost) best = card, best_cost = cost;
+  }
+  return best;
+}
+
+// best_row: the fewest heads, then the most cards, then the first.
+int best_row(const Rows& rows) {
+  int best = 0, best_heads = 0;
+  for (int i = 0; i < kRows; ++i) {
+    int h = 0;
+    for (int c : rows[i]) h += kHeads[c];
+    if (i == 0 || h < best_heads || (h == best_heads && rows[i].size() > rows[best].size())) best = i, best_heads = h;
+  }
+  return best;
+}
+
+// draft_pick: the card of the pool farthest from the cards already in the hand (a spread
+// hand), ties to the card nearest the middle of the deck, then the lower. Distances to the
+// middle (deck + 1) / 2 are compared doubled, as whole numbers.
+int draft_pick(const std::vector<int>& hand, const std::vector<int>& pool, int deck) {
+  int best = 0, best_near = -1, best_off = 0;
+  for (int card : pool) {
+    int near = deck;
+    if (!hand.empty()) {
+      near = std::abs(card - hand.front());
+      for (int h : hand) near = std::min(near, std::abs(card - h));
+    }
+    const int off = std::abs(2 * card - (deck + 1));
+    if (near > best_near || (near == best_near && off < best_off)) best = card, best_near = near, best_off = off;
+  }
+  return best;
+}
+
+}  // namespace
+
+int SechsNimmt::Heuristic::act(const SechsNimmt& game, const State& s, int seat, Rng&) const {
+  if (s.phase == kRow) return game.row_action_ + best_row(s.rows);
+  const auto& hand = s.hands[seat];
+  if (s.phase == kDraft) return game.deck_ - 1 + draft_pick(hand, s.pool, game.deck_);
+  const int n = game.n_, others = n - 1;
+  int card;
+  if (game.logic_) {
+    // public_share: each other seat plays one of its known cards
+    auto share = [&](int lo, int hi) {
+      double total = 0.0;
+      for (int other = 0; other < n; ++other) {
+        const auto& h = s.hands[other];
+        if (other != seat && !h.empty())
+          total += static_cast<double>(count_below(h, hi) - count_upto(h, lo)) / static_cast<double>(h.size());
+      }
+      return total;
+    };
+    card = least_cost_card(hand, s.rows, game.profi_, others, share);
+  } else {
+    // hidden_share: the other seats' cards are uniform among the cards this seat has neither
+    // seen face-up this round (the rows, the taken cards, the revealed cards to place) nor holds;
+    // seen[x] counts those of 1..x (known_prefix)
+    const int d = game.deck_;
+    std::array<int, kFullDeck + 1> seen{};
+    for (const auto& row : s.rows)
+      for (int c : row) seen[c] = 1;
+    for (const auto& pile : s.piles)
+      for (int c : pile) seen[c] = 1;
+    for (int p : s.pending) seen[s.trick[p]] = 1;
+    for (int x = 1; x <= d; ++x) seen[x] += seen[x - 1];
+    const int unseen = d - seen[d] - static_cast<int>(hand.size());
+    const double rate = unseen > 0 ? static_cast<double>(others) / static_cast<double>(unseen) : 0.0;
+    auto share = [&](int lo, int hi) {
+      if (hi - lo <= 1) return 0.0;
+      const int known = seen[hi - 1] - seen[lo] + count_below(hand, hi) - count_upto(hand, lo);
+      return rate * ((hi - lo - 1) - known);
+    };
+    card = least_cost_card(hand, s.rows, game.profi_, others, share);
+  }
+  return card - 1;
+}
+
 // ------------------------------------------------------------------ results
 
 std::vector<double> SechsNimmt::scores(const State& s) const {
@@ -373,9 +585,7 @@ std::vector<int> SechsNimmt::winners(const State& s) const {
 
 void SechsNimmt::validate(const State& s) const {
   const int n = n_, d = deck_;
-  const std::string& p = s.phase;
-  require(p == kDeal || p == kDraft || p == kChoose || p == kRow || p == kOver,
-          "phase '" + p + "' is none of deal, draft, choose, row, over");
+  const Phase p = s.phase;  // one of the five (the reader takes only their words)
   // the draft's pick ids are the row ids without logic, and a logic round has no deal
   require(p != kDraft || logic_, "phase 'draft' is a phase of the logic option only");
   require(p != kDeal || !logic_, "phase 'deal' is no phase under logic: its rounds start with a draft");
@@ -383,6 +593,8 @@ void SechsNimmt::validate(const State& s) const {
   // the seats' totals add up to 66 n), and far from overflowing as the rounds go on
   require_range(s.round, 1, 100000, "round");
   require_range(s.turn, 0, n - 1, "turn");
+  require(s.last.size() <= kNote - kNoteGrowth, "last is longer than " + std::to_string(kNote - kNoteGrowth) +
+                                                    " characters, more than a game writes");
   require_size(s.hands.size(), n, "hands");
   require_size(s.chosen.size(), n, "chosen");
   require_size(s.trick.size(), n, "trick");
@@ -395,7 +607,7 @@ void SechsNimmt::validate(const State& s) const {
     require(!row.empty() && row.size() <= kRowMax,
             "a row has " + std::to_string(row.size()) + " cards, not 1.." + std::to_string(kRowMax));
   require(s.pending.size() <= static_cast<size_t>(n), "pending has more entries than seats");
-  std::array<bool, 10> waiting{};
+  std::array<bool, kMaxSeats> waiting{};
   for (int seat : s.pending) {
     require_range(seat, 0, n - 1, "a pending seat");
     require(!waiting[seat], "pending names seat " + std::to_string(seat) + " twice");
@@ -438,7 +650,7 @@ void SechsNimmt::validate(const State& s) const {
   // 66 only when the game is over
   for (int seat = 0; seat < n; ++seat) {
     int taken = 0;
-    for (int c : s.piles[seat]) taken += heads(c);
+    for (int c : s.piles[seat]) taken += kHeads[c];
     require(s.round_heads[seat] == taken, "round_heads: seat " + std::to_string(seat) + " took " +
                                               std::to_string(taken) + " heads this round, not " +
                                               std::to_string(s.round_heads[seat]));

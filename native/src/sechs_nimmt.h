@@ -7,6 +7,8 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,6 +17,7 @@
 
 namespace tablezoo::sechs_nimmt {
 
+constexpr int kMaxSeats = 10;
 constexpr int kFullDeck = 104;
 constexpr int kHand = 10;
 constexpr int kRows = 4;
@@ -24,12 +27,22 @@ constexpr int kMaxRowHeads = 27;  // 55, 66, 77, 88, 99 in one row
 constexpr int kMaxRoundHeads = 171;
 constexpr int kMaxTotal = kEndTotal - 1 + kMaxRoundHeads;
 
-// Phases (the state's `phase`, as the Python engine writes them).
-inline const std::string kDeal = "deal";      // the round's deal is due (chance)
-inline const std::string kDraft = "draft";    // logic: a seat picks a card from the table
-inline const std::string kChoose = "choose";  // a seat chooses its card for the trick
-inline const std::string kRow = "row";        // a seat whose card fits no row chooses the row to take
-inline const std::string kOver = "over";
+// Phases: the round's deal is due (chance), a seat picks a card from the table (logic),
+// a seat chooses its card for the trick, a seat whose card fits no row chooses the row to
+// take, over.
+enum Phase : uint8_t { kDeal, kDraft, kChoose, kRow, kOver };
+inline const std::array<const char*, 5>& names(Phase) {
+  static constexpr std::array<const char*, 5> words = {"deal", "draft", "choose", "row", "over"};
+  return words;
+}
+
+// The state's `last`. The longest a game writes is a take and the end of the game, as
+// "seat 9 took row 4 (27 heads) with 104; round 100000 over, the game ends" (71
+// characters); the end of a round appends at most kNoteGrowth characters to whatever
+// `last` holds, so validate keeps a note read from outside within kNote - kNoteGrowth.
+constexpr size_t kNote = 128;
+constexpr size_t kNoteGrowth = 34;  // "; round 100000 over, the game ends"
+using Text = Note<kNote>;
 
 // Bull heads of a card: 55 -> 7, other multiples of 11 -> 5, multiples of 10 -> 3,
 // other cards ending in 5 -> 2, all others -> 1.
@@ -40,6 +53,13 @@ constexpr int heads(int card) {
   if (card % 10 == 5) return 2;
   return 1;
 }
+
+// kHeads[c]: bull heads of card c (index 0 unused), as the reference's HEADS.
+constexpr std::array<int, kFullDeck + 1> kHeads = [] {
+  std::array<int, kFullDeck + 1> table{};
+  for (int card = 1; card <= kFullDeck; ++card) table[card] = heads(card);
+  return table;
+}();
 
 // Cards in use: 104, or 10 n + 4 under tactic or logic.
 constexpr int deck_size(int num_seats, bool tactic, bool logic) {
@@ -53,7 +73,7 @@ using Rows = std::vector<std::vector<int>>;
 int target(const Rows& rows, int card, bool profi);
 
 struct State {
-  std::string phase = kDeal;
+  Phase phase = kDeal;
   int round = 1;
   int turn = 0;                          // the seat to decide in the draft, the card choice or the row choice
   std::vector<std::vector<int>> hands;   // ascending; chosen card kept until the reveal
@@ -66,7 +86,7 @@ struct State {
   std::vector<int> round_heads;          // heads each seat took this round
   std::vector<int> totals;               // heads before this round
   std::vector<std::vector<int>> history; // heads of each finished round, per seat
-  std::string last;                      // the latest public event, for people
+  Text last;                             // the latest public event, for people
 
   static constexpr auto fields() {
     return std::make_tuple(field("phase", &State::phase), field("round", &State::round),
@@ -109,18 +129,23 @@ class SechsNimmt {
   // first ten cards to each seat in turn (sorted), the next four to the rows.
   template <class Bits>
   Outcome sample_chance(const State&, Bits& bits) const {
-    std::vector<int> cards;
-    numpy_permutation(bits, deck_, cards);
+    // numpy_permutation (core.h) of 0..D-1, in a buffer on the stack and holding the cards
+    // (one more than each number) rather than the numbers
+    std::array<int, kFullDeck> cards;
+    for (int i = 0; i < deck_; ++i) cards[i] = i + 1;
+    for (int i = deck_ - 1; i >= 1; --i) std::swap(cards[i], cards[numpy_interval(bits, static_cast<uint64_t>(i))]);
     Deal deal;
     deal.hands.resize(n_);
     for (int seat = 0; seat < n_; ++seat) {
+      // the seat's ten cards, sorted: marked in a set of 128 bits, then read off in order
+      uint64_t marked[2] = {};
+      for (int k = kHand * seat; k < kHand * (seat + 1); ++k) marked[cards[k] / 64] |= uint64_t{1} << (cards[k] % 64);
       auto& hand = deal.hands[seat];
-      hand.assign(cards.begin() + kHand * seat, cards.begin() + kHand * (seat + 1));
-      for (int& card : hand) card += 1;
-      std::sort(hand.begin(), hand.end());
+      hand.reserve(kHand);
+      for (int w = 0; w < 2; ++w)
+        for (uint64_t m = marked[w]; m; m &= m - 1) hand.push_back(64 * w + __builtin_ctzll(m));
     }
     deal.rows.assign(cards.begin() + kHand * n_, cards.begin() + kHand * n_ + kRows);
-    for (int& card : deal.rows) card += 1;
     return deal;
   }
   std::vector<std::pair<Outcome, double>> chance_outcomes(const State& s) const;
@@ -128,6 +153,17 @@ class SechsNimmt {
   void apply_chance(State& s, const Outcome& o) const;
 
   void observe(const State& s, int seat, float* out) const;
+
+  // The heuristic bot (bots/sechs_nimmt.py, SechsNimmtHeuristicBot): at a card choice the
+  // card of least expected heads (card_costs), at a row choice the row of fewest heads
+  // (best_row), in the logic draft the card farthest from the hand (draft_pick). It reads
+  // only what its seat sees: its own hand, the rows, the cards face-up this round, and the
+  // other hands where they are public (logic); never a hidden hand, nor a card chosen.
+  struct Heuristic {
+    static constexpr bool exists = true;
+    void reset() {}
+    int act(const SechsNimmt& game, const State& s, int seat, Rng&) const;
+  };
   std::vector<double> scores(const State& s) const;
   std::vector<int> winners(const State& s) const;
   void validate(const State& s) const;
@@ -141,6 +177,9 @@ class SechsNimmt {
 
   int n_;
   bool profi_, logic_;
+  // took_[seat][i]: "seat {seat} took row {i + 1} (", how the note of a take starts, written
+  // once (a note is copied whole far quicker than it is written a character at a time)
+  std::array<std::array<Text, kRows>, kMaxSeats> took_;
   int deck_;        // D
   int row_action_;  // the id of `row 1`: D, or 2 D under logic
   int size_;        // the observation's size

@@ -29,26 +29,30 @@ def core() -> str:
 
 @pytest.mark.parametrize("name", [n for n in GAMES if n in DETERMINISTIC])
 def test_the_native_heuristic_makes_the_python_heuristics_moves(name: str) -> None:
+    """At the fewest, the usual and the most seats, with no option and with each option on."""
     from tablezoo.games import _native  # type: ignore[attr-defined]
 
     info = game_class(name).info
     for seats in sorted({info.min_seats, info.default_seats, info.max_seats}):
-        game = make(name, seats, core="native")
-        if not game._native.has_heuristic:
-            pytest.skip(f"{info.title} has no native heuristic bot yet")
-        bot = make_bot("heuristic", game)
-        rng, stream = np.random.default_rng(seats), _native.Rng(seats)
-        positions = 0
-        for _ in range(8):
-            state = game.initial_state()
-            while game.advance(state, rng) >= 0:
-                mover = game.to_move(state)
-                assert game._native.heuristic(state, stream) == bot.act(Seat.of(game, state, mover)), (
-                    game.to_json(state)
-                )
-                positions += 1
-                game.apply(state, int(rng.choice(game.legal_actions(state))))
-        assert positions > 50
+        for options in [{}, *({option.name: True} for option in info.options)]:
+            game = make(name, seats, core="native", **options)
+            if not game._native.has_heuristic:
+                pytest.skip(f"{info.title} has no native heuristic bot yet")
+            bot = make_bot("heuristic", game)
+            rng, stream = np.random.default_rng(seats), _native.Rng(seats)
+            positions = 0
+            for _ in range(8):
+                state = game.initial_state()
+                while game.advance(state, rng) >= 0:
+                    mover = game.to_move(state)
+                    assert game._native.heuristic(state, stream) == bot.act(Seat.of(game, state, mover)), (
+                        seats,
+                        options,
+                        game.to_json(state),
+                    )
+                    positions += 1
+                    game.apply(state, int(rng.choice(game.legal_actions(state))))
+            assert positions > 50, (seats, options)
 
 
 CHEAP = {"search": "search:samples=2", "montecarlo": "montecarlo:samples=2", "agent": "agent:search=4"}
