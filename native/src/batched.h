@@ -31,7 +31,9 @@ namespace tablezoo {
 
 // ----------------------------------------------------------------------------- a thread pool
 // Runs job(begin, end) over a range split in equal contiguous parts, one per thread, the
-// calling thread doing the first. Workers sleep between calls.
+// calling thread doing the first. Between calls a worker spins for a while before it sleeps:
+// a trainer steps the batch again within a fraction of a millisecond, and waking a sleeping
+// thread can take as long as stepping its part of the games (measured on a 2-core VM).
 class Pool {
  public:
   explicit Pool(int threads) : threads_(threads < 1 ? 1 : threads) {
@@ -41,7 +43,7 @@ class Pool {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       stop_ = true;
-      ++generation_;
+      generation_.fetch_add(1);
     }
     wake_.notify_all();
     for (auto& w : workers_) w.join();
@@ -57,13 +59,13 @@ class Pool {
       job(0, n);
       return;
     }
+    job_ = &job;
+    n_ = n;
+    error_ = nullptr;
+    pending_.store(threads_ - 1);
     {
-      std::lock_guard<std::mutex> lock(mutex_);
-      job_ = &job;
-      n_ = n;
-      pending_ = threads_ - 1;
-      error_ = nullptr;
-      ++generation_;
+      std::lock_guard<std::mutex> lock(mutex_);  // a worker about to sleep sees the new generation
+      generation_.fetch_add(1);
     }
     wake_.notify_all();
     try {
@@ -72,13 +74,15 @@ class Pool {
       std::lock_guard<std::mutex> lock(mutex_);
       if (!error_) error_ = std::current_exception();
     }
-    std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [this] { return pending_ == 0; });
+    for (int spin = 0; pending_.load() != 0; ++spin)
+      if (spin > kSpins) std::this_thread::yield();
     job_ = nullptr;
     if (error_) std::rethrow_exception(error_);
   }
 
  private:
+  static constexpr int kSpins = 20000;  // about a millisecond of polling before a worker sleeps
+
   void part(int t) {
     const int begin = static_cast<int>(static_cast<long long>(n_) * t / threads_);
     const int end = static_cast<int>(static_cast<long long>(n_) * (t + 1) / threads_);
@@ -87,33 +91,32 @@ class Pool {
   void work(int t) {
     long long seen = 0;
     for (;;) {
-      {
-        std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [&] { return generation_ != seen; });
-        seen = generation_;
-        if (stop_) return;
+      for (int spin = 0; generation_.load() == seen && spin < kSpins; ++spin) {
       }
+      if (generation_.load() == seen) {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return generation_.load() != seen; });
+      }
+      seen = generation_.load();
+      if (stop_) return;
       try {
         part(t);
       } catch (...) {
         std::lock_guard<std::mutex> lock(mutex_);
         if (!error_) error_ = std::current_exception();
       }
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (--pending_ == 0) done_.notify_one();
-      }
+      pending_.fetch_sub(1);
     }
   }
 
   int threads_;
   std::vector<std::thread> workers_;
   std::mutex mutex_;
-  std::condition_variable wake_, done_;
+  std::condition_variable wake_;
   const std::function<void(int, int)>* job_ = nullptr;
   int n_ = 0;
-  int pending_ = 0;
-  long long generation_ = 0;
+  std::atomic<int> pending_{0};
+  std::atomic<long long> generation_{0};
   bool stop_ = false;
   std::exception_ptr error_;
 };
@@ -198,6 +201,7 @@ class Batch {
       g.scores.assign(n, 0.0);
       g.bots.resize(n);
       g.legal.reserve(game_.num_actions());
+      g.moves.reserve(game_.num_actions());
     }
     plain_.resize(static_cast<size_t>(config_.num_envs) * game_.observation_size());
   }
@@ -233,11 +237,7 @@ class Batch {
   }
 
   // The legal actions of game i now (for messages).
-  std::vector<int> legal_actions(int i) {
-    std::vector<int> out;
-    if (game_.to_move(games_[i].s) >= 0) game_.legal_actions(games_[i].s, out);
-    return out;
-  }
+  const std::vector<int>& legal_actions(int i) const { return games_[i].moves; }
   int mover(int i) const { return game_.to_move(games_[i].s); }
 
   void step(const int64_t* actions, const BatchBuffers& out) {
@@ -257,6 +257,7 @@ class Batch {
     std::vector<double> scores;   // per seat, last paid (reward="score")
     std::vector<Heuristic> bots;  // per seat: a heuristic bot's memory
     std::vector<int> legal;       // scratch
+    std::vector<int> moves;       // the legal moves of the decision pending (written with its mask)
     int learner = 0;
     long long episodes = 0;
   };
@@ -264,12 +265,10 @@ class Batch {
   int reward_width() const { return self_play() ? game_.num_seats() : 1; }
   float* reward_row(const BatchBuffers& out, int i) const { return out.rewards + static_cast<size_t>(i) * reward_width(); }
 
-  bool legal(int i, int64_t action) {
-    auto& g = games_[i];
-    if (game_.to_move(g.s) < 0) return false;
-    g.legal.clear();
-    game_.legal_actions(g.s, g.legal);
-    for (int a : g.legal)
+  // Whether `action` is legal in game i: one of the moves write() listed for its decision
+  // (the game has not changed since; the caller's copy of the mask is not trusted).
+  bool legal(int i, int64_t action) const {
+    for (int a : games_[i].moves)
       if (a == action) return true;
     return false;
   }
@@ -277,9 +276,10 @@ class Batch {
   // A new episode of game i, resolved to its first decision.
   void start(int i) {
     auto& g = games_[i];
-    g.s = game_.initial_state();
+    g.s = initial_;  // a copy into the same state: its lists keep their room, nothing is allocated
     std::fill(g.decisions.begin(), g.decisions.end(), 0);
-    g.scores = game_.scores(g.s);
+    std::fill(g.scores.begin(), g.scores.end(), 0.0);
+    if (config_.score_reward) g.scores = game_.scores(g.s);
     for (auto& bot : g.bots) bot.reset();
     if (config_.learner == -2)
       g.learner = static_cast<int>(g.rng.below(game_.num_seats()));
@@ -402,10 +402,10 @@ class Batch {
     std::fill(mask, mask + a, 0);
     float* obs = out.obs + static_cast<size_t>(i) * obs_size();
     const int seat = mover >= 0 ? mover : g.learner;
+    g.moves.clear();
     if (mover >= 0) {
-      g.legal.clear();
-      game_.legal_actions(g.s, g.legal);
-      for (int l : g.legal) mask[l] = 1;
+      game_.legal_actions(g.s, g.moves);
+      for (int l : g.moves) mask[l] = 1;
     }
     if (!config_.padded) {
       game_.observe(g.s, seat, obs);
@@ -420,6 +420,7 @@ class Batch {
 
   const G& game_;
   BatchConfig config_;
+  const State initial_ = game_.initial_state();
   std::vector<int> pad_index_;
   int pad_size_, pad_seats_at_;
   Pool pool_;

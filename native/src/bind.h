@@ -17,6 +17,7 @@
 
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -306,14 +307,15 @@ struct Bound {
     return mover;
   }
 
-  // Play s to the end with uniformly random legal moves; the decisions made.
-  long long playout(typename G::State& s, Rng& rng) {
+  // Play s to the end with uniformly random legal moves; the decisions made. `moves` is the
+  // caller's scratch (not the game's: this runs without the GIL, perhaps in several threads).
+  long long playout(typename G::State& s, Rng& rng, std::vector<int>& moves) const {
     long long decisions = 0;
     for (int mover = advance(s, rng); mover >= 0; mover = advance(s, rng)) {
-      legal.clear();
-      game.legal_actions(s, legal);
-      if (legal.empty()) throw BadState("seat " + std::to_string(mover) + " is to move but has no legal action");
-      game.apply(s, legal[rng.below(legal.size())]);
+      moves.clear();
+      game.legal_actions(s, moves);
+      if (moves.empty()) throw BadState("seat " + std::to_string(mover) + " is to move but has no legal action");
+      game.apply(s, moves[rng.below(moves.size())]);
       ++decisions;
     }
     return decisions;
@@ -502,6 +504,15 @@ struct BoundBatch {
   py::array_t<int32_t> to_move;
   py::array_t<bool> terminated, truncated, illegal;
   std::vector<std::string> action_names;
+  std::mutex stepping;  // one step or reset at a time (they run without the GIL)
+
+  // The batch to itself (waiting, without the GIL, for a step of another thread to end).
+  std::unique_lock<std::mutex> lock() {
+    std::unique_lock<std::mutex> held(stepping, std::defer_lock);
+    py::gil_scoped_release release;
+    held.lock();
+    return held;
+  }
 
   BatchBuffers buffers() {
     return {obs.mutable_data(), mask.mutable_data(), rewards.mutable_data(), to_move.mutable_data(),
@@ -565,6 +576,7 @@ void bind_batch(py::module_& m, const std::string& name) {
       .def_readonly("truncated", &BB::truncated)
       .def_readonly("illegal", &BB::illegal)
       .def("reset", [](BB& bb) {
+        auto one_at_a_time = bb.lock();
         auto buffers = bb.buffers();
         py::gil_scoped_release release;
         bb.batch->reset(buffers);
@@ -578,6 +590,7 @@ void bind_batch(py::module_& m, const std::string& name) {
           throw py::type_error("actions must be whole numbers, not dtype " + std::string(py::str(actions_in.dtype())));
         auto actions = py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(actions_in);
         if (!actions) throw py::type_error("actions cannot be read as int64");
+        auto one_at_a_time = bb.lock();
         const int bad = bb.batch->first_illegal(actions.data());
         if (bad >= 0) {
           const int mover = bb.batch->mover(bad);
@@ -595,12 +608,14 @@ void bind_batch(py::module_& m, const std::string& name) {
         py::gil_scoped_release release;
         bb.batch->step(data, buffers);
       }, py::arg("actions"), "Apply one action per game (the seat to move's) and write the next decisions.")
-      .def("state", [](const BB& bb, int i) {
+      .def("state", [](BB& bb, int i) {
         if (i < 0 || i >= bb.batch->num_envs()) throw py::value_error("no game " + std::to_string(i));
+        auto lock = bb.lock();
         return bb.game_object.template cast<const Bound<G>&>().box(bb.batch->state(i));
       }, "A copy of game i's state (a native state of the game).")
-      .def("learner", [](const BB& bb, int i) {
+      .def("learner", [](BB& bb, int i) {
         if (i < 0 || i >= bb.batch->num_envs()) throw py::value_error("no game " + std::to_string(i));
+        auto lock = bb.lock();
         return bb.batch->learner_of(i);
       }, "The learner's seat in game i's current episode.")
       .def_property_readonly("has_heuristic", [](const BB&) { return HeuristicOf<G>::exists; });
@@ -710,17 +725,26 @@ void bind_game(py::module_& m, const char* name) {
         if (py::isinstance<Rng>(rng)) return b.advance(s, rng.cast<Rng&>());
         return b.advance(s, b.numpy_bits(rng));
       }, "Resolve chance from a numpy Generator (as the reference) or an Rng until a seat is to move or the game ends.")
-      .def("playout", [](B& b, Box& box, Rng& rng) { return b.playout(b.check(box), rng); },
-           "Play the state to its end with random legal moves; the decisions made.")
-      .def("random_games", [](B& b, long long games, Rng& rng) {
+      .def("playout", [](B& b, Box& box, Rng& rng) {
+        std::vector<int> moves;
+        return b.playout(b.check(box), rng, moves);
+      }, "Play the state to its end with random legal moves; the decisions made.")
+      .def("random_games", [](const B& b, long long games, Rng& shared) {
+        // Without the GIL: everything written here is this call's own (the generator too,
+        // copied in and back), so calls from several threads at once are safe.
+        Rng rng = shared;
         long long decisions = 0;
-        py::gil_scoped_release release;
-        const State start = b.game.initial_state();
-        State s = start;
-        for (long long g = 0; g < games; ++g) {
-          s = start;  // a copy into the same state: its lists keep their room, nothing is allocated
-          decisions += b.playout(s, rng);
+        {
+          py::gil_scoped_release release;
+          const State start = b.game.initial_state();
+          State s = start;
+          std::vector<int> moves;
+          for (long long g = 0; g < games; ++g) {
+            s = start;  // a copy into the same state: its lists keep their room, nothing is allocated
+            decisions += b.playout(s, rng, moves);
+          }
         }
+        shared = rng;
         return decisions;
       }, "Play whole games with random legal moves inside the core; the decisions made.")
       .def("observe", [](const B& b, const Box& box, int seat) {
