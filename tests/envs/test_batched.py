@@ -182,3 +182,24 @@ def test_the_vector_env_plays_the_learner_against_bots(name: str) -> None:
         BatchedVectorEnv(name, 2, learner=99)
     with pytest.raises(ConfigError):
         BatchedVectorEnv(name, 2, opponents="genius")
+
+
+def test_one_batch_stepped_from_several_threads_steps_one_call_at_a_time() -> None:
+    import threading
+
+    from tablezoo.envs.batched import SelfPlayBatch
+
+    batch = SelfPlayBatch("court", 16, seed=0, num_threads=2, illegal="forfeit")
+    _, infos = batch.reset()
+
+    def step() -> None:
+        for _ in range(100):
+            batch.step(infos["action_mask"].argmax(axis=1))
+            batch.state(3)
+
+    threads = [threading.Thread(target=step) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert batch.state(0) is not None

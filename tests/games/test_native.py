@@ -298,3 +298,28 @@ def test_games_and_states_pickle(name: str) -> None:
         again = pickle.loads(pickle.dumps(state))
         assert copy.to_json(again) == game.to_json(state)
         assert copy.legal_actions(again) == game.legal_actions(state)
+
+
+@needs_native
+def test_the_core_runs_from_several_threads_at_once() -> None:
+    """The core's loops release the GIL: calls from several threads on one game must not share
+    anything they write (a shared scratch list once crashed the interpreter here)."""
+    import threading
+
+    from tablezoo.games import _native  # type: ignore[attr-defined]
+
+    game = make("diamant", 4, core="native")
+    errors: list[BaseException] = []
+
+    def play(seed: int) -> None:
+        try:
+            assert game._native.random_games(300, _native.Rng(seed)) > 0
+        except BaseException as error:  # pragma: no cover - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=play, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
