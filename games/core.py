@@ -305,6 +305,8 @@ class Game(ABC, Generic[S]):
 
     info: ClassVar[GameInfo]
     state_type: ClassVar[type]
+    core: ClassVar[str] = "python"
+    """Which engine runs the rules: ``"python"`` (this reference) or ``"native"`` (the C++ core)."""
 
     action_names: tuple[str, ...]
     """The command word of each action id."""

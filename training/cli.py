@@ -29,6 +29,7 @@ from tablezoo.bots.registry import bot_names, make_bot
 from tablezoo.games import GAMES, game_class, make
 from tablezoo.games.core import ConfigError, TablezooError
 from tablezoo.tables.server import add_serve_parser
+from tablezoo.training.benchmark import add_benchmark_parser
 from tablezoo.training.evaluate import format_table, named_tournament
 from tablezoo.training.export import add_export_parser
 
@@ -371,6 +372,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.set_defaults(func=cmd_reproduce)
 
     add_export_parser(sub)
+    add_benchmark_parser(sub)
     add_serve_parser(sub)
 
     b = sub.add_parser("bots", help="list the bots a game offers")
