@@ -4,8 +4,11 @@
   :class:`~tablezoo.bots.core.Seat` a bot acts through, and the random bot;
 * one module per game (``heckmeck``, ``sechs_nimmt``, ``diamant``, ``court``)
   with that game's bots, declared by name in its ``BOTS``;
-* :mod:`tablezoo.bots.policy`: trained policies run on numpy alone
-  (``policy.npz``), and the bot that plays them;
+* :mod:`tablezoo.bots.net`: the one trained model, a policy (and value)
+  network run on numpy alone, and :func:`~tablezoo.bots.net.load_model`;
+* :mod:`tablezoo.bots.policy`: the bot that plays a policy alone;
+* :mod:`tablezoo.bots.search`: the search any evaluator (the network, or
+  another) guides, and the ``agent`` bot;
 * :mod:`tablezoo.bots.registry`: bots by name for every game
   (:func:`~tablezoo.bots.registry.make_bot`), and the agents shipped in
   ``agents/``.

@@ -29,12 +29,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from tablezoo.bots import court, diamant, heckmeck, sechs_nimmt
 from tablezoo.bots.core import Bot, RandomBot
-from tablezoo.bots.net import PolicyValueNet
-from tablezoo.bots.policy import NumpyPolicy, PolicyBot
+from tablezoo.bots.net import PolicyValueNet, load_model
+from tablezoo.bots.policy import PolicyBot
 from tablezoo.bots.search import AgentBot
 from tablezoo.games import GAMES, game_class
 from tablezoo.games.core import ConfigError, Game
@@ -81,13 +79,16 @@ def agent_seats(game_name: str) -> list[int]:
 
 
 @functools.lru_cache(maxsize=16)
-def _load_net(path: Path, mtime: float) -> PolicyValueNet:
-    return PolicyValueNet.load(path)
+def _cached_model(path: Path, mtime: float) -> PolicyValueNet:
+    return load_model(path)
 
 
-def load_net(path: Path) -> PolicyValueNet:
-    """The network in ``path``, read once per file version (tables seat many agents)."""
-    return _load_net(path.resolve(), path.stat().st_mtime)
+def cached_model(path: Path) -> PolicyValueNet:
+    """:func:`~tablezoo.bots.net.load_model` of ``path``, read once per file version (tables seat
+    many agents; the bots share the model, and none changes it)."""
+    if not path.exists():
+        return load_model(path)  # says there is no such file
+    return _cached_model(path.resolve(), path.stat().st_mtime)
 
 
 def shipped_agent(game: Game[Any]) -> PolicyValueNet:
@@ -98,40 +99,25 @@ def shipped_agent(game: Game[Any]) -> PolicyValueNet:
             f"no agent is shipped for {game.info.title}; "
             f"shipped agents: {', '.join(shipped_agents()) or 'none'}"
         )
-    net = load_net(path)
+    net = cached_model(path)
     # an option that keeps the observation and the actions (Heckmeck's quick) is played as it
     # comes; one that changes them (6 nimmt!'s tactic deck) is refused, naming the sizes
     net.check_fits(game, f"the agent of {game.info.title} (trained without options)")
     return net
 
 
-def check_policy_fits(policy: NumpyPolicy, game: Game[Any], what: str) -> None:
-    """Raise a ConfigError unless ``policy`` reads ``game``'s observations and actions."""
-    size, actions = game.observation_spec.size, game.num_actions
-    if policy.observation_size != size or policy.num_actions != actions:
-        raise ConfigError(
-            f"{what} was trained for observations of {policy.observation_size} and "
-            f"{policy.num_actions} actions; {game!r} has {size} and {actions}"
-        )
-
-
 def _file_bot(path: Path, game: Game[Any], name: str, settings: str) -> Bot:
-    """A bot from a file: a policy-and-value network (search settings allowed) or a PPO policy."""
-    if not path.exists():
-        raise ConfigError(f"no policy file {path}")
-    with np.load(path, allow_pickle=False) as data:
-        is_net = "value_w" in data.files
-    if is_net:
-        net = load_net(path)
-        net.check_fits(game, path.name)
-        return AgentBot(net, name=name, **_settings(AgentBot, name, settings) if settings else {})
-    if settings:
+    """A bot from a file: a model with a value head searches (settings allowed), one without plays
+    its policy alone."""
+    model = cached_model(path)
+    if not model.has_value_head and settings:
         raise ConfigError(
             f"{path.name} is a policy without a value head: it takes no settings, not {settings!r}"
         )
-    policy = NumpyPolicy.load(path)
-    check_policy_fits(policy, game, path.name)
-    return PolicyBot(policy, name)
+    model.check_fits(game, path.name)
+    if not model.has_value_head:
+        return PolicyBot(model, name)
+    return AgentBot(model, name=name, **_settings(AgentBot, name, settings) if settings else {})
 
 
 def game_bot_names(game_name: str) -> list[str]:

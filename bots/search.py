@@ -5,6 +5,14 @@ millisecond). ``agent:search=N`` runs ``N`` simulations of a determinised,
 information-set Monte Carlo tree search (:func:`search`) guided by the network,
 and plays the move it visited most.
 
+The search asks for priors and values through one small protocol,
+:class:`Evaluator`: a batch of ``(state, seat, observation)`` requests in,
+``(logits, win share)`` answers out. The trained network answers through
+:class:`NetworkEvaluator` (it builds and pads the observations, and answers a
+batch in one call of the network); uniform priors with rollouts, or a
+hand-written heuristic, plug in the same way. Below, "the network" is whichever
+evaluator guides the search.
+
 How one simulation goes, from seat ``s`` deciding in state ``x``:
 
 1. **Determinise**: ``game.determinize(x, s, rng)`` draws everything ``s``
@@ -43,16 +51,25 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Generator, Iterator
-from typing import Any
+from collections.abc import Generator, Iterator, Sequence
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from tablezoo.bots.core import Seat
 from tablezoo.bots.net import PolicyValueNet, masked_softmax, win_share
-from tablezoo.games.core import TERMINAL, Game
+from tablezoo.games.core import TERMINAL, ConfigError, Game
 
-__all__ = ["AgentBot", "Node", "search"]
+__all__ = [
+    "AgentBot",
+    "Evaluation",
+    "Evaluator",
+    "NetworkEvaluator",
+    "Node",
+    "Request",
+    "as_evaluator",
+    "search",
+]
 
 
 class Node:
@@ -77,10 +94,15 @@ class Node:
 
 
 Request = tuple[Any, int, "np.ndarray | None"]
-"""What a simulation asks the network: a state, the seat whose view of it to evaluate, and that
-seat's observation where the simulation has built it already (``None``: build it)."""
+"""What a simulation asks the evaluator: a state (whole: the searching seat's determinisation, played
+on), the seat whose view of it to evaluate, and that seat's observation where the simulation has built
+it already (``None``: build it, if the evaluator reads observations)."""
 Evaluation = tuple[np.ndarray, float]
-"""The network's answer: the logits over every action, and the win share."""
+"""The evaluator's answer: logits over every action (the priors, once softmaxed over the legal moves;
+equal logits are uniform priors), and the seat's expected win share from there."""
+
+DIRICHLET_ALPHA = 0.3
+"""The concentration of the Dirichlet noise :func:`search` mixes into the root's priors by default."""
 
 OBSERVE_BATCH_FROM = 32
 """From this many observations to build at once, :meth:`~tablezoo.games.core.Game.observe_batch`
@@ -88,61 +110,120 @@ builds them (cheaper than one ``observe`` each there, dearer below: its numpy ca
 same for any number of states)."""
 
 
+@runtime_checkable
+class Evaluator(Protocol):
+    """What guides the search: priors and values of positions, a batch at a time.
+
+    :class:`NetworkEvaluator` is the trained network's; any other (uniform priors and
+    rollouts, a hand-written heuristic) plugs into :func:`search` and :class:`AgentBot` alike.
+    Its states are the search's own (determinised: they hold no more than the searching seat
+    knows); it reads them and changes none."""
+
+    def evaluate_batch(self, game: Game[Any], requests: Sequence[Request]) -> list[Evaluation]:
+        """One answer per request of ``game``, in their order."""
+        ...
+
+
+class NetworkEvaluator:
+    """A :class:`~tablezoo.bots.net.PolicyValueNet` as an :class:`Evaluator`: it builds the
+    requests' observations (one ``observe_batch`` from :data:`OBSERVE_BATCH_FROM` of them), has the
+    network read them as it reads (padded, or plain), and answers them all with one call of the
+    network; a single request takes the network's one-observation path (only its nonzero entries)."""
+
+    def __init__(self, net: PolicyValueNet) -> None:
+        if not net.has_value_head:
+            raise ConfigError(f"a {net.kind} has no value head: it cannot guide a search")
+        self.net = net
+
+    def evaluate_batch(self, game: Game[Any], requests: Sequence[Request]) -> list[Evaluation]:
+        if not requests:
+            return []
+        missing = [(x, seat) for x, seat, obs in requests if obs is None]
+        built: Iterator[np.ndarray]
+        if len(missing) >= OBSERVE_BATCH_FROM:
+            states, seats = zip(*missing, strict=True)
+            built = iter(game.observe_batch(states, seats))
+        else:
+            built = (game.observe(x, seat) for x, seat in missing)
+        # in the requests' order: an observation a simulation brought, else the next one built
+        observations = [obs if obs is not None else next(built) for _, _, obs in requests]
+        if len(requests) == 1:  # one observation: the network reads only its nonzero entries
+            return [self.net.evaluate(self.net.reads(game, observations[0]))]
+        logits, values = self.net.forward(self.net.reads(game, np.stack(observations)))
+        return list(zip(logits, values.tolist(), strict=True))
+
+
+def as_evaluator(guide: Evaluator | PolicyValueNet) -> Evaluator:
+    """``guide`` as an :class:`Evaluator`: a network through :class:`NetworkEvaluator`, any other as it is."""
+    return NetworkEvaluator(guide) if isinstance(guide, PolicyValueNet) else guide
+
+
 def search(
     at: Seat,
-    net: PolicyValueNet,
+    evaluator: Evaluator | PolicyValueNet,
     simulations: int,
     rng: np.random.Generator,
     *,
     c_puct: float = 1.5,
     horizon: int | None = None,
-    noise: float = 0.0,
     batch: int = 1,
+    noise: float = 0.0,
+    dirichlet_alpha: float = DIRICHLET_ALPHA,
 ) -> Node:
-    """Run ``simulations`` simulations from the decision ``at``; the root node.
+    """Run ``simulations`` simulations from the decision ``at``, guided by ``evaluator`` (a network
+    or any :class:`Evaluator`); the root node.
 
     The search sees the position only through ``at``: the seat's observation,
-    its legal moves and :meth:`~tablezoo.bots.core.Seat.sample_state`.
+    its legal moves and :meth:`~tablezoo.bots.core.Seat.sample_state`. The root is
+    evaluated on the first simulation's determinisation (with the seat's observation).
 
     ``horizon``: how many decisions of the other seats are played out before
-    the network values the position (default: two rounds of the others,
+    the evaluator values the position (default: two rounds of the others,
     ``2 (n - 1)``). ``noise``: the weight of Dirichlet noise mixed into the
-    root's priors (exploration in self-play; 0 at a table). ``batch``: how many
-    simulations run side by side. Each of them stops where it needs the network
+    root's priors (exploration in self-play; 0 at a table), of concentration
+    ``dirichlet_alpha`` (smaller: the noise piles on fewer moves). ``batch``: how many
+    simulations run side by side. Each of them stops where it needs the evaluator
     (a move of another seat, a new position to value); when all have stopped,
-    one call of the network answers them all (and one ``observe_batch`` builds
-    their observations, from :data:`OBSERVE_BATCH_FROM` of them). A simulation
+    one call of the evaluator answers them all (a network's: one call of it, and one
+    ``observe_batch`` for their observations, from :data:`OBSERVE_BATCH_FROM` of them). A simulation
     counts its visits on the way down, so those beside it are steered to other
     moves until its value comes back (a "virtual loss"); with ``batch=1`` the
     simulations run one after the other, each seeing all before it.
+
+    A root with one legal move is not evaluated: the move has all the visits and the prior 1.
     """
     if batch < 1:
         raise ValueError(f"batch is 1 or more, not {batch}")
+    guide = as_evaluator(evaluator)
     game, seat = at.game, at.seat
     if horizon is None:
         horizon = 2 * (game.num_seats - 1)
-    obs = at.observation
     legal = at.legal
-    logits, value = net.evaluate(game.pad(obs))
-    prior = masked_softmax(logits, legal)
-    if noise > 0 and len(legal) > 1:
-        prior = (1 - noise) * prior + noise * rng.dirichlet(np.full(len(legal), 0.3))
-    root = Node(legal, prior, value)
     if len(legal) == 1:
+        root = Node(legal, np.ones(1), 0.0)
         root.visits[0] = simulations
         root.total = simulations
         return root
+    obs = at.observation
+    spread = rng.dirichlet(np.full(len(legal), dirichlet_alpha)) if noise > 0 else None
+    first = at.sample_state(rng)  # the first simulation's: the root's priors are asked on it
+    ((logits, value),) = guide.evaluate_batch(game, [(first, seat, obs)])
+    prior = masked_softmax(logits, legal)
+    if spread is not None:
+        prior = (1 - noise) * prior + noise * spread
+    root = Node(legal, prior, value)
     tree: dict[bytes, Node] = {obs.tobytes(): root}
     running: list[tuple[Generator[Request, Evaluation, None], Request]] = []
     started = 0
     while started < simulations or running:
         while len(running) < batch and started < simulations:
+            x = first if started == 0 else at.sample_state(rng)
             started += 1
-            walk = _simulation(game, seat, at.sample_state(rng), root, tree, c_puct, horizon, rng)
+            walk = _simulation(game, seat, x, root, tree, c_puct, horizon, rng)
             request = next(walk, None)
-            if request is not None:  # None: the simulation needed no network (the game ended)
+            if request is not None:  # None: the simulation needed no evaluation (the game ended)
                 running.append((walk, request))
-        answers = _evaluate(game, net, [request for _, request in running])
+        answers = guide.evaluate_batch(game, [request for _, request in running]) if running else []
         waiting = []
         for (walk, _), answer in zip(running, answers, strict=True):
             with contextlib.suppress(StopIteration):  # the simulation is over: its value is counted
@@ -162,7 +243,7 @@ def _simulation(
     rng: np.random.Generator,
 ) -> Generator[Request, Evaluation, None]:
     """One simulation on the determinised state ``x`` (see the module docstring): it yields
-    each evaluation it needs and is sent the network's answer."""
+    each evaluation it needs and is sent the evaluator's answer."""
     node = root
     path: list[tuple[Node, int]] = []
     while True:
@@ -202,31 +283,17 @@ def _simulation(
         n.value[i] += v
 
 
-def _evaluate(game: Game[Any], net: PolicyValueNet, requests: list[Request]) -> list[Evaluation]:
-    """The network's answers to ``requests``, in one call of it."""
-    if not requests:
-        return []
-    missing = [(x, seat) for x, seat, obs in requests if obs is None]
-    built: Iterator[np.ndarray]
-    if len(missing) >= OBSERVE_BATCH_FROM:
-        states, seats = zip(*missing, strict=True)
-        built = iter(game.observe_batch(states, seats))
-    else:
-        built = (game.observe(x, seat) for x, seat in missing)
-    # in the requests' order: an observation a simulation brought, else the next one built
-    observations = [obs if obs is not None else next(built) for _, _, obs in requests]
-    if len(requests) == 1:  # one observation: the network reads only its nonzero entries
-        return [net.evaluate(game.pad(observations[0]))]
-    logits, values = net.forward(game.pad(np.stack(observations)))
-    return list(zip(logits, values.tolist(), strict=True))
-
-
 class AgentBot:
-    """The trained network at a table: alone (``search=0``) or guiding ``search`` simulations."""
+    """A network (or any :class:`Evaluator`) at a table: alone (``search=0``) or guiding ``search``
+    simulations.
+
+    Alone, a network plays its most likely legal move from the seat's observation; another
+    evaluator is asked on a determinisation of the seat's position (drawn from the bot's own
+    generator)."""
 
     def __init__(
         self,
-        net: PolicyValueNet,
+        evaluator: Evaluator | PolicyValueNet,
         search: int = 0,
         c_puct: float = 1.5,
         horizon: int = 0,
@@ -236,7 +303,9 @@ class AgentBot:
     ) -> None:
         if search < 0 or horizon < 0 or c_puct <= 0 or batch < 1:
             raise ValueError("search and horizon are 0 or more, c_puct above 0, batch 1 or more")
-        self.net = net
+        self.net = evaluator if isinstance(evaluator, PolicyValueNet) else None
+        """The network, where the bot plays one (None for another evaluator)."""
+        self.evaluator = as_evaluator(evaluator)
         self.simulations = search
         self.c_puct = c_puct
         self.horizon = horizon or None
@@ -250,11 +319,15 @@ class AgentBot:
     def act(self, seat: Seat) -> int:
         if self.simulations == 0:
             legal = seat.legal
-            logits, _ = self.net.evaluate(seat.game.pad(seat.observation))
+            if self.net is not None:  # the observation is all a network reads: no state to draw
+                logits = self.net.logits(self.net.reads(seat.game, seat.observation))
+            else:
+                request = (seat.sample_state(self.rng), seat.seat, seat.observation)
+                ((logits, _),) = self.evaluator.evaluate_batch(seat.game, [request])
             return legal[int(np.argmax(logits[legal]))]
         root = search(
             seat,
-            self.net,
+            self.evaluator,
             self.simulations,
             self.rng,
             c_puct=self.c_puct,

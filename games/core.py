@@ -314,7 +314,7 @@ class Game(ABC, Generic[S]):
     action_fields: tuple[str, ...] = ()
     """Observation fields whose entry ``i`` describes action ``i`` (all of one size
     ``K``, for actions ``0 .. K-1``): a policy may score those actions with one
-    network shared across them (:mod:`tablezoo.bots.policy`). Empty: none."""
+    network shared across them (:mod:`tablezoo.bots.net`). Empty: none."""
 
     def __init__(self, num_seats: int | None = None, **options: bool) -> None:
         info = self.info

@@ -4,20 +4,21 @@
     tablezoo export heckmeck --padded        # every seat count -> exported/heckmeck-padded.onnx
     tablezoo export diamant --players 4 --policy runs/<run>/policy.npz --out web/
 
-Two kinds of model export, each built straight from its numpy weights with the
-``onnx`` package (the ``export`` extra; no torch):
+Every model is a :class:`~tablezoo.bots.net.PolicyValueNet`, built straight from
+its numpy weights with the ``onnx`` package (the ``export`` extra; no torch).
+The graph is made of the pieces the model says it has (:func:`_model_graph`):
 
-* a :class:`~tablezoo.bots.net.PolicyValueNet` (the shipped ``<game>.npz``, or
-  a network of ``tablezoo expert``): the network alone, ``agent`` without
-  search. It reads the padded observation (:meth:`~tablezoo.games.core.Game.pad`:
-  one layout for every seat count, the seat count one-hot); the graph for ``n``
-  seats pads the plain observation itself (a Gather from the observation with a
-  zero column appended, plus the constant one-hot of ``n``), so a front end
-  feeds what the env gives. With ``padded=True`` (``--padded``) the graph reads
-  the padded observation instead: one file for every seat count, the caller pads.
-  It also outputs ``value``, the network's win share.
-* a :class:`~tablezoo.bots.policy.NumpyPolicy` (a ``policy.npz`` of
-  ``tablezoo train``, for one seat count): it reads the plain observation.
+* a network that reads the padded observation (the shipped ``<game>.npz``, or
+  a network of ``tablezoo expert``: the network alone, ``agent`` without
+  search) reads :meth:`~tablezoo.games.core.Game.pad`'s layout, one for every
+  seat count, the seat count one-hot; the graph for ``n`` seats pads the plain
+  observation itself (a Gather from the observation with a zero column
+  appended, plus the constant one-hot of ``n``), so a front end feeds what the
+  env gives. With ``padded=True`` (``--padded``) the graph reads the padded
+  observation instead: one file for every seat count, the caller pads.
+* a policy of one seat count (a ``policy.npz`` of ``tablezoo train``) reads the
+  plain observation.
+* a model with a value head also outputs ``value``, its win share.
 
 The graph computes, for a batch, what the bot does with one observation:
 
@@ -31,7 +32,7 @@ The graph computes, for a batch, what the bot does with one observation:
   them is 0 and nothing turns into NaN);
 * output ``action``: int64 ``[batch]``, the argmax of ``logits`` (the first one
   on ties, as numpy's);
-* output ``value`` (networks only): float32 ``[batch]``, the seat's expected win
+* output ``value`` (models with a value head): float32 ``[batch]``, the seat's expected win
   share (1 alone, 1/k in a k-way tie, 0 otherwise).
 
 ``<name>.json`` beside the graph says what a front end in another language
@@ -52,9 +53,7 @@ from typing import Any
 import numpy as np
 
 from tablezoo.bots import registry
-from tablezoo.bots.net import PolicyValueNet
-from tablezoo.bots.policy import ActionHead, NumpyPolicy
-from tablezoo.bots.registry import check_policy_fits
+from tablezoo.bots.net import ActionHead, PolicyValueNet, load_model
 from tablezoo.games import GAMES, make
 from tablezoo.games.core import TERMINAL, ConfigError, Game, ObservationSpec, TablezooError
 
@@ -66,9 +65,6 @@ FORMAT = "tablezoo-onnx-policy/1"
 """The ``format`` key of the JSON description."""
 TIE = 1e-5
 """Logits closer than this are a tie that float rounding may break either way (:func:`check_export`)."""
-
-Model = NumpyPolicy | PolicyValueNet
-"""What exports: a PPO policy of one seat count, or a policy-and-value network of every seat count."""
 
 _ONNX_OPS = {"tanh": "Tanh", "relu": "Relu"}
 _INSTALL = "pip install 'tablezoo[export]'"
@@ -99,36 +95,20 @@ def _version() -> str:
         return "unknown"
 
 
-def load_model(path: str | Path) -> Model:
-    """The policy-and-value network or PPO policy in the ``.npz`` file ``path``."""
-    path = Path(path)
-    if not path.exists():
-        raise ConfigError(f"no policy file {path}")
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            is_net = "value_w" in data.files
-    except (OSError, ValueError) as err:
+_NOUNS = {"policy-and-value network": "network", "policy": "policy"}
+"""A model's :attr:`~tablezoo.bots.net.PolicyValueNet.kind` in one word: in messages and as the key of
+its file in the description's ``source``."""
+
+
+def check_fits(model: PolicyValueNet, game: Game[Any], what: str, padded: bool = False) -> None:
+    """Raise a ConfigError unless ``model`` plays ``game`` with its options (and, with ``padded``,
+    reads the padded observation)."""
+    if padded and not model.padded:
         raise ConfigError(
-            f"{path} is not a policy .npz of tablezoo train or tablezoo expert: {err}"
-        ) from None
-    return PolicyValueNet.load(path) if is_net else NumpyPolicy.load(path)
-
-
-def check_fits(model: Model, game: Game[Any], what: str, padded: bool = False) -> None:
-    """Raise a ConfigError unless ``model`` plays ``game`` (and, with ``padded``, is a network)."""
-    if isinstance(model, NumpyPolicy):
-        if padded:
-            raise ConfigError(
-                f"{what} is a policy of one seat count: only a policy-and-value network "
-                "(tablezoo expert, or the shipped agent) exports with the padded observation"
-            )
-        check_policy_fits(model, game, what)
-        return
-    model.check_fits(game, what)
-    options = model.meta.get("options")
-    if options is not None and dict(options) != dict(game.options):
-        on = ", ".join(k for k, v in options.items() if v) or "none"
-        raise ConfigError(f"{what} plays with the options {on} only, not {game!r}")
+            f"{what} is a {model.kind} of one seat count: only a network that reads the padded "
+            "observation (tablezoo expert, or the shipped agent) exports with the padded observation"
+        )
+    model.check_fits(game, what, options=True)
 
 
 def padding_index(game: Game[Any]) -> np.ndarray:
@@ -142,26 +122,26 @@ def padding_index(game: Game[Any]) -> np.ndarray:
 # --------------------------------------------------------------------------- the graph
 
 
-def build_model(model: Model, game: Game[Any], mask_dtype: str = "float32", padded: bool = False) -> Any:
+def build_model(
+    model: PolicyValueNet, game: Game[Any], mask_dtype: str = "float32", padded: bool = False
+) -> Any:
     """The ONNX model (an ``onnx.ModelProto``) of ``model`` for ``game``.
 
-    A network's graph reads ``game``'s plain observation and pads it itself, or, with ``padded``,
-    reads the padded observation (the same graph for every seat count).
+    A network that reads the padded observation gets a graph that reads ``game``'s plain observation
+    and pads it itself, or, with ``padded``, reads the padded observation (the same graph for every
+    seat count).
     """
     onnx = _onnx()
     from onnx import TensorProto, helper, numpy_helper
 
     if mask_dtype not in ("float32", "bool"):
         raise ConfigError(f"the mask is float32 or bool, not {mask_dtype!r}")
-    check_fits(model, game, "the network" if isinstance(model, PolicyValueNet) else "the policy", padded)
+    check_fits(model, game, f"the {_NOUNS[model.kind]}", padded)
     num_actions = model.num_actions
     obs_size = game.padded_spec.size if padded else game.observation_spec.size
     mask_type = TensorProto.FLOAT if mask_dtype == "float32" else TensorProto.BOOL
 
-    if isinstance(model, PolicyValueNet):
-        inits, nodes = _net_graph(model, game, padded)
-    else:
-        inits, nodes = _policy_graph(model)
+    inits, nodes = _model_graph(model, game, padded)
     inits.append(numpy_helper.from_array(np.array(MASKED_LOGIT, np.float32), "masked_logit"))
     if mask_dtype == "float32":
         nodes.append(helper.make_node("Cast", ["mask"], ["legal"], name="mask_to_bool", to=TensorProto.BOOL))
@@ -173,11 +153,12 @@ def build_model(model: Model, game: Game[Any], mask_dtype: str = "float32", padd
         helper.make_node("ArgMax", ["logits"], ["action"], name="choose", axis=1, keepdims=0),
     ]
     outputs = [
-        helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", num_actions]),
-        helper.make_tensor_value_info("action", TensorProto.INT64, ["batch"]),
+        helper.make_tensor_value_info(
+            name, helper.np_dtype_to_tensor_dtype(np.dtype(dtype)), _shape(shape, num_actions)
+        )
+        for name, (dtype, shape, _) in _OUTPUTS.items()
+        if name in _output_names(model)
     ]
-    if isinstance(model, PolicyValueNet):
-        outputs.append(helper.make_tensor_value_info("value", TensorProto.FLOAT, ["batch"]))
     seats = "every seat count" if padded else f"{game.num_seats} seats"
     graph = helper.make_graph(
         nodes,
@@ -189,8 +170,7 @@ def build_model(model: Model, game: Game[Any], mask_dtype: str = "float32", padd
         outputs=outputs,
         initializer=inits,
         doc_string=f"{'padded' if padded else 'raw'} observation and legal-action mask in; "
-        "masked logits and the chosen action out"
-        + (", and the win share" if isinstance(model, PolicyValueNet) else ""),
+        "masked logits and the chosen action out" + (", and the win share" if model.has_value_head else ""),
     )
     opset = [helper.make_opsetid("", OPSET)]
     onnx_model = helper.make_model(
@@ -198,7 +178,7 @@ def build_model(model: Model, game: Game[Any], mask_dtype: str = "float32", padd
         opset_imports=opset,
         producer_name="tablezoo",
         producer_version=_version(),
-        doc_string=f"tablezoo {_kind(model)} for {game.info.title}, {seats}",
+        doc_string=f"tablezoo {model.kind} for {game.info.title}, {seats}",
     )
     onnx_model.ir_version = helper.find_min_ir_version_for(opset)
     helper.set_model_props(
@@ -215,43 +195,25 @@ def build_model(model: Model, game: Game[Any], mask_dtype: str = "float32", padd
     return onnx_model
 
 
-def _kind(model: Model) -> str:
-    return "policy-and-value network" if isinstance(model, PolicyValueNet) else "policy"
+def _output_names(model: PolicyValueNet) -> list[str]:
+    """The graph's outputs: the masked logits, the action, and the win share of a model with a value head."""
+    return ["logits", "action", *(["value"] if model.has_value_head else [])]
 
 
-def _policy_graph(policy: NumpyPolicy) -> tuple[list[Any], list[Any]]:
-    """Initializers and nodes of a :class:`NumpyPolicy`: ``observation`` in, ``raw_logits`` out."""
-    from onnx import helper, numpy_helper
+def _model_graph(model: PolicyValueNet, game: Game[Any], padded: bool) -> tuple[list[Any], list[Any]]:
+    """Initializers and nodes of ``model``: ``observation`` in, ``raw_logits`` (and ``value``) out.
 
-    inits = [numpy_helper.from_array(policy.scale.astype(np.float32), "scale")]
-    nodes = [helper.make_node("Div", ["observation", "scale"], ["x0"], name="scale_observation")]
-    x = "x0"
-    last = len(policy.weights) - 1 if policy.head is None else len(policy.weights)
-    for i, (w, b) in enumerate(zip(policy.weights, policy.biases, strict=True)):
-        inits += [numpy_helper.from_array(w, f"w{i}"), numpy_helper.from_array(b, f"b{i}")]
-        out = "raw_logits" if i == last else f"z{i + 1}"
-        # w is (out, in) as in NumpyPolicy (w @ x + b); a batch of rows is x @ w.T + b.
-        nodes.append(helper.make_node("Gemm", [x, f"w{i}", f"b{i}"], [out], name=f"layer{i}", transB=1))
-        if i != last:
-            x = f"h{i + 1}"
-            nodes.append(helper.make_node(_ONNX_OPS[policy.activation], [out], [x], name=f"act{i}"))
-    if policy.head is not None:
-        head_inits, head_nodes = _head_graph(policy.head, policy.activation, "x0", x, "raw_logits")
-        inits += head_inits
-        nodes += head_nodes
-    return inits, nodes
-
-
-def _net_graph(net: PolicyValueNet, game: Game[Any], padded: bool) -> tuple[list[Any], list[Any]]:
-    """Initializers and nodes of a :class:`PolicyValueNet`: ``observation`` in (plain, padded in
-    the graph, or already padded), ``raw_logits`` and ``value`` out."""
+    The pieces follow what the model says of itself: a padded network fed the plain observation
+    pads it in the graph; the scale is folded into the first layer or divides the observation
+    first, as the model computes (:attr:`~tablezoo.bots.net.PolicyValueNet.folds_scale`); the
+    hidden layers have its activation; then its action head and its value head, where it has them."""
     from onnx import helper, numpy_helper
 
     node = helper.make_node
     inits: list[Any] = []
     nodes: list[Any] = []
     x = "observation"
-    if not padded:
+    if model.padded and not padded:
         # Padded entry j is plain entry source[j], or the appended zero column where the plain
         # observation has nothing (a seat that is not there, the seat count one-hot); the
         # one-hot of this seat count is then added. A Gather copies values exactly, as Game.pad.
@@ -271,11 +233,16 @@ def _net_graph(net: PolicyValueNet, game: Game[Any], padded: bool) -> tuple[list
             node("Add", ["spread", "pad_seats"], ["padded"], name="seat_count_one_hot"),
         ]
         x = "padded"
-    observation = x
-    last = len(net.weights) - 1 if net.head is None else len(net.weights)
-    for i, (w, b) in enumerate(zip(net.weights, net.biases, strict=True)):
-        # The scale folded into the first layer, as PolicyValueNet.forward does: the same floats.
-        weight = w / net.scale[None, :] if i == 0 else w
+    if not model.folds_scale or model.head is not None:  # the layers read it scaled, or the head does
+        inits.append(numpy_helper.from_array(model.scale, "scale"))
+        nodes.append(node("Div", [x, "scale"], ["scaled"], name="scale_observation"))
+        x = x if model.folds_scale else "scaled"
+    act = _ONNX_OPS[model.activation]
+    last = len(model.weights) - 1 if model.head is None else len(model.weights)
+    for i, (w, b) in enumerate(zip(model.weights, model.biases, strict=True)):
+        # w is (out, in) as in the model (w @ x + b); a batch of rows is x @ w.T + b. A folded scale
+        # divides the first layer's columns, as PolicyValueNet computes: the same floats.
+        weight = w / model.scale[None, :] if i == 0 and model.folds_scale else w
         inits += [
             numpy_helper.from_array(weight.astype(np.float32), f"w{i}"),
             numpy_helper.from_array(b, f"b{i}"),
@@ -284,30 +251,29 @@ def _net_graph(net: PolicyValueNet, game: Game[Any], padded: bool) -> tuple[list
         nodes.append(node("Gemm", [x, f"w{i}", f"b{i}"], [out], name=f"layer{i}", transB=1))
         if i != last:
             x = f"h{i + 1}"
-            nodes.append(node("Relu", [out], [x], name=f"act{i}"))
-    if net.head is not None:  # the head reads its fields scaled, as PolicyValueNet does
-        inits.append(numpy_helper.from_array(net.scale, "scale"))
-        nodes.append(node("Div", [observation, "scale"], ["scaled"], name="scale_observation"))
-        head_inits, head_nodes = _head_graph(net.head, "relu", "scaled", x, "raw_logits")
+            nodes.append(node(act, [out], [x], name=f"act{i}"))
+    if model.head is not None:  # the head reads its fields scaled, as the model does
+        head_inits, head_nodes = _head_graph(model.head, model.activation, "scaled", x, "raw_logits")
         inits += head_inits
         nodes += head_nodes
-    inits += [
-        numpy_helper.from_array(net.value_w.reshape(1, -1), "value_w"),
-        numpy_helper.from_array(np.array([net.value_b], np.float32), "value_b"),
-        numpy_helper.from_array(np.array([1], np.int64), "value_axis"),
-    ]
-    nodes += [
-        node("Gemm", [x, "value_w", "value_b"], ["value_z"], name="value_layer", transB=1),
-        node("Sigmoid", ["value_z"], ["value_column"], name="win_share"),
-        node("Squeeze", ["value_column", "value_axis"], ["value"], name="value_per_row"),
-    ]
+    if model.value_w is not None:
+        inits += [
+            numpy_helper.from_array(model.value_w.reshape(1, -1), "value_w"),
+            numpy_helper.from_array(np.array([model.value_b], np.float32), "value_b"),
+            numpy_helper.from_array(np.array([1], np.int64), "value_axis"),
+        ]
+        nodes += [
+            node("Gemm", [x, "value_w", "value_b"], ["value_z"], name="value_layer", transB=1),
+            node("Sigmoid", ["value_z"], ["value_column"], name="win_share"),
+            node("Squeeze", ["value_column", "value_axis"], ["value"], name="value_per_row"),
+        ]
     return inits, nodes
 
 
 def _head_graph(
     head: ActionHead, activation: str, observation: str, context: str, out: str
 ) -> tuple[list[Any], list[Any]]:
-    """Initializers and nodes of an :class:`~tablezoo.bots.policy.ActionHead`: ``out`` from the
+    """Initializers and nodes of an :class:`~tablezoo.bots.net.ActionHead`: ``out`` from the
     scaled ``observation`` and the hidden layers' ``context`` (both ``[batch, ...]``)."""
     from onnx import helper, numpy_helper
 
@@ -388,100 +354,87 @@ def _padding(game: Game[Any], padded: bool) -> dict[str, Any]:
     }
 
 
+_INPUTS = {
+    "padded": (
+        "the seat's padded observation (raw values, padded as `padding` says; the game's "
+        "observe_padded(state, seat)); do not scale it",
+        "raw values in the padded layout; the graph divides by `scale` itself",
+        "observation: the seat to move's padded observation (see `padding`), raw",
+    ),
+    "pads": (
+        "the seat's raw observation (the game's observe(state, seat)); do not scale it",
+        "raw values as the game gives them; the graph pads them (see `padding`) "
+        "and divides by `scale` itself",
+        "observation: the seat to move's observation vector, raw, in the field order above",
+    ),
+    "plain": (
+        "the seat's raw observation (the game's observe(state, seat)); do not scale it",
+        "raw values as the game gives them; the graph divides by `scale` itself",
+        "observation: the seat to move's observation vector, raw, in the field order above",
+    ),
+}
+"""By what the graph's ``observation`` input is (the padded one; a plain one the graph pads; a plain one
+a policy of one seat count reads): the input's doc, the note on its values, and its line of the usage."""
+
+_MASKS = {
+    "float32": "1.0 for a legal action, 0.0 for an illegal one (nonzero means legal)",
+    "bool": "true for a legal action",
+}
+"""The ``mask`` input's doc by its dtype."""
+
+_OUTPUTS = {
+    "logits": (
+        "float32",
+        ("batch", "actions"),
+        f"action logits; illegal actions are set to {MASKED_LOGIT:g} (float32's lowest)",
+    ),
+    "action": (
+        "int64",
+        ("batch",),
+        "the legal action with the highest logit (the first on ties): play this",
+    ),
+    "value": (
+        "float32",
+        ("batch",),
+        "the seat's expected win share from here: the part of the win it takes "
+        "(1 alone, 1/k in a k-way tie, 0 otherwise); a fair share at n seats is 1/n",
+    ),
+}
+"""Every output a graph may have (:func:`_output_names` says which it has): dtype, shape, doc."""
+
+_USAGE = (
+    ("", "mask: from the legal moves, {mask}"),
+    (
+        "",
+        "run the graph and play `action` (the argmax of `logits`); its command word is actions.names[action]",
+    ),
+    ("", "to sample instead of taking the argmax, softmax the masked logits"),
+    ("value", "`value` is how the network rates the position for the seat to move (a win share)"),
+)
+"""The usage lines after the observation's, each with the output it speaks of ("": any graph)."""
+
+
+def _shape(shape: tuple[str, ...], num_actions: int) -> list[Any]:
+    """A shape of :data:`_OUTPUTS` with the number of actions put in."""
+    return [num_actions if d == "actions" else d for d in shape]
+
+
 def describe_export(
-    policy: Model,
+    policy: PolicyValueNet,
     game: Game[Any],
     onnx_name: str,
     mask_dtype: str = "float32",
     source: dict[str, Any] | None = None,
     padded: bool = False,
 ) -> dict[str, Any]:
-    """The JSON description written beside an exported graph."""
-    is_net = isinstance(policy, PolicyValueNet)
+    """The JSON description written beside an exported graph: the facts of the tables above that
+    hold for ``policy`` and the graph's input."""
     spec = game.padded_spec if padded else game.observation_spec
-    obs_size, num_actions = spec.size, game.num_actions
-    mask_doc = (
-        "1.0 for a legal action, 0.0 for an illegal one (nonzero means legal)"
-        if mask_dtype == "float32"
-        else "true for a legal action"
-    )
-    if isinstance(policy, PolicyValueNet):
-        layers: list[Any] = [policy.observation_size, *(w.shape[0] for w in policy.weights)]
-        # the scale of each input entry: the network's (padded) scale, where the graph puts the entry
-        scale = policy.scale if padded else policy.scale[padding_index(game)]
-        structure: dict[str, Any] = {
-            "kind": "policy-and-value network (tablezoo.bots.net.PolicyValueNet): the agent without search",
-            "activation": "relu",
-            "layers": layers,
-            "value_head": "sigmoid(value_w . h + value_b) over the last hidden layer h",
-        }
-    else:
-        layers = [policy.observation_size, *(w.shape[0] for w in policy.weights)]
-        scale = policy.scale
-        structure = {"kind": "policy (tablezoo.bots.policy.NumpyPolicy)", "activation": policy.activation}
-        structure["layers"] = layers
-    if policy.head is not None:  # the last layer is the shared action head
-        head = policy.head
-        layers.append(
-            {
-                "action_head": {
-                    "fields": list(game.action_fields),
-                    "actions": head.size,
-                    "hidden": len(head.bias),
-                    "others": len(head.rest_bias),
-                }
-            }
-        )
-    if padded:
-        observation_doc = (
-            "the seat's padded observation (raw values, padded as `padding` says; the game's "
-            "observe_padded(state, seat)); do not scale it"
-        )
-        note = "raw values in the padded layout; the graph divides by `scale` itself"
-    else:
-        observation_doc = "the seat's raw observation (the game's observe(state, seat)); do not scale it"
-        note = "raw values as the game gives them; the graph " + (
-            "pads them (see `padding`) and divides by `scale` itself"
-            if is_net
-            else "divides by `scale` itself"
-        )
-    outputs = [
-        {
-            "name": "logits",
-            "dtype": "float32",
-            "shape": ["batch", num_actions],
-            "doc": f"action logits; illegal actions are set to {MASKED_LOGIT:g} (float32's lowest)",
-        },
-        {
-            "name": "action",
-            "dtype": "int64",
-            "shape": ["batch"],
-            "doc": "the legal action with the highest logit (the first on ties): play this",
-        },
-    ]
-    if is_net:
-        outputs.append(
-            {
-                "name": "value",
-                "dtype": "float32",
-                "shape": ["batch"],
-                "doc": "the seat's expected win share from here: the part of the win it takes "
-                "(1 alone, 1/k in a k-way tie, 0 otherwise); a fair share at n seats is 1/n",
-            }
-        )
-    usage = [
-        (
-            "observation: the seat to move's padded observation (see `padding`), raw"
-            if padded
-            else "observation: the seat to move's observation vector, raw, in the field order above"
-        )
-        + " (divide nothing: the graph scales it)",
-        f"mask: from the legal moves, {mask_doc}",
-        "run the graph and play `action` (the argmax of `logits`); its command word is actions.names[action]",
-        "to sample instead of taking the argmax, softmax the masked logits",
-    ]
-    if is_net:
-        usage.append("`value` is how the network rates the position for the seat to move (a win share)")
+    num_actions, outputs = game.num_actions, _output_names(policy)
+    reads = "padded" if padded else "pads" if policy.padded else "plain"
+    observation_doc, note, observation_usage = _INPUTS[reads]
+    # the scale of each input entry: the model's, where the graph puts the entry
+    scale = policy.scale[padding_index(game)] if reads == "pads" else policy.scale
     description: dict[str, Any] = {
         "format": FORMAT,
         "model": onnx_name,
@@ -491,7 +444,7 @@ def describe_export(
         "seat_counts": list(game.info.seat_range) if padded else [game.num_seats],
         "options": dict(game.options),
         "observation": {
-            "size": obs_size,
+            "size": spec.size,
             "dtype": "float32",
             "note": note,
             "scale": [float(v) for v in scale],
@@ -499,7 +452,7 @@ def describe_export(
             "table": spec.describe(),
         },
     }
-    if is_net:
+    if policy.padded:
         description["padding"] = _padding(game, padded)
     description.update(
         {
@@ -508,22 +461,36 @@ def describe_export(
                 {
                     "name": "observation",
                     "dtype": "float32",
-                    "shape": ["batch", obs_size],
+                    "shape": ["batch", spec.size],
                     "doc": observation_doc,
                 },
-                {"name": "mask", "dtype": mask_dtype, "shape": ["batch", num_actions], "doc": mask_doc},
+                {
+                    "name": "mask",
+                    "dtype": mask_dtype,
+                    "shape": ["batch", num_actions],
+                    "doc": _MASKS[mask_dtype],
+                },
             ],
-            "outputs": outputs,
-            "usage": usage,
+            "outputs": [
+                {"name": name, "dtype": dtype, "shape": _shape(shape, num_actions), "doc": doc}
+                for name, (dtype, shape, doc) in _OUTPUTS.items()
+                if name in outputs
+            ],
+            "usage": [f"{observation_usage} (divide nothing: the graph scales it)"]
+            + [
+                line.format(mask=_MASKS[mask_dtype])
+                for needs, line in _USAGE
+                if not needs or needs in outputs
+            ],
             "onnx": {"opset": OPSET, "producer": f"tablezoo {_version()}"},
-            "source": {**(source or {}), **structure, "metadata": policy.meta},
+            "source": {**(source or {}), **policy.describe(game.action_fields), "metadata": policy.meta},
         }
     )
     return description
 
 
 def export_policy(
-    policy: Model | str | Path,
+    policy: PolicyValueNet | str | Path,
     game: Game[Any],
     out_path: str | Path,
     mask_dtype: str = "float32",
@@ -532,28 +499,28 @@ def export_policy(
     """Write ``policy`` for ``game`` as ONNX to ``out_path`` (``.onnx`` added when missing) and its
     description beside it (same name, ``.json``); return both paths.
 
-    ``policy`` is a :class:`~tablezoo.bots.net.PolicyValueNet`, a :class:`NumpyPolicy` or the
-    path of either's ``.npz`` file. ``mask_dtype`` is the type of the graph's ``mask`` input:
-    ``"float32"`` (the default) or ``"bool"``. With ``padded`` (networks only) the graph reads
+    ``policy`` is a :class:`~tablezoo.bots.net.PolicyValueNet` or the path of its ``.npz`` file.
+    ``mask_dtype`` is the type of the graph's ``mask`` input: ``"float32"`` (the default) or
+    ``"bool"``. With ``padded`` (networks that read the padded observation only) the graph reads
     the padded observation and serves every seat count of ``game``'s options.
     """
     source: dict[str, Any] = {}
-    what = "the network" if isinstance(policy, PolicyValueNet) else "the policy"
     if isinstance(policy, (str, Path)):
         path = Path(policy)
         policy = load_model(path)
         what = path.name
         agents = registry.AGENTS_DIR.resolve()
         shipped = path.resolve().parent == agents
-        key = "network" if isinstance(policy, PolicyValueNet) else "policy"
         source = {
-            key: f"tablezoo/bots/agents/{path.name}" if shipped else path.name,
+            _NOUNS[policy.kind]: f"tablezoo/bots/agents/{path.name}" if shipped else path.name,
             "shipped": shipped,
             "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
         }
         card = path.with_suffix(".md")
         if shipped and card.exists():
             source["model_card"] = f"tablezoo/bots/agents/{card.name}"
+    else:
+        what = f"the {_NOUNS[policy.kind]}"
     check_fits(policy, game, what, padded)
     onnx = _onnx()
     out = Path(out_path)
@@ -595,21 +562,22 @@ def random_positions(
 
 
 def reference(
-    policy: Model, game: Game[Any], observations: np.ndarray
+    policy: PolicyValueNet, game: Game[Any], observations: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray | None]:
-    """numpy's logits ``(N, actions)`` of plain ``observations`` of ``game``, and a network's win
-    shares ``(N,)`` (None for a policy): position by position, as the bots compute them."""
-    if isinstance(policy, NumpyPolicy):
-        return np.stack([policy.logits(o) for o in observations]), None
-    pairs = [policy.evaluate(p) for p in game.pad(observations)]
+    """numpy's logits ``(N, actions)`` of plain ``observations`` of ``game``, and the win shares ``(N,)``
+    of a model with a value head (None without): position by position, as the bots compute them."""
+    inputs = policy.reads(game, observations)
+    if not policy.has_value_head:
+        return np.stack([policy.logits(x) for x in inputs]), None
+    pairs = [policy.evaluate(x) for x in inputs]
     return np.stack([logits for logits, _ in pairs]), np.array([value for _, value in pairs], np.float32)
 
 
 def check_export(
-    onnx_path: str | Path, policy: Model | str | Path, game: Game[Any], n: int = 200, seed: int = 0
+    onnx_path: str | Path, policy: PolicyValueNet | str | Path, game: Game[Any], n: int = 200, seed: int = 0
 ) -> dict[str, Any]:
     """Run the exported graph with ONNX Runtime on ``n`` positions from random play of ``game`` and
-    compare with ``policy`` (a network, a :class:`NumpyPolicy` or a ``.npz`` path) on numpy.
+    compare with ``policy`` (a :class:`~tablezoo.bots.net.PolicyValueNet` or a ``.npz`` path) on numpy.
 
     A graph whose ``observation`` input has the padded size is fed ``game.pad(observations)``.
     Returns ``positions``, ``games`` (played to get them), ``same_actions`` and ``agreement``
@@ -617,7 +585,7 @@ def check_export(
     they differ but numpy's logits of the two moves are within :data:`TIE`: float rounding
     breaks such a tie either way), ``illegal_actions`` (ONNX choices that are not legal),
     ``max_logit_diff`` (over legal actions), ``masked_ok`` (every illegal action's logit is
-    :data:`MASKED_LOGIT`), ``max_value_diff`` (the win shares; None for a policy) and ``ok``.
+    :data:`MASKED_LOGIT`), ``max_value_diff`` (the win shares; None without a value head) and ``ok``.
     """
     ort = _onnxruntime()
     if isinstance(policy, (str, Path)):
@@ -717,7 +685,7 @@ def cmd_export(args: argparse.Namespace) -> None:
     model = load_model(path)
     onnx_path, json_path = export_policy(path, game, Path(args.out) / f"{name}.onnx", args.mask, args.padded)
     seats = "every seat count" if args.padded else f"{game.num_seats} seats"
-    print(f"exported {what} ({_kind(model)}) for {game.info.title}, {seats}:")
+    print(f"exported {what} ({model.kind}) for {game.info.title}, {seats}:")
     print(f"  {onnx_path}  (ONNX, opset {OPSET})")
     print(f"  {json_path}  (description: observation fields, command words, inputs and outputs)")
     # a padded graph is checked at every seat count it serves

@@ -50,7 +50,8 @@ from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
 from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule
 from torch import nn
 
-from tablezoo.bots.policy import NumpyPolicy, PolicyBot
+from tablezoo.bots.net import PolicyValueNet, load_model
+from tablezoo.bots.policy import PolicyBot
 from tablezoo.bots.registry import make_bot
 from tablezoo.games.core import ConfigError
 from tablezoo.training.evaluate import one_against_all
@@ -133,15 +134,16 @@ def _mlp(size: int, hidden: list[int], out: int) -> nn.Sequential:
 
 def export_policy(
     module: MaskedMLPModule, scale: np.ndarray, meta: dict[str, Any] | None = None
-) -> NumpyPolicy:
-    """The module's actor as a :class:`NumpyPolicy` (it scales raw observations by ``scale`` itself)."""
+) -> PolicyValueNet:
+    """The module's actor as a policy of one seat count (it scales raw observations by ``scale`` itself)."""
     return export_weights(module.state_dict(), scale, meta)
 
 
 def export_weights(
     state: dict[str, Any], scale: np.ndarray, meta: dict[str, Any] | None = None
-) -> NumpyPolicy:
-    """A :class:`NumpyPolicy` from the state dict of a :class:`MaskedMLPModule` (its ``pi.<i>`` layers)."""
+) -> PolicyValueNet:
+    """A policy of one seat count (:class:`~tablezoo.bots.net.PolicyValueNet`) from the state dict of a
+    :class:`MaskedMLPModule` (its ``pi.<i>`` layers)."""
 
     def numpy(value: Any) -> np.ndarray:
         return value.detach().cpu().numpy() if isinstance(value, torch.Tensor) else np.asarray(value)
@@ -153,7 +155,7 @@ def export_weights(
         raise ValueError(f"no actor layers (pi.<i>.weight) among {sorted(state)}")
     weights = [numpy(state[f"pi.{i}.weight"]) for i in layers]
     biases = [numpy(state[f"pi.{i}.bias"]) for i in layers]
-    return NumpyPolicy(weights, biases, scale, "tanh", meta)
+    return PolicyValueNet(weights, biases, None, None, scale, meta or {}, activation="tanh", padded=False)
 
 
 def ppo_settings(config: TrainConfig) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -242,7 +244,7 @@ def _envs(runner: Any) -> list[RLlibEnv]:
     return [] if env is None else [e.unwrapped for e in env.envs]
 
 
-def push_snapshot(algo: Any, policy: NumpyPolicy, limit: int) -> None:
+def push_snapshot(algo: Any, policy: PolicyValueNet, limit: int) -> None:
     """Add a frozen learner to the league of every env, on every env runner."""
     algo.env_runner_group.foreach_env_runner(
         lambda runner: [env.add_snapshot(policy, limit) for env in _envs(runner)], local_env_runner=True
@@ -335,7 +337,7 @@ def train_rllib(config: RLlibTrainConfig, command: list[str] | None = None) -> P
         if config.resume:
             algo.restore_from_path(str((run / "checkpoint").resolve()))
             for path in state["snapshots"]:
-                push_snapshot(algo, NumpyPolicy.load(run / path), config.pool_size)
+                push_snapshot(algo, load_model(run / path), config.pool_size)
         return _loop(config, algo, game, scale, meta, run, state, SummaryWriter(str(run / "tensorboard")))
     finally:
         algo.stop()
@@ -358,7 +360,7 @@ def _loop(
     lifetime = ("env_runners", "num_env_steps_sampled_lifetime")
     counted = int(algo.metrics.peek(lifetime, default=0))
 
-    def policy() -> NumpyPolicy:
+    def policy() -> PolicyValueNet:
         # from the learners (in the driver or remote actors): they hold the newest weights
         weights = algo.learner_group.get_weights(module_ids=[POLICY_ID])[POLICY_ID]
         return export_weights(weights, scale, {**meta, "timesteps": steps})

@@ -3,7 +3,7 @@
 :class:`ActionFieldPolicy` is ``MlpPolicy`` with its last actor layer replaced
 by :class:`ActionFieldHead`: the first ``K`` actions, those that a game's
 :attr:`~tablezoo.games.core.Game.action_fields` describe, are scored by one
-small network shared across them (see :class:`tablezoo.bots.policy.ActionHead`,
+small network shared across them (see :class:`tablezoo.bots.net.ActionHead`,
 its numpy twin, for the formula). The critic is the usual MLP.
 
 ``tablezoo train`` uses it when the hyperparameters of an env id give

@@ -17,8 +17,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from tablezoo.bots.net import PolicyValueNet
-from tablezoo.bots.policy import ActionHead
+from tablezoo.bots.net import ActionHead, PolicyValueNet
+from tablezoo.games.core import ConfigError
 from tablezoo.training.sb3_policy import ActionFieldHead
 
 _HEAD_TENSORS = (
@@ -50,6 +50,12 @@ class TorchTwin(nn.Module):
 
     def __init__(self, net: PolicyValueNet) -> None:
         super().__init__()
+        if net.value_w is None or net.value_b is None or not net.padded or net.activation != "relu":
+            raise ConfigError(
+                f"the torch twin trains a relu network with a value head that reads the padded "
+                f"observation, not this {net.kind}"
+            )
+        value_w, value_b = net.value_w, net.value_b
         self.meta, self.num_actions = dict(net.meta), net.num_actions
         hidden = net.weights[: net._hidden]
         sizes = [net.observation_size, *(w.shape[0] for w in hidden)]
@@ -75,8 +81,8 @@ class TorchTwin(nn.Module):
             arrays = [net.weights[-1], net.biases[-1]] if net.head is None else _head_arrays(net.head)
             for name, array in zip(self._head_names, arrays, strict=True):
                 self.policy_head.get_parameter(name).copy_(torch.from_numpy(array))
-            self.value_head.weight.copy_(torch.from_numpy(net.value_w[None, :]))
-            self.value_head.bias.fill_(net.value_b)
+            self.value_head.weight.copy_(torch.from_numpy(value_w[None, :]))
+            self.value_head.bias.fill_(value_b)
 
     @property
     def trunk_linears(self) -> list[nn.Linear]:

@@ -39,7 +39,8 @@ import numpy as np
 import yaml
 
 from tablezoo.bots.core import Bot, Seat
-from tablezoo.bots.policy import NumpyPolicy, PolicyBot
+from tablezoo.bots.net import PolicyValueNet
+from tablezoo.bots.policy import PolicyBot
 from tablezoo.bots.registry import make_bot
 from tablezoo.games.core import ConfigError, Game
 from tablezoo.training.evaluate import one_against_all
@@ -247,7 +248,7 @@ def train(config: TrainConfig, command: list[str] | None = None) -> Path:
     curve: list[dict[str, Any]] = []
 
     def evaluate(step: int) -> None:
-        policy = NumpyPolicy.from_sb3(model, scale, meta)
+        policy = PolicyValueNet.from_sb3(model, scale, meta)
         for k, against in enumerate(config.eval_against):
             standing = one_against_all(
                 game,
@@ -267,7 +268,7 @@ def train(config: TrainConfig, command: list[str] | None = None) -> Path:
         def _on_step(self) -> bool:
             steps = self.num_timesteps
             if config.self_play > 0 and steps % config.snapshot_every < n_envs:
-                pool.append(PolicyBot(NumpyPolicy.from_sb3(model, scale, meta), "snapshot"))
+                pool.append(PolicyBot(PolicyValueNet.from_sb3(model, scale, meta), "snapshot"))
             if config.eval_every and steps % config.eval_every < n_envs:
                 evaluate(steps)
             return True
@@ -279,7 +280,7 @@ def train(config: TrainConfig, command: list[str] | None = None) -> Path:
     if not curve or model.num_timesteps - curve[-1]["step"] >= rollout:  # else the last one stands
         evaluate(model.num_timesteps)
     model.save(run / "model.zip")
-    NumpyPolicy.from_sb3(model, scale, {**meta, "timesteps": model.num_timesteps}).save(run / "policy.npz")
+    PolicyValueNet.from_sb3(model, scale, {**meta, "timesteps": model.num_timesteps}).save(run / "policy.npz")
     write_curve(run, curve, fair_share=1 / game.num_seats)
     return run
 

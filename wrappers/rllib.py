@@ -54,7 +54,8 @@ import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from tablezoo.bots.core import Bot, Seat
-from tablezoo.bots.policy import NumpyPolicy, PolicyBot
+from tablezoo.bots.net import PolicyValueNet
+from tablezoo.bots.policy import PolicyBot
 from tablezoo.bots.registry import make_bot
 from tablezoo.games.core import TERMINAL, ConfigError, Game
 
@@ -151,7 +152,7 @@ class RLlibEnv(MultiAgentEnv):
 
     # ------------------------------------------------------------ league
 
-    def add_snapshot(self, policy: NumpyPolicy, limit: int | None = None) -> int:
+    def add_snapshot(self, policy: PolicyValueNet, limit: int | None = None) -> int:
         """Add a frozen learner to the league (keeping the newest ``limit``); the pool's size."""
         if (
             policy.observation_size != self.game.observation_spec.size

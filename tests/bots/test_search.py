@@ -2,17 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 from tablezoo.bots.core import RandomBot, Seat
-from tablezoo.bots.net import PolicyValueNet, masked_softmax
+from tablezoo.bots.net import PolicyValueNet, masked_softmax, win_share
 from tablezoo.bots.registry import make_bot
-from tablezoo.bots.search import OBSERVE_BATCH_FROM, AgentBot, _evaluate, search
+from tablezoo.bots.search import (
+    OBSERVE_BATCH_FROM,
+    AgentBot,
+    Evaluation,
+    Evaluator,
+    NetworkEvaluator,
+    Request,
+    search,
+)
 from tablezoo.games import GAMES, game_class, make
-from tablezoo.games.core import ConfigError
+from tablezoo.games.core import TERMINAL, ConfigError, Game
 from tablezoo.training.evaluate import one_against_all, play_game
 
 
@@ -22,6 +32,10 @@ def first_decision(name: str, n: int, seed: int = 0) -> tuple:
     state = game.initial_state()
     mover = game.advance(state, rng)
     return game, state, mover
+
+
+def net_of(game: Game[Any]) -> PolicyValueNet:
+    return PolicyValueNet.initial(game, (16,), seed=5)
 
 
 def test_masked_softmax_covers_only_the_legal_moves() -> None:
@@ -157,7 +171,7 @@ def test_one_network_call_answers_a_batch_as_single_calls_do(name: str) -> None:
         legal = game.legal_actions(state)
         game.apply(state, legal[int(rng.integers(len(legal)))])
     for size in (1, 5, len(requests)):  # one, a few, enough for observe_batch
-        answers = _evaluate(game, net, requests[:size])
+        answers = NetworkEvaluator(net).evaluate_batch(game, requests[:size])
         for (x, seat, _), (logits, value) in zip(requests[:size], answers, strict=True):
             alone, alone_value = net.evaluate(game.observe_padded(x, seat))
             assert np.allclose(logits, alone, atol=1e-5) and np.isclose(value, alone_value, atol=1e-6)
@@ -170,3 +184,112 @@ def test_the_agent_takes_a_batch_setting() -> None:
     play_game(game, [bot, RandomBot(), RandomBot(), RandomBot()], seed=2, max_decisions=200)
     with pytest.raises(ValueError, match="batch 1 or more"):
         AgentBot(bot.net, search=4, batch=0)
+
+
+# --------------------------------------------------------------------------- other evaluators
+
+
+class Rollouts:
+    """An evaluator with no network: uniform priors, and the win share of one random playout.
+
+    It checks on the way that every state it is asked about is what the seat sees (the
+    observation a simulation brought is the seat's observation of that state)."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.asked = 0
+
+    def evaluate_batch(self, game: Game[Any], requests: Sequence[Request]) -> list[Evaluation]:
+        answers = []
+        for state, seat, observation in requests:
+            if observation is not None:
+                assert np.array_equal(observation, game.observe(state, seat))
+            x = game.clone(state)  # the search goes on from its state: a playout of its own
+            while (mover := game.advance(x, self.rng)) != TERMINAL:
+                legal = game.legal_actions(x)
+                game.apply(x, legal[int(self.rng.integers(len(legal)))])
+                assert mover >= 0
+            answers.append((np.zeros(game.num_actions), win_share(game, x, seat)))
+        self.asked += len(requests)
+        return answers
+
+
+class Fixed:
+    """An evaluator that favours one action and values every position alike."""
+
+    def __init__(self, favourite: int, value: float) -> None:
+        self.favourite, self.value = favourite, value
+
+    def evaluate_batch(self, game: Game[Any], requests: Sequence[Request]) -> list[Evaluation]:
+        logits = np.zeros(game.num_actions)
+        logits[self.favourite] = 3.0
+        return [(logits, self.value) for _ in requests]
+
+
+@pytest.mark.parametrize("batch", [1, 4])
+def test_an_evaluator_without_a_network_guides_the_search(batch: int) -> None:
+    game, state, mover = first_decision("sechs_nimmt", 3, seed=1)
+    other = game.determinize(state, mover, np.random.default_rng(7))  # other hidden hands
+    assert isinstance(Rollouts(0), Evaluator) and isinstance(NetworkEvaluator(net_of(game)), Evaluator)
+    roots = []
+    for s in (state, state, other):
+        rollouts = Rollouts(seed=3)
+        roots.append(search(Seat.of(game, s, mover), rollouts, 20, np.random.default_rng(1), batch=batch))
+        assert rollouts.asked >= 20  # the root, and every simulation that did not end the game
+    assert roots[0].visits.sum() == roots[0].total == 20
+    assert np.allclose(roots[0].prior, 1 / len(roots[0].legal))  # its priors: uniform
+    assert np.array_equal(roots[0].visits, roots[1].visits)  # the same seeds, the same search
+    assert np.array_equal(roots[0].visits, roots[2].visits)  # no hidden card reaches it
+    assert np.allclose(roots[0].value, roots[2].value)
+
+
+def test_the_search_follows_an_evaluators_priors_and_values() -> None:
+    game, state, mover = first_decision("heckmeck", 2)
+    legal = game.legal_actions(state)
+    assert len(legal) > 2
+    for favourite in (legal[0], legal[-1]):
+        root = search(Seat.of(game, state, mover), Fixed(favourite, 0.25), 40, np.random.default_rng(4))
+        assert root.legal[int(np.argmax(root.visits))] == favourite
+        assert root.prior.max() == root.prior[root.legal.index(favourite)]
+        tried = root.visits > 0
+        assert root.value0 == 0.25 and np.allclose(root.value[tried] / root.visits[tried], 0.25)
+
+
+def test_the_agent_bot_plays_any_evaluator() -> None:
+    game = make("diamant", 3)
+    for bot in (AgentBot(Rollouts(seed=1), search=6, seed=2), AgentBot(Fixed(0, 0.5))):
+        assert bot.net is None
+        play_game(game, [bot, RandomBot(), RandomBot()], seed=3, max_decisions=150)
+    game, state, mover = first_decision("heckmeck", 2)
+    legal = game.legal_actions(state)
+    assert AgentBot(Fixed(legal[-1], 0.5)).act(Seat.of(game, state, mover)) == legal[-1]  # alone: its priors
+
+
+def test_the_root_noise_takes_its_concentration() -> None:
+    game, state, mover = first_decision("heckmeck", 2)
+    net = net_of(game)
+
+    def prior(**noise: float) -> np.ndarray:
+        return search(Seat.of(game, state, mover), net, 4, np.random.default_rng(3), **noise).prior
+
+    plain = prior()
+    assert np.array_equal(prior(noise=0.5), prior(noise=0.5, dirichlet_alpha=0.3))  # the default
+    assert not np.allclose(prior(noise=0.5), prior(noise=0.5, dirichlet_alpha=5.0))
+    assert not np.allclose(prior(noise=0.5), plain) and np.isclose(prior(noise=0.5).sum(), 1)
+
+
+def test_a_model_without_a_value_head_cannot_guide_a_search() -> None:
+    game = make("diamant", 3)
+    spec = game.observation_spec
+    rng = np.random.default_rng(0)
+    policy = PolicyValueNet(
+        [rng.normal(size=(8, spec.size)), rng.normal(size=(game.num_actions, 8))],
+        [np.zeros(8), np.zeros(game.num_actions)],
+        None,
+        None,
+        spec.scale(),
+        {},
+        padded=False,
+    )
+    with pytest.raises(ConfigError, match="a policy has no value head: it cannot guide a search"):
+        AgentBot(policy, search=4)
