@@ -9,11 +9,18 @@ Two bots that never end a game (possible in To Court the King, where only
 seven of a kind brings the end) would hang a tournament: a game is stopped after
 ``max_decisions`` decisions, counts as shared by every seat, and is reported
 as truncated. The rules are never changed.
+
+``tablezoo evaluate`` (:func:`add_evaluate_parser`) plays one tournament of
+bots named on the command line:
+
+    tablezoo evaluate heckmeck --players 4 --bots agent heuristic --games 400
 """
 
 from __future__ import annotations
 
+import argparse
 import itertools
+import json
 import math
 import multiprocessing as mp
 from collections.abc import Callable, Sequence
@@ -26,7 +33,8 @@ import numpy as np
 from tablezoo.bots.core import Bot, Seat
 from tablezoo.bots.registry import make_bot
 from tablezoo.games import make
-from tablezoo.games.core import TERMINAL, Game
+from tablezoo.games.core import TERMINAL, Game, TablezooError
+from tablezoo.training.cli_args import game_args, game_of
 
 MAX_DECISIONS = 20_000
 
@@ -224,3 +232,50 @@ def format_table(standings: Sequence[Standing], fair_share: float) -> str:
     if stopped:
         lines.append(f"({stopped} game(s) stopped at the decision limit and counted as shared)")
     return "\n".join(lines)
+
+
+def cmd_evaluate(args: argparse.Namespace) -> None:
+    """A tournament of the bots named on the command line: its table, and its result as JSON."""
+    game = game_of(args)
+    n = game.num_seats
+    names = list(args.bots) + [args.bots[-1]] * (n - len(args.bots))
+    if len(names) > n:
+        raise TablezooError(f"{len(names)} bots for {n} seats")
+
+    if args.jobs < 1:
+        raise TablezooError(f"--jobs is the number of processes, at least 1, not {args.jobs}")
+    for name in dict.fromkeys(names):
+        make_bot(name, game)  # a bad name fails here, with its message, not in a worker
+    options = dict(game.options)
+    standings = named_tournament(args.game, n, names, args.games, args.seed, options, args.jobs)
+    print(format_table(standings, 1 / n))
+    result = {
+        "game": game.info.name,
+        "num_players": n,
+        "options": [k for k, v in game.options.items() if v],
+        "games": args.games,
+        "seed": args.seed,
+        "lineup": names,
+        "fair_share": 1 / n,
+        "standings": [s.as_dict() for s in standings],
+    }
+    text = json.dumps(result, indent=2)
+    if args.json:
+        with open(args.json, "w") as f:
+            f.write(text + "\n")
+    print(text)
+
+
+def add_evaluate_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add ``tablezoo evaluate`` to the sub-commands of the command line."""
+    p = subparsers.add_parser("evaluate", help="a tournament with rotated seats and fixed seeds")
+    game_args(p)
+    p.add_argument("--bots", nargs="+", required=True, help="one bot per seat; the last fills the rest")
+    p.add_argument("--games", type=int, default=200, help="games to play")
+    p.add_argument("--seed", type=int, default=0, help="tournament seed")
+    p.add_argument("--json", default=None, help="also write the JSON result here")
+    p.add_argument(
+        "--jobs", type=int, default=1, help="processes sharing the games (the same results, sooner)"
+    )
+    p.set_defaults(func=cmd_evaluate)
+    return p

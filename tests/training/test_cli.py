@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from tablezoo.training import cli
+from tablezoo.training.play import cmd_play
+from tablezoo.training.train import parse_hp
 
 
 def test_evaluate_prints_a_table_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -41,7 +43,7 @@ def test_play_a_whole_game_typing_commands() -> None:
     typed = itertools.cycle(words)
     lines: list[str] = []
     args = cli.build_parser().parse_args(["play", "heckmeck", "--bot", "heuristic", "--seed", "4"])
-    cli.cmd_play(args, read=lambda prompt: next(typed), write=lines.append)
+    cmd_play(args, read=lambda prompt: next(typed), write=lines.append)
     text = "\n".join(lines)
     assert "'nonsense' is not a move of Heckmeck" in text
     assert "your moves:" in text and "heuristic bot:" in text
@@ -57,7 +59,7 @@ def test_ctrl_d_and_ctrl_c_abandon_the_game_quietly(key: type[BaseException]) ->
         raise key
 
     args = cli.build_parser().parse_args(["play", "heckmeck", "--bot", "random", "--seed", "4"])
-    cli.cmd_play(args, read=read, write=lines.append)  # returns: no traceback, no exit status
+    cmd_play(args, read=read, write=lines.append)  # returns: no traceback, no exit status
     assert lines[-1] == "game abandoned"
 
 
@@ -67,7 +69,7 @@ def test_bots_lists_what_a_game_offers(capsys: pytest.CaptureFixture[str]) -> No
 
 
 def test_hp_overrides_read_json_then_yaml() -> None:
-    hp = cli.parse_hp(["gamma=0.999", "learning_rate=1e-5", "net_arch=[256, 64]", "action_head=null",
+    hp = parse_hp(["gamma=0.999", "learning_rate=1e-5", "net_arch=[256, 64]", "action_head=null",
                        "normalize_advantage=true", " ent_coef = 0.01"])  # fmt: skip
     assert hp == {
         "gamma": 0.999,
