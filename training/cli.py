@@ -1,4 +1,4 @@
-"""The ``tablezoo`` command: train, evaluate, play, serve and export.
+"""The ``tablezoo`` command: train, evaluate, play, ship, serve and export.
 
     tablezoo train heckmeck_v0 --players 2 --timesteps 200000 --opponents heuristic random
     tablezoo train diamant_v0 --players 4 --backend rllib --num-env-runners 2 --opponents heuristic
@@ -6,6 +6,7 @@
     tablezoo play diamant --players 4 --bot heuristic --bot agent
     tablezoo serve --port 8000
     tablezoo export heckmeck --players 2
+    tablezoo ship runs/expert-heckmeck --games 1000
     tablezoo reproduce court --dry-run
 
 ``tablezoo bots GAME`` lists the bots a game offers. ``train`` needs the
@@ -33,12 +34,14 @@ from tablezoo.tables.server import add_serve_parser
 from tablezoo.training.evaluate import add_evaluate_parser
 from tablezoo.training.export import add_export_parser
 from tablezoo.training.play import add_bots_parser, add_play_parser
+from tablezoo.training.ship import add_ship_parser
 from tablezoo.training.train import add_train_parser
 
 COMMANDS: tuple[Callable[[Any], argparse.ArgumentParser], ...] = (
     add_train_parser,
     add_evaluate_parser,
     add_play_parser,
+    add_ship_parser,
     add_export_parser,
     add_serve_parser,
     add_bots_parser,
