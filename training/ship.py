@@ -56,7 +56,7 @@ from tablezoo.bots.net import PolicyValueNet
 from tablezoo.bots.registry import AGENTS_DIR, game_bots, make_bot
 from tablezoo.games import game_class, make
 from tablezoo.games.core import CHANCE, TERMINAL, ConfigError
-from tablezoo.training.evaluate import join_parts, play_part, split_tournament
+from tablezoo.training.evaluate import PART_GAMES, join_parts, play_part, split_tournament
 from tablezoo.training.expert import ExpertConfig
 
 TARGETS: dict[str, list[tuple[int, str, float]]] = {
@@ -286,10 +286,6 @@ def _league_text(config: dict[str, Any], league_rounds: int) -> str:
         f"{steps}): the network, its moves sampled, plays against a league of {league} (`self`: the "
         "network itself) and learns from the win shares of those games"
     )
-
-
-PART_GAMES = 50
-"""Games of a row played by one task: a long row is shared among the processes, not left to one."""
 
 
 def measure(tasks: list[tuple[str, int, str, str, int, int]], jobs: int) -> list[dict[str, Any]]:

@@ -19,9 +19,21 @@ def test_evaluate_prints_a_table_and_json(tmp_path: Path, capsys: pytest.Capture
               "--games", "9", "--json", str(out)])  # fmt: skip
     text = capsys.readouterr().out
     assert "95% CI" in text and "fair share of wins: 0.333" in text
+    assert "{" not in text  # the JSON went into the file
     result = json.loads(out.read_text())
     assert result["lineup"] == ["heuristic", "random", "random"]
     assert {s["name"] for s in result["standings"]} == {"heuristic", "random"}
+
+
+def test_evaluate_prints_json_alone_only_when_asked(capsys: pytest.CaptureFixture[str]) -> None:
+    lineup = ["evaluate", "diamant", "--players", "3", "--bots", "heuristic", "random", "--games", "9"]
+    cli.main(lineup)
+    captured = capsys.readouterr()
+    assert "95% CI" in captured.out and "{" not in captured.out
+    assert captured.err == ""  # no progress bar where standard error is not a terminal
+    cli.main([*lineup, "--json"])
+    result = json.loads(capsys.readouterr().out)  # standard output is the JSON alone
+    assert result["games"] == 9 and result["lineup"] == ["heuristic", "random", "random"]
 
 
 def test_unknown_bots_and_bad_lineups_are_refused() -> None:
