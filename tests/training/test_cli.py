@@ -1,9 +1,14 @@
-"""The tablezoo command line: evaluate, play and bots."""
+"""The tablezoo command line: evaluate, play and bots, every subcommand's help, and every command the
+README, the Makefile and the subcommands' modules show."""
 
 from __future__ import annotations
 
+import argparse
+import importlib
 import itertools
 import json
+import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -97,3 +102,52 @@ def test_hp_overrides_read_json_then_yaml() -> None:
 def test_malformed_hp_overrides_are_refused(item: str) -> None:
     with pytest.raises(SystemExit, match=r"--hp"):
         cli.main(["train", "heckmeck_v0", "--hp", item, "--out", "/nonexistent"])
+
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCUMENTED_IN = ["tablezoo.training.cli", "tablezoo.training.train", "tablezoo.training.evaluate",
+                 "tablezoo.training.play", "tablezoo.training.ship", "tablezoo.training.export",
+                 "tablezoo.tables.server"]  # fmt: skip
+"""The modules whose docstrings show ``tablezoo`` commands (the subcommands' own modules)."""
+
+
+def documented_commands() -> list[str]:
+    """Every ``tablezoo`` command of the README's shell blocks, the Makefile and the modules'
+    docstrings, as written (lines joined at a trailing backslash; comments and pipes cut off)."""
+    readme = "\n".join(re.findall(r"```sh\n(.*?)```", (ROOT / "README.md").read_text(), flags=re.S))
+    makefile = (ROOT / "Makefile").read_text().replace("$(BIN)/tablezoo", "tablezoo")
+    docstrings = [importlib.import_module(name).__doc__ or "" for name in DOCUMENTED_IN]
+    commands = []
+    for text in [readme, makefile, *docstrings]:
+        for line in text.replace("\\\n", " ").splitlines():
+            line = line.split(" # ")[0].split(" | ")[0].strip()
+            if line.startswith("tablezoo "):
+                commands.append(line)
+    return list(dict.fromkeys(commands))
+
+
+def test_the_documentation_shows_every_subcommand() -> None:
+    shown = {shlex.split(command)[1] for command in documented_commands()}
+    assert shown == set(subcommands())
+
+
+@pytest.mark.parametrize("command", documented_commands())
+def test_every_documented_command_parses(command: str) -> None:
+    words = shlex.split(command)[1:]
+    args = cli.build_parser().parse_args(words)
+    assert args.command == words[0] and callable(args.func)
+
+
+def subcommands() -> list[str]:
+    """The names of the ``tablezoo`` subcommands."""
+    parser = cli.build_parser()
+    actions = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return list(actions[0].choices)
+
+
+@pytest.mark.parametrize("command", [None, *subcommands()])
+def test_every_help_is_shown(command: str | None, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_status:
+        cli.main([command, "--help"] if command else ["--help"])
+    assert exit_status.value.code == 0
+    assert capsys.readouterr().out.startswith(f"usage: tablezoo {command or ''}".rstrip())
