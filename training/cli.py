@@ -47,7 +47,8 @@ COMMANDS: tuple[Callable[[Any], argparse.ArgumentParser], ...] = (
     add_bots_parser,
 )
 """The subcommands, each added by the module that runs it (``add_<command>_parser(subparsers)``,
-which sets ``func`` to its ``cmd_<command>``), in the order ``tablezoo --help`` lists them."""
+which sets ``func`` to its ``cmd_<command>``), in the order ``tablezoo --help`` lists them, ahead
+of ``expert`` and ``reproduce``, which :func:`build_parser` adds itself."""
 
 
 def expert_config(args: argparse.Namespace) -> Any:
@@ -80,6 +81,7 @@ def cmd_reproduce(args: argparse.Namespace) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``tablezoo`` command's parser: ``--version`` and every subcommand."""
     parser = argparse.ArgumentParser(prog="tablezoo", description=__doc__.splitlines()[0])
     version = importlib.metadata.version("tablezoo")
     parser.add_argument("--version", action="version", version=f"%(prog)s {version}")
@@ -186,6 +188,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
+    """Run the subcommand ``argv`` (default: the command line's) names; a
+    :class:`~tablezoo.games.core.TablezooError` ends it with its message alone."""
     args = build_parser().parse_args(argv)
     try:
         args.func(args)
