@@ -9,24 +9,38 @@ Two bots that never end a game (possible in To Court the King, where only
 seven of a kind brings the end) would hang a tournament: a game is stopped after
 ``max_decisions`` decisions, counts as shared by every seat, and is reported
 as truncated. The rules are never changed.
+
+``tablezoo evaluate`` (:func:`add_evaluate_parser`) plays one tournament of
+bots named on the command line and prints its table; ``--json`` prints its
+result as JSON instead, ``--json FILE`` writes it there. On a terminal a bar on
+standard error counts the games as they are played (:class:`ProgressBar`).
+
+    tablezoo evaluate heckmeck --players 4 --bots agent heuristic --games 400
+    tablezoo evaluate diamant --players 3 --bots heuristic random --json result.json
+    tablezoo evaluate court --bots agent heuristic --jobs 2 --json | jq .standings
 """
 
 from __future__ import annotations
 
+import argparse
 import itertools
+import json
 import math
 import multiprocessing as mp
-from collections.abc import Callable, Sequence
+import sys
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, TextIO
 
 import numpy as np
 
 from tablezoo.bots.core import Bot, Seat
 from tablezoo.bots.registry import make_bot
 from tablezoo.games import make
-from tablezoo.games.core import TERMINAL, Game
+from tablezoo.games.core import TERMINAL, Game, TablezooError
+from tablezoo.training.cli_args import game_args, game_of
 
 MAX_DECISIONS = 20_000
 
@@ -181,6 +195,11 @@ def join_parts(results: Sequence[list[Standing]]) -> list[Standing]:
     return joined
 
 
+PART_GAMES = 50
+"""Games one task plays at most: a long tournament is played in parts of this many, which the
+processes share (none is left with a long tail) and which count its progress as they end."""
+
+
 def named_tournament(
     game_name: str,
     num_seats: int,
@@ -189,19 +208,59 @@ def named_tournament(
     seed: int = 0,
     options: dict[str, bool] | None = None,
     jobs: int = 1,
+    progress: Callable[[int], None] | None = None,
 ) -> list[Standing]:
     """:func:`tournament` of bots given by name, its games shared among ``jobs`` processes.
 
-    Every game has its own seeds, so the standings are the same game by game
-    whatever ``jobs`` is; only the wall time changes.
+    The games are played in parts of at most :data:`PART_GAMES`, and ``progress`` (if given) is
+    called with the number of games played so far: 0 first, then as each part ends, in order.
+    Every game has its own seeds, so the standings are the same game by game whatever ``jobs`` is
+    and however the games are cut; only the wall time changes.
     """
     if jobs < 1:
         raise ValueError(f"jobs is the number of processes, at least 1, not {jobs}")
-    parts = split_tournament(game_name, num_seats, names, games, seed, options, jobs)
-    if len(parts) == 1:
-        return play_part(parts[0])
-    with ProcessPoolExecutor(len(parts), mp_context=mp.get_context("spawn")) as pool:
-        return join_parts(list(pool.map(play_part, parts)))
+    cut = max(jobs, -(-games // PART_GAMES))
+    parts = split_tournament(game_name, num_seats, names, games, seed, options, cut)
+    if jobs == 1:
+        return _join_counted(parts, map(play_part, parts), progress)
+    with ProcessPoolExecutor(min(jobs, len(parts)), mp_context=mp.get_context("spawn")) as pool:
+        return _join_counted(parts, pool.map(play_part, parts), progress)
+
+
+def _join_counted(
+    parts: Sequence[Part], played: Iterable[list[Standing]], progress: Callable[[int], None] | None
+) -> list[Standing]:
+    """:func:`join_parts` of the standings of ``parts`` as they come, counting their games (from 0)."""
+    results, done = [], 0
+    if progress is not None:
+        progress(0)
+    for part, standings in zip(parts, played, strict=True):
+        results.append(standings)
+        done += part[-1]
+        if progress is not None:
+            progress(done)
+    return join_parts(results)
+
+
+class ProgressBar:
+    """A line on a terminal that shows how many of a run's games are played: ``[####....] 150/400
+    games``, rewritten in place as the count grows and cleared when the run is done."""
+
+    def __init__(self, total: int, stream: TextIO, width: int = 30) -> None:
+        self.total = total
+        """The games the run plays."""
+        self.stream = stream
+        """Where the line is written (a terminal: standard error, so that standard output stays
+        the result)."""
+        self.width = width
+        """The bar's characters."""
+
+    def __call__(self, done: int) -> None:
+        """Show ``done`` games played (all of them: clear the line)."""
+        filled = self.width * done // max(self.total, 1)
+        line = f"[{'#' * filled}{'.' * (self.width - filled)}] {done}/{self.total} games"
+        self.stream.write("\r" + (" " * len(line) + "\r" if done >= self.total else line))
+        self.stream.flush()
 
 
 def one_against_all(
@@ -224,3 +283,66 @@ def format_table(standings: Sequence[Standing], fair_share: float) -> str:
     if stopped:
         lines.append(f"({stopped} game(s) stopped at the decision limit and counted as shared)")
     return "\n".join(lines)
+
+
+def cmd_evaluate(args: argparse.Namespace) -> None:
+    """A tournament of the bots named on the command line: its table, or with ``--json`` its result
+    as JSON (on standard output, or into a file beside the table); a terminal shows its progress."""
+    game = game_of(args)
+    names = lineup(game, args.bots)
+    if args.jobs < 1:
+        raise TablezooError(f"--jobs is the number of processes, at least 1, not {args.jobs}")
+    for name in dict.fromkeys(names):
+        make_bot(name, game)  # a bad name fails here, with its message, not in a worker
+    progress = ProgressBar(args.games, sys.stderr) if sys.stderr.isatty() else None
+    n, options = game.num_seats, dict(game.options)
+    standings = named_tournament(args.game, n, names, args.games, args.seed, options, args.jobs, progress)
+    result = {
+        "game": game.info.name,
+        "num_players": n,
+        "options": [k for k, v in game.options.items() if v],
+        "games": args.games,
+        "seed": args.seed,
+        "lineup": names,
+        "fair_share": 1 / n,
+        "standings": [s.as_dict() for s in standings],
+    }
+    text = json.dumps(result, indent=2)
+    if args.json == "-":
+        print(text)
+        return
+    print(format_table(standings, 1 / n))
+    if args.json:
+        Path(args.json).write_text(text + "\n")
+
+
+def lineup(game: Game[Any], bots: Sequence[str]) -> list[str]:
+    """The bot at each seat of ``game``: ``bots`` in order, the last filling the seats left."""
+    n = game.num_seats
+    names = list(bots) + [bots[-1]] * (n - len(bots))
+    if len(names) > n:
+        raise TablezooError(f"{len(names)} bots for {n} seats")
+    return names
+
+
+def add_evaluate_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add ``tablezoo evaluate`` to the sub-commands of the command line."""
+    p = subparsers.add_parser("evaluate", help="a tournament with rotated seats and fixed seeds")
+    game_args(p)
+    p.add_argument("--bots", nargs="+", required=True, help="one bot per seat; the last fills the rest")
+    p.add_argument("--games", type=int, default=200, help="games to play")
+    p.add_argument("--seed", type=int, default=0, help="tournament seed")
+    p.add_argument(
+        "--json",
+        nargs="?",
+        const="-",
+        default=None,
+        metavar="FILE",
+        help="the result as JSON: into FILE (the table still printed), or alone, without FILE, on "
+        "standard output instead of the table",
+    )
+    p.add_argument(
+        "--jobs", type=int, default=1, help="processes sharing the games (the same results, sooner)"
+    )
+    p.set_defaults(func=cmd_evaluate)
+    return p

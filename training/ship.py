@@ -1,6 +1,12 @@
 """Ship an expert-iteration run as the package's agent for its game, with a model card.
 
-    python -m tablezoo.training.ship runs/expert-heckmeck --games 1000 --search 32 --search-games 200
+    tablezoo ship runs/expert-heckmeck --games 1000 --search 32 --search-games 200
+
+``python -m tablezoo.training.ship`` with the same arguments is the same command
+(:func:`main`). Shipping is three steps: :func:`select` the network (a round, or
+the mean of rounds), :func:`measure_strength` of it, and :func:`ship_run` writes
+it with its card, made of the measured data (:func:`training_section`,
+:func:`strength_section`, :func:`card_text`).
 
 Copies the run's ``net.npz`` to ``bots/agents/<game>.npz`` (the ``agent`` bot at
 every seat count) and writes ``<game>.md`` beside it: how the network was
@@ -25,7 +31,8 @@ shipping one (To Court the King's mean of five rounds played level with the last
 round alone over 2,000 games at 2 and 4 seats).
 
 The shipped network records the commands that trained it and this one
-(:data:`RECIPE` in its ``meta``), where every network its runs started from
+(:data:`RECIPE` in its ``meta``; this one in its ``python -m`` form, :data:`SHIP`,
+which every shipped network has recorded), where every network its runs started from
 (``--init``) was trained by a run whose folder says how: ``tablezoo reproduce
 GAME`` (:func:`reproduce`) runs them again in turn.
 """
@@ -35,9 +42,10 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
+import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +56,7 @@ from tablezoo.bots.net import PolicyValueNet
 from tablezoo.bots.registry import AGENTS_DIR, game_bots, make_bot
 from tablezoo.games import game_class, make
 from tablezoo.games.core import CHANCE, TERMINAL, ConfigError
-from tablezoo.training.evaluate import join_parts, play_part, split_tournament
+from tablezoo.training.evaluate import PART_GAMES, join_parts, play_part, split_tournament
 from tablezoo.training.expert import ExpertConfig
 
 TARGETS: dict[str, list[tuple[int, str, float]]] = {
@@ -218,47 +226,10 @@ def _training_text(config: dict[str, Any], rounds: int) -> str:
     if config.get("init"):
         parts.append(f"starting from the network `{config['init']}`")
     if teacher_rounds:
-        tables: dict[str, list[str]] = {}  # teacher -> the table sizes it teaches
-        for item in config.get("teacher_at", []):
-            seats, _, bot = item.partition("=")
-            tables.setdefault(bot, []).append(seats)
-        taught = sum(len(sizes) for sizes in tables.values())  # tables with a teacher of their own
-        named = "" if taught >= len(config["seats"]) else f" of the `{config['teacher']}` bot"
-        part = f"imitation{named} ({config['teacher_games']} games a round"
-        said = "and the teacher saying what it would have played"
-        if config.get("init"):  # the network plays from the first round on
-            part += f", {_rounds(teacher_rounds)}, each with the network at half the teacher's seats {said}"
-        elif teacher_rounds > 1:
-            part += (
-                f", {_rounds(teacher_rounds)}: the first with the teacher at its seats, the others with "
-                f"the network at half of them {said}"
-            )
-        part += ")"
-        if config.get("soft_targets"):
-            part += (
-                f"; every legal move taught, weighed exp((value - best) / {config['soft_targets']}) by "
-                "the teacher's own values of its moves"
-            )
-        for bot, sizes in tables.items():
-            listed = sizes[0] if len(sizes) == 1 else ", ".join(sizes[:-1]) + f" and {sizes[-1]}"
-            part += f"; at {listed} seats the teacher is `{bot}`"
-        parts.append(part)
+        parts.append(_imitation_text(config, teacher_rounds))
     league_rounds = max(0, min(config.get("league_rounds", 0), rounds - teacher_rounds))
     if league_rounds:
-        league = ", ".join(f"`{name}`" for name in dict.fromkeys(config["league"]))
-        start = config.get("league_learning_rate", 6e-4)
-        end = config.get("league_learning_rate_end", start)
-        steps = f"step size {start:g}"
-        if end != start:
-            planned = config["league_rounds"]
-            steps += f" falling along a half cosine over {planned} rounds to {end:g}"
-            if league_rounds < planned:
-                steps += f", stopped after {league_rounds}"
-        parts.append(
-            f"{_rounds(league_rounds)} of policy gradient (PPO, {config['league_games']} games a round, "
-            f"{steps}): the network, its moves sampled, plays against a league of {league} (`self`: the "
-            "network itself) and learns from the win shares of those games"
-        )
+        parts.append(_league_text(config, league_rounds))
     searched = rounds - teacher_rounds - league_rounds
     if searched > 0:
         parts.append(
@@ -270,8 +241,51 @@ def _training_text(config: dict[str, Any], rounds: int) -> str:
     return text + f". Seat counts {', '.join(map(str, config['seats']))}, in turn."
 
 
-PART_GAMES = 50
-"""Games of a row played by one task: a long row is shared among the processes, not left to one."""
+def _imitation_text(config: dict[str, Any], teacher_rounds: int) -> str:
+    """The card's words on a run's ``teacher_rounds`` rounds of imitation: of which teachers, how."""
+    tables: dict[str, list[str]] = {}  # teacher -> the table sizes it teaches
+    for item in config.get("teacher_at", []):
+        seats, _, bot = item.partition("=")
+        tables.setdefault(bot, []).append(seats)
+    taught = sum(len(sizes) for sizes in tables.values())  # tables with a teacher of their own
+    named = "" if taught >= len(config["seats"]) else f" of the `{config['teacher']}` bot"
+    part = f"imitation{named} ({config['teacher_games']} games a round"
+    said = "and the teacher saying what it would have played"
+    if config.get("init"):  # the network plays from the first round on
+        part += f", {_rounds(teacher_rounds)}, each with the network at half the teacher's seats {said}"
+    elif teacher_rounds > 1:
+        part += (
+            f", {_rounds(teacher_rounds)}: the first with the teacher at its seats, the others with "
+            f"the network at half of them {said}"
+        )
+    part += ")"
+    if config.get("soft_targets"):
+        part += (
+            f"; every legal move taught, weighed exp((value - best) / {config['soft_targets']}) by "
+            "the teacher's own values of its moves"
+        )
+    for bot, sizes in tables.items():
+        listed = sizes[0] if len(sizes) == 1 else ", ".join(sizes[:-1]) + f" and {sizes[-1]}"
+        part += f"; at {listed} seats the teacher is `{bot}`"
+    return part
+
+
+def _league_text(config: dict[str, Any], league_rounds: int) -> str:
+    """The card's words on a run's ``league_rounds`` rounds of policy gradient in a league."""
+    league = ", ".join(f"`{name}`" for name in dict.fromkeys(config["league"]))
+    start = config.get("league_learning_rate", 6e-4)
+    end = config.get("league_learning_rate_end", start)
+    steps = f"step size {start:g}"
+    if end != start:
+        planned = config["league_rounds"]
+        steps += f" falling along a half cosine over {planned} rounds to {end:g}"
+        if league_rounds < planned:
+            steps += f", stopped after {league_rounds}"
+    return (
+        f"{_rounds(league_rounds)} of policy gradient (PPO, {config['league_games']} games a round, "
+        f"{steps}): the network, its moves sampled, plays against a league of {league} (`self`: the "
+        "network itself) and learns from the win shares of those games"
+    )
 
 
 def measure(tasks: list[tuple[str, int, str, str, int, int]], jobs: int) -> list[dict[str, Any]]:
@@ -374,105 +388,166 @@ def reproduce(game_name: str, path: Path, ship: bool = False, dry_run: bool = Fa
     return commands
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("run", type=Path, help="a run folder written by `tablezoo expert`")
-    parser.add_argument("--games", type=int, default=1000, help="games per seat count against heuristic")
-    parser.add_argument("--target-games", type=int, default=0, help="games per target row (default: --games)")
-    parser.add_argument("--search", type=int, default=32, help="agent:search=N rows' N (0: none)")
-    parser.add_argument("--search-games", type=int, default=200, help="games per agent:search=N row")
-    parser.add_argument("--seed", type=int, default=2026, help="seed of the evaluation tournaments")
-    parser.add_argument("--jobs", type=int, default=2, help="processes playing the games")
-    parser.add_argument(
-        "--round", type=int, default=None, help="ship the network of this round (default: the last)"
-    )
-    parser.add_argument(
-        "--average",
-        type=int,
-        default=1,
-        help="ship the mean of the weights of this many rounds, ending at --round (default 1: that "
-        "round's network alone)",
-    )
-    args = parser.parse_args(argv)
+Task = tuple[str, int, str, str, int, int]
+"""A row of the card's tables: ``(game, seats, agent bot name, opponent bot name, games, seed)``."""
 
-    config = json.loads((args.run / "config.json").read_text())
-    log = [json.loads(line) for line in (args.run / "log.jsonl").open()]
-    net_file = args.run / "net.npz"
-    if args.round is not None:
-        if not 0 <= args.round < len(log):
-            parser.error(f"--round: the run has rounds 0 to {len(log) - 1}, not {args.round}")
-        log = log[: args.round + 1]
-        net_file = args.run / f"net-{args.round}.npz"
-    averaged = ""
-    if args.average != 1:
-        last = len(log) - 1
-        if not 1 <= args.average <= len(log):
-            parser.error(f"--average: 1 to {len(log)} rounds (0 to {last} were played), not {args.average}")
-        first = last - args.average + 1
-        mean = PolicyValueNet.mean(
-            [PolicyValueNet.load(args.run / f"net-{k}.npz") for k in range(first, last + 1)]
-        )
-        net_file = args.run / f"net-{first}-to-{last}-mean.npz"
-        mean.save(net_file)
-        averaged = (
-            f"- Shipped: the mean of the weights of rounds {first} to {last} (weight averaging, "
-            f"`--average {args.average}`), which smooths the noise of single rounds' updates.\n"
-        )
-    game_name = config["game"]
+
+@dataclass(frozen=True)
+class ShipConfig:
+    """The settings of ``tablezoo ship``: which network of a run, and how long to measure it."""
+
+    run: Path
+    """A run folder written by ``tablezoo expert``."""
+    games: int = 1000
+    """Games per seat count against ``heuristic``."""
+    target_games: int = 0
+    """Games per strength target's row (0: :attr:`games`)."""
+    search: int = 32
+    """The N of the ``agent:search=N`` rows (0: none)."""
+    search_games: int = 200
+    """Games per ``agent:search=N`` row."""
+    seed: int = 2026
+    """Seed of the tournaments and of the positions timed."""
+    jobs: int = 2
+    """Processes playing the games (the results do not depend on it)."""
+    round: int | None = None
+    """The round whose network ships (None: the last)."""
+    average: int = 1
+    """Ship the mean of the weights of this many rounds, ending at :attr:`round` (1: that round's alone)."""
+
+    @property
+    def row_games(self) -> int:
+        """Games per strength target's row of the network alone."""
+        return self.target_games or self.games
+
+    def command(self) -> str:
+        """The command that ships the run again with these settings: the settings that are not the
+        defaults, but ``jobs`` (it changes no result). Cards and recipes record it in the form of
+        :data:`SHIP`, which every recipe has had and :func:`reproduce` runs."""
+        flags = [
+            f"--{f.name.replace('_', '-')} {getattr(self, f.name)}"
+            for f in fields(self)
+            if f.name not in ("run", "jobs") and getattr(self, f.name) != f.default
+        ]
+        return " ".join([SHIP.strip(), str(self.run), *flags])
+
+
+@dataclass
+class Selection:
+    """The network of a run that ships, and the run's record up to it."""
+
+    config: dict[str, Any]
+    """The run's settings (its ``config.json``)."""
+    log: list[dict[str, Any]]
+    """The run's ``log.jsonl``, one entry per round, up to the round shipped."""
+    net_file: Path
+    """The network's file in the run folder."""
+    averaged: tuple[int, int] | None = None
+    """The first and last round whose weights the network averages (None: one round's network)."""
+
+
+def select(ship: ShipConfig) -> Selection:
+    """The network :attr:`~ShipConfig.round` and :attr:`~ShipConfig.average` choose from the run;
+    a mean of rounds is saved in the run folder as ``net-<first>-to-<last>-mean.npz``."""
+    config = json.loads((ship.run / "config.json").read_text())
+    log = [json.loads(line) for line in (ship.run / "log.jsonl").open()]
+    net_file = ship.run / "net.npz"
+    if ship.round is not None:
+        if not 0 <= ship.round < len(log):
+            raise ConfigError(f"--round: the run has rounds 0 to {len(log) - 1}, not {ship.round}")
+        log = log[: ship.round + 1]
+        net_file = ship.run / f"net-{ship.round}.npz"
+    if ship.average == 1:
+        return Selection(config, log, net_file)
+    last = len(log) - 1
+    if not 1 <= ship.average <= len(log):
+        raise ConfigError(f"--average: 1 to {len(log)} rounds (0 to {last} were played), not {ship.average}")
+    first = last - ship.average + 1
+    rounds = [PolicyValueNet.load(ship.run / f"net-{k}.npz") for k in range(first, last + 1)]
+    mean = PolicyValueNet.mean(rounds)
+    net_file = ship.run / f"net-{first}-to-{last}-mean.npz"
+    mean.save(net_file)
+    return Selection(config, log, net_file, (first, last))
+
+
+@dataclass
+class Strength:
+    """What :func:`measure_strength` measured of a network: the card's tables, and its ``.json``."""
+
+    rows: list[dict[str, Any]]
+    """Every row measured, once each (:func:`measure`'s rows, the player named as on the card)."""
+    every: list[dict[str, Any]]
+    """The network alone against ``heuristic``, at every seat count."""
+    aims: list[tuple[dict[str, Any], float]]
+    """Per strength target: the network alone's row, then (with search) the searching one's, each
+    with the win share its interval must clear."""
+    latency: list[tuple[int, float, float]]
+    """At the fewest and the most seats: the seats, the median milliseconds of a move of the network
+    alone and of the searching one."""
+    opening: tuple[float, float] | None
+    """Heckmeck's: the network's exact expected worms on the opening turn, and the optimum."""
+
+
+def measure_strength(game_name: str, net_file: Path, ship: ShipConfig) -> Strength:
+    """Play the card's tournaments of the network in ``net_file`` and time its moves."""
     info = game_class(game_name).info
-    net = PolicyValueNet.load(net_file)
-    agent = str(net_file)
-    searcher = f"{net_file}:search={args.search}"
+    agent, searcher = str(net_file), f"{net_file}:search={ship.search}"
     bots = game_bots(game_name)
     targets = [(n, bot if bot in bots else "heuristic", t) for n, bot, t in TARGETS[game_name]]
-
-    tasks = [(game_name, n, agent, "heuristic", args.games, args.seed) for n in info.seat_range]
-    target_games = args.target_games or args.games
-    tasks += [(game_name, n, agent, bot, target_games, args.seed) for n, bot, _ in targets]
-    if args.search:
-        tasks += [(game_name, n, searcher, bot, args.search_games, args.seed) for n, bot, _ in targets]
+    every = [(game_name, n, agent, "heuristic", ship.games, ship.seed) for n in info.seat_range]
+    alone = [(game_name, n, agent, bot, ship.row_games, ship.seed) for n, bot, _ in targets]
+    searching = [(game_name, n, searcher, bot, ship.search_games, ship.seed) for n, bot, _ in targets]
+    tasks: list[Task] = every + alone + (searching if ship.search else [])
     unique = list(dict.fromkeys(tasks))
-    results = dict(zip(unique, measure(unique, args.jobs), strict=True))
+    results = dict(zip(unique, measure(unique, ship.jobs), strict=True))
     for r in results.values():
-        r["agent"] = "agent" if r["agent"] == agent else f"agent:search={args.search}"
-
-    header = "| seats | player | against | games | win share [95% CI] | fair share |"
-    every = [header, "|---|---|---|---|---|---|"]
-    every += [_row(results[t]) for t in tasks[: len(info.seat_range)]]
-    aims = [header + " target |", "|---|---|---|---|---|---|---|"]
-    for n, bot, target in targets:
-        aims.append(_row(results[(game_name, n, agent, bot, target_games, args.seed)], target))
-        if args.search:
-            aims.append(_row(results[(game_name, n, searcher, bot, args.search_games, args.seed)], target))
-
-    extra = ""
-    if game_name == "heckmeck":
-        from tablezoo.bots.heckmeck import TurnSolver
-
-        worms = opening_turn_worms(make_bot(agent, make("heckmeck", 2)))
-        exact = TurnSolver(list(range(21, 37)), [], []).before_roll(0, 8, 0)
-        extra = "\n" + opening_section(worms, exact)
-
+        r["agent"] = "agent" if r["agent"] == agent else f"agent:search={ship.search}"
+    aims = []
+    for (_, _, target), one, searched in zip(targets, alone, searching, strict=True):
+        aims.append((results[one], target))
+        if ship.search:
+            aims.append((results[searched], target))
+    opening = opening_worms(agent) if game_name == "heckmeck" else None
+    seed = ship.seed
     latency = [
-        (
-            n,
-            move_times(agent, game_name, n, 200, args.seed),
-            move_times(searcher, game_name, n, 50, args.seed),
-        )
+        (n, move_times(agent, game_name, n, 200, seed), move_times(searcher, game_name, n, 50, seed))
         for n in (info.min_seats, info.max_seats)
     ]
-    timing = "\n".join(f"| {n} | {alone:.2f} | {searching:.1f} |" for n, alone, searching in latency)
-    decisions = sum(e.get("decisions", 0) for e in log)
-    hours = sum(e["play_seconds"] + e["fit_seconds"] for e in log) / 3600
-    iterations = "\n".join(
-        f"| {e['iteration']} | {e['player']} | {e.get('decisions', '')} | {e['buffer']} | "
-        f"{e['policy_loss']:.3f} | {e['value_loss']:.3f} | {e['play_seconds'] + e['fit_seconds']:.0f} | "
-        + ", ".join(f"{k} {v[0]:.2f}" for k, v in e.get("against_heuristic", {}).items())
-        + " |"
-        for e in log
+    return Strength(list(results.values()), [results[t] for t in every], aims, latency, opening)
+
+
+def opening_worms(agent: str) -> tuple[float, float]:
+    """The Heckmeck bot ``agent``'s exact expected worms on the opening turn of 2 seats
+    (:func:`opening_turn_worms`), and the turn solver's optimum."""
+    from tablezoo.bots.heckmeck import TurnSolver
+
+    worms = opening_turn_worms(make_bot(agent, make("heckmeck", 2)))
+    return worms, TurnSolver(list(range(21, 37)), [], []).before_roll(0, 8, 0)
+
+
+def with_recipe(selection: Selection, ship: ShipConfig) -> tuple[PolicyValueNet, str]:
+    """The network to ship, carrying the commands that train and ship it again (:data:`RECIPE`,
+    what ``tablezoo reproduce`` runs) where every network its runs started from was trained by a
+    recorded run; and the card's line on how to reproduce it."""
+    net = PolicyValueNet.load(selection.net_file)
+    command = ship.command()
+    rounds = len(selection.log)
+    chain_text = reproduce_text(selection.config, rounds)
+    chain, unrecorded = training_chain(selection.config, rounds)
+    net.meta.pop(RECIPE, None)
+    if unrecorded is not None:
+        return net, f"{chain_text}, then\n  `{command}`."
+    net.meta[RECIPE] = [c for c, _ in chain] + [command]
+    line = (
+        f"`tablezoo reproduce {selection.config['game']}` runs {chain_text}; with `--ship` it then runs\n"
+        f"  `{command}`, which measures the network and ships it with this card."
     )
+    return net, line
+
+
+def _network_text(net: PolicyValueNet) -> str:
+    """The card's line on the network's layers."""
     hidden = net.meta.get("hidden", [w.shape[0] for w in net.weights[:-1]])
-    trained = _training_text(config, len(log))
     policy_layer = f"{net.num_actions} action logits"
     if net.head is not None:
         policy_layer = (
@@ -480,56 +555,71 @@ def main(argv: list[str] | None = None) -> None:
             f"{len(net.head.bias)} hidden units shared by those actions, reading each one's entries "
             "of the action fields; the others linear)"
         )
-    ship_command = " ".join(
-        ["python -m tablezoo.training.ship", str(args.run)]
-        + [
-            f"--{key.replace('_', '-')} {value}"
-            for key, value in vars(args).items()
-            if key not in ("run", "jobs") and value != parser.get_default(key)
-        ]
+    return (
+        f"- Network: padded observation ({net.observation_size} inputs, the seat count one-hot) -> hidden\n"
+        f"  layers {hidden} (ReLU) -> {policy_layer} and a win-share head.\n"
     )
-    chain_text = reproduce_text(config, len(log))
-    reproduce_line = f"{chain_text}, then\n  `{ship_command}`."
-    # the shipped network carries the commands that train and ship it again (`tablezoo reproduce`)
-    chain, unrecorded = training_chain(config, len(log))
-    net.meta.pop(RECIPE, None)
-    if unrecorded is None:
-        net.meta[RECIPE] = [command for command, _ in chain] + [ship_command]
-        reproduce_line = (
-            f"`tablezoo reproduce {game_name}` runs {chain_text}; with `--ship` it then runs\n"
-            f"  `{ship_command}`, which measures the network and ships it with this card."
+
+
+def _rounds_table(log: list[dict[str, Any]]) -> str:
+    """The card's table of the run's rounds, one line each."""
+    lines = [
+        "| round | player | decisions | buffer | policy loss | value loss | seconds "
+        "| network alone vs heuristic |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for e in log:
+        against = ", ".join(f"{k} {v[0]:.2f}" for k, v in e.get("against_heuristic", {}).items())
+        lines.append(
+            f"| {e['iteration']} | {e['player']} | {e.get('decisions', '')} | {e['buffer']} | "
+            f"{e['policy_loss']:.3f} | {e['value_loss']:.3f} | {e['play_seconds'] + e['fit_seconds']:.0f} | "
+            f"{against} |"
         )
-    net.save(AGENTS_DIR / f"{game_name}.npz")
-    card = f"""# {info.title}: shipped agent, every seat count ({info.min_seats} to {info.max_seats})
+    return "\n".join(lines)
 
-Seat it with the bot name `agent` (the network alone: about a millisecond a move) or
-`agent:search=N` (the network guiding N simulations of search), at a table
-(`/bot agent`), in `tablezoo play {game_name} --bot agent` or `tablezoo evaluate`. It runs on
-numpy alone (`tablezoo.bots.net.PolicyValueNet.load`); `tablezoo export {game_name} --players N`
-writes it as ONNX.
 
-## How it was trained
+def training_section(selection: Selection, net: PolicyValueNet, reproduce_line: str) -> str:
+    """The card's section on how the network was trained, from the run's settings and log."""
+    log, config = selection.log, selection.config
+    averaged = ""
+    if selection.averaged:
+        first, last = selection.averaged
+        averaged = (
+            f"- Shipped: the mean of the weights of rounds {first} to {last} (weight averaging, "
+            f"`--average {last - first + 1}`), which smooths the noise of single rounds' updates.\n"
+        )
+    decisions = sum(e.get("decisions", 0) for e in log)
+    hours = sum(e["play_seconds"] + e["fit_seconds"] for e in log) / 3600
+    played = f"{len(log)} rounds, {decisions} recorded decisions, {hours:.2f} hours of play and training on"
+    return f"""## How it was trained
 
-{trained}
-{averaged}- Network: padded observation ({net.observation_size} inputs, the seat count one-hot) -> hidden
-  layers {hidden} (ReLU) -> {policy_layer} and a win-share head.
-- {len(log)} rounds, {decisions} recorded decisions, {hours:.2f} hours of play and training on
+{_training_text(config, len(log))}
+{averaged}{_network_text(net)}- {played}
   {config["workers"]} self-play process(es) of a shared 2-core machine.
 - Reproduce (from a clean clone, after `make`): {reproduce_line}
 
-| round | player | decisions | buffer | policy loss | value loss | seconds | network alone vs heuristic |
-|---|---|---|---|---|---|---|---|
-{iterations}
+{_rounds_table(log)}
+"""
 
-## How strong it is
+
+def strength_section(game_name: str, ship: ShipConfig, strength: Strength) -> str:
+    """The card's section on how strong the network is: the tournaments' tables, its move times and
+    (Heckmeck) its opening turn."""
+    header = "| seats | player | against | games | win share [95% CI] | fair share |"
+    every = "\n".join([header, "|---|---|---|---|---|---|", *map(_row, strength.every)])
+    aims = [header + " target |", "|---|---|---|---|---|---|---|"]
+    aims += [_row(row, target) for row, target in strength.aims]
+    timing = "\n".join(f"| {n} | {alone:.2f} | {searching:.1f} |" for n, alone, searching in strength.latency)
+    opening = "\n" + opening_section(*strength.opening) if strength.opening else ""
+    return f"""## How strong it is
 
 The agent at one seat (rotated over the seats), every other seat the named bot, tournament
-seed {args.seed}. Reproduce a row with `tablezoo evaluate {game_name} --players N --bots agent BOT
---games G --seed {args.seed}` (or `--bots agent:search={args.search} BOT`).
+seed {ship.seed}. Reproduce a row with `tablezoo evaluate {game_name} --players N --bots agent BOT
+--games G --seed {ship.seed}` (or `--bots agent:search={ship.search} BOT`).
 
 ### Every seat count, against `heuristic`
 
-{chr(10).join(every)}
+{every}
 
 ### Strength targets
 
@@ -540,14 +630,87 @@ seed {args.seed}. Reproduce a row with `tablezoo evaluate {game_name} --players 
 Median milliseconds per move over positions of random games with more than one legal move, on the
 machine that shipped it:
 
-| seats | `agent` | `agent:search={args.search}` |
+| seats | `agent` | `agent:search={ship.search}` |
 |---|---|---|
 {timing}
-{extra}"""
-    (AGENTS_DIR / f"{game_name}.md").write_text(card)
-    (AGENTS_DIR / f"{game_name}.json").write_text(json.dumps(list(results.values()), indent=1) + "\n")
+{opening}"""
+
+
+def card_text(game_name: str, training: str, strength: str) -> str:
+    """A shipped agent's model card: how to seat it, then the sections on its training and strength."""
+    info = game_class(game_name).info
+    return f"""# {info.title}: shipped agent, every seat count ({info.min_seats} to {info.max_seats})
+
+Seat it with the bot name `agent` (the network alone: about a millisecond a move) or
+`agent:search=N` (the network guiding N simulations of search), at a table
+(`/bot agent`), in `tablezoo play {game_name} --bot agent` or `tablezoo evaluate`. It runs on
+numpy alone (`tablezoo.bots.net.PolicyValueNet.load`); `tablezoo export {game_name} --players N`
+writes it as ONNX.
+
+{training}
+{strength}"""
+
+
+def ship_run(ship: ShipConfig) -> tuple[Path, str]:
+    """Measure a run's network and ship it: ``bots/agents/<game>.npz`` with its card ``.md`` and its
+    measured rows ``.json``. Returns the network's file and the card."""
+    selection = select(ship)
+    game_name = selection.config["game"]
+    strength = measure_strength(game_name, selection.net_file, ship)
+    net, reproduce_line = with_recipe(selection, ship)
+    training = training_section(selection, net, reproduce_line)
+    card = card_text(game_name, training, strength_section(game_name, ship, strength))
+    shipped = AGENTS_DIR / f"{game_name}.npz"
+    net.save(shipped)
+    shipped.with_suffix(".md").write_text(card)
+    shipped.with_suffix(".json").write_text(json.dumps(strength.rows, indent=1) + "\n")
+    return shipped, card
+
+
+def cmd_ship(args: argparse.Namespace) -> None:
+    """``tablezoo ship``: ship the run as the command line says, and print the card."""
+    shipped, card = ship_run(ShipConfig(**{f.name: getattr(args, f.name) for f in fields(ShipConfig)}))
     print(card)
-    print(f"shipped {AGENTS_DIR / game_name}.npz, .md and .json")
+    print(f"shipped {shipped}, .md and .json")
+
+
+def add_ship_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add ``tablezoo ship`` to the sub-commands of the command line."""
+    d = ShipConfig
+    p = subparsers.add_parser(
+        "ship",
+        help="measure an expert-iteration run's network and ship it as its game's agent, with a model card",
+        description=__doc__.splitlines()[0],
+    )
+    p.add_argument("run", type=Path, help="a run folder written by `tablezoo expert`")
+    p.add_argument("--games", type=int, default=d.games, help="games per seat count against heuristic")
+    p.add_argument(
+        "--target-games", type=int, default=d.target_games, help="games per target row (default: --games)"
+    )
+    p.add_argument("--search", type=int, default=d.search, help="agent:search=N rows' N (0: none)")
+    p.add_argument("--search-games", type=int, default=d.search_games, help="games per agent:search=N row")
+    p.add_argument("--seed", type=int, default=d.seed, help="seed of the evaluation tournaments")
+    p.add_argument("--jobs", type=int, default=d.jobs, help="processes playing the games")
+    p.add_argument(
+        "--round", type=int, default=d.round, help="ship the network of this round (default: the last)"
+    )
+    p.add_argument(
+        "--average",
+        type=int,
+        default=d.average,
+        help="ship the mean of the weights of this many rounds, ending at --round (default 1: that "
+        "round's network alone)",
+    )
+    p.set_defaults(func=cmd_ship)
+    return p
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m tablezoo.training.ship ARGS``: the same as ``tablezoo ship ARGS`` (the form shipped
+    networks record, see :data:`SHIP`)."""
+    from tablezoo.training.cli import main as tablezoo
+
+    tablezoo(["ship", *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":

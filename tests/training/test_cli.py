@@ -1,14 +1,21 @@
-"""The tablezoo command line: evaluate, play and bots."""
+"""The tablezoo command line: evaluate, play and bots, every subcommand's help, and every command the
+README, the Makefile and the subcommands' modules show."""
 
 from __future__ import annotations
 
+import argparse
+import importlib
 import itertools
 import json
+import re
+import shlex
 from pathlib import Path
 
 import pytest
 
 from tablezoo.training import cli
+from tablezoo.training.play import cmd_play
+from tablezoo.training.train import parse_hp
 
 
 def test_evaluate_prints_a_table_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -17,9 +24,21 @@ def test_evaluate_prints_a_table_and_json(tmp_path: Path, capsys: pytest.Capture
               "--games", "9", "--json", str(out)])  # fmt: skip
     text = capsys.readouterr().out
     assert "95% CI" in text and "fair share of wins: 0.333" in text
+    assert "{" not in text  # the JSON went into the file
     result = json.loads(out.read_text())
     assert result["lineup"] == ["heuristic", "random", "random"]
     assert {s["name"] for s in result["standings"]} == {"heuristic", "random"}
+
+
+def test_evaluate_prints_json_alone_only_when_asked(capsys: pytest.CaptureFixture[str]) -> None:
+    lineup = ["evaluate", "diamant", "--players", "3", "--bots", "heuristic", "random", "--games", "9"]
+    cli.main(lineup)
+    captured = capsys.readouterr()
+    assert "95% CI" in captured.out and "{" not in captured.out
+    assert captured.err == ""  # no progress bar where standard error is not a terminal
+    cli.main([*lineup, "--json"])
+    result = json.loads(capsys.readouterr().out)  # standard output is the JSON alone
+    assert result["games"] == 9 and result["lineup"] == ["heuristic", "random", "random"]
 
 
 def test_unknown_bots_and_bad_lineups_are_refused() -> None:
@@ -41,7 +60,7 @@ def test_play_a_whole_game_typing_commands() -> None:
     typed = itertools.cycle(words)
     lines: list[str] = []
     args = cli.build_parser().parse_args(["play", "heckmeck", "--bot", "heuristic", "--seed", "4"])
-    cli.cmd_play(args, read=lambda prompt: next(typed), write=lines.append)
+    cmd_play(args, read=lambda prompt: next(typed), write=lines.append)
     text = "\n".join(lines)
     assert "'nonsense' is not a move of Heckmeck" in text
     assert "your moves:" in text and "heuristic bot:" in text
@@ -57,7 +76,7 @@ def test_ctrl_d_and_ctrl_c_abandon_the_game_quietly(key: type[BaseException]) ->
         raise key
 
     args = cli.build_parser().parse_args(["play", "heckmeck", "--bot", "random", "--seed", "4"])
-    cli.cmd_play(args, read=read, write=lines.append)  # returns: no traceback, no exit status
+    cmd_play(args, read=read, write=lines.append)  # returns: no traceback, no exit status
     assert lines[-1] == "game abandoned"
 
 
@@ -67,7 +86,7 @@ def test_bots_lists_what_a_game_offers(capsys: pytest.CaptureFixture[str]) -> No
 
 
 def test_hp_overrides_read_json_then_yaml() -> None:
-    hp = cli.parse_hp(["gamma=0.999", "learning_rate=1e-5", "net_arch=[256, 64]", "action_head=null",
+    hp = parse_hp(["gamma=0.999", "learning_rate=1e-5", "net_arch=[256, 64]", "action_head=null",
                        "normalize_advantage=true", " ent_coef = 0.01"])  # fmt: skip
     assert hp == {
         "gamma": 0.999,
@@ -83,3 +102,52 @@ def test_hp_overrides_read_json_then_yaml() -> None:
 def test_malformed_hp_overrides_are_refused(item: str) -> None:
     with pytest.raises(SystemExit, match=r"--hp"):
         cli.main(["train", "heckmeck_v0", "--hp", item, "--out", "/nonexistent"])
+
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCUMENTED_IN = ["tablezoo.training.cli", "tablezoo.training.train", "tablezoo.training.evaluate",
+                 "tablezoo.training.play", "tablezoo.training.ship", "tablezoo.training.export",
+                 "tablezoo.tables.server"]  # fmt: skip
+"""The modules whose docstrings show ``tablezoo`` commands (the subcommands' own modules)."""
+
+
+def documented_commands() -> list[str]:
+    """Every ``tablezoo`` command of the README's shell blocks, the Makefile and the modules'
+    docstrings, as written (lines joined at a trailing backslash; comments and pipes cut off)."""
+    readme = "\n".join(re.findall(r"```sh\n(.*?)```", (ROOT / "README.md").read_text(), flags=re.S))
+    makefile = (ROOT / "Makefile").read_text().replace("$(BIN)/tablezoo", "tablezoo")
+    docstrings = [importlib.import_module(name).__doc__ or "" for name in DOCUMENTED_IN]
+    commands = []
+    for text in [readme, makefile, *docstrings]:
+        for line in text.replace("\\\n", " ").splitlines():
+            line = line.split(" # ")[0].split(" | ")[0].strip()
+            if line.startswith("tablezoo "):
+                commands.append(line)
+    return list(dict.fromkeys(commands))
+
+
+def test_the_documentation_shows_every_subcommand() -> None:
+    shown = {shlex.split(command)[1] for command in documented_commands()}
+    assert shown == set(subcommands())
+
+
+@pytest.mark.parametrize("command", documented_commands())
+def test_every_documented_command_parses(command: str) -> None:
+    words = shlex.split(command)[1:]
+    args = cli.build_parser().parse_args(words)
+    assert args.command == words[0] and callable(args.func)
+
+
+def subcommands() -> list[str]:
+    """The names of the ``tablezoo`` subcommands."""
+    parser = cli.build_parser()
+    actions = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return list(actions[0].choices)
+
+
+@pytest.mark.parametrize("command", [None, *subcommands()])
+def test_every_help_is_shown(command: str | None, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_status:
+        cli.main([command, "--help"] if command else ["--help"])
+    assert exit_status.value.code == 0
+    assert capsys.readouterr().out.startswith(f"usage: tablezoo {command or ''}".rstrip())

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
 
 from tablezoo.bots.core import RandomBot
 from tablezoo.bots.diamant import DiamantThresholdBot
 from tablezoo.bots.heckmeck import HeckmeckGreedyBot
+from tablezoo.bots.registry import make_bot
 from tablezoo.games import make
 from tablezoo.training.evaluate import (
+    PART_GAMES,
+    ProgressBar,
     format_table,
     join_parts,
     named_tournament,
@@ -68,3 +73,23 @@ def test_named_tournaments_share_their_games_among_processes() -> None:
     assert [s.as_dict() for s in one] == [s.as_dict() for s in two]
     with pytest.raises(ValueError, match="at least 1, not 0"):
         named_tournament("diamant", 3, ["random"] * 3, 6, jobs=0)
+
+
+def test_a_long_tournament_counts_its_games_by_parts_with_the_same_results() -> None:
+    names = ["heuristic", "random", "random"]
+    counted: list[int] = []
+    played = named_tournament("diamant", 3, names, PART_GAMES + 7, seed=4, progress=counted.append)
+    assert counted == [0, (PART_GAMES + 7) // 2, PART_GAMES + 7]  # two parts of about even length
+    game = make("diamant", 3)
+    whole = tournament(game, [(n, lambda n=n: make_bot(n, game)) for n in names], PART_GAMES + 7, seed=4)
+    assert [s.as_dict() for s in played] == [s.as_dict() for s in whole]
+
+
+def test_the_progress_bar_rewrites_its_line_and_clears_it_at_the_end() -> None:
+    out = io.StringIO()
+    bar = ProgressBar(200, out, width=10)
+    bar(50)
+    assert out.getvalue() == "\r[##........] 50/200 games"
+    bar(200)
+    *_, cleared, end = out.getvalue().split("\r")
+    assert cleared.strip() == "" and len(cleared) >= len("[##........] 50/200 games") and end == ""
