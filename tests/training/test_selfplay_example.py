@@ -37,3 +37,27 @@ def test_the_selfplay_example_trains_evaluates_and_resumes(tmp_path: Path) -> No
     assert [r["update"] for r in rows] == [1, 2, 3]
     assert 0.0 <= rows[1]["win_share_vs_heuristic"] <= 1.0
     assert all(r["decisions"] >= 256 for r in rows)
+
+
+CLEANRL = Path(__file__).resolve().parents[2] / "benchmarks" / "cleanrl_masked_ppo.py"
+
+
+def test_the_cleanrl_example_trains_scores_and_resumes(tmp_path: Path) -> None:
+    spec = importlib.util.spec_from_file_location("cleanrl_masked_ppo", CLEANRL)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    args = ["--env", "heckmeck_v0", "--players", "2", "--rollout", "128", "--minibatch", "64"]
+    args += ["--eval-games", "8", "--out", str(tmp_path)]
+    module.main([*args, "--total-steps", "128"])
+    module.main([*args, "--total-steps", "256"])  # resumes from its checkpoint
+    rows = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    assert len(rows) == 2 and rows[0]["steps"] < rows[1]["steps"]
+    assert all(0.0 <= r["win_share"] <= 1.0 for r in rows)
+    import torch
+
+    from tablezoo.games import make
+    from tablezoo.training.benchmark import evaluate
+
+    model = torch.load(tmp_path / "model.pt", weights_only=False)
+    assert evaluate(model, make("heckmeck", 2), "random", games=4).games == 4
