@@ -98,6 +98,7 @@ def search(
     horizon: int | None = None,
     noise: float = 0.0,
     batch: int = 1,
+    dirichlet_alpha: float = 0.3,
 ) -> Node:
     """Run ``simulations`` simulations from the decision ``at``; the root node.
 
@@ -126,7 +127,7 @@ def search(
     logits, value = net.evaluate(game.pad(obs))
     prior = masked_softmax(logits, legal)
     if noise > 0 and len(legal) > 1:
-        prior = (1 - noise) * prior + noise * rng.dirichlet(np.full(len(legal), 0.3))
+        prior = (1 - noise) * prior + noise * rng.dirichlet(np.full(len(legal), dirichlet_alpha))
     root = Node(legal, prior, value)
     if len(legal) == 1:
         root.visits[0] = simulations
