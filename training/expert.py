@@ -12,12 +12,12 @@ search of :mod:`tablezoo.bots.search`):
 
 1. **Imitation** (the first ``teacher_rounds`` rounds): the game's ``teacher``
    bot plays ``teacher_games`` games, seat counts taken in turn from all the
-   game allows, each seat played by the teacher or, one time in four, by
-   ``random`` (so that the outcomes vary even where identical teachers would
+   game allows, each seat played by the teacher or, one time in four
+   (``random_seats``), by ``random`` (so that the outcomes vary even where identical teachers would
    always tie); the network learns the teacher's moves and, from the mover's
    and one other seat's observation at every decision, the win share that seat
    ended with. From the second imitation round on, the network itself plays
-   half of the teacher's seats and the teacher only says what it would have
+   half of the teacher's seats (``dagger_share``) and the teacher only says what it would have
    played (DAgger): the network learns to recover from the positions its own
    mistakes lead to, which the teacher never reaches. ``teacher_at`` gives
    a table size a teacher of its own (``--teacher-at 2=search``: a search that
@@ -36,7 +36,8 @@ search of :mod:`tablezoo.bots.search`):
    whose gains are small beside the noise of dice-decided outcomes, then
    settle rather than wander.
 3. **Expert iteration** (the rounds after): every seat is played by the
-   search (``simulations`` per move, Dirichlet noise at the root), guided by the
+   search (``simulations`` per move, Dirichlet noise at the root: ``root_noise``,
+   ``dirichlet_alpha``), guided by the
    current network. The network then learns the search's visit distribution
    (policy) and the final win shares (value), from a buffer of the latest
    samples. Search improves on the network; the network learns the improvement;
@@ -45,7 +46,7 @@ search of :mod:`tablezoo.bots.search`):
 Self-play runs in ``workers`` processes (numpy only; every game has its own seed and the
 games come back in order, so a run is the same on any number of them); the network is trained
 with torch in the main process (Adam, ``epochs`` passes over the buffer a round,
-the step size falling along a half cosine to a tenth of ``learning_rate``) and
+the step size falling along a half cosine to ``last_step_size`` of ``learning_rate``) and
 copied into the numpy :class:`~tablezoo.bots.net.PolicyValueNet` that the search
 and the tables use.
 Why an own loop rather than SB3 or RLlib: the targets are the search's visit
