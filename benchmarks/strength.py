@@ -178,13 +178,7 @@ def league(
             bots.append(entrant.bots[k])
         winners, scores = play_game(game, bots, int(seeds[g]))
         for seat, name in enumerate(at_seat):
-            standing = entrants[name].standing
-            if winners is None:
-                standing.credits.append(1.0 / n)
-                standing.truncated += 1
-            else:
-                standing.credits.append(1.0 / len(winners) if seat in winners else 0.0)
-            standing.scores.append(scores[seat])
+            entrants[name].standing.record(seat, winners, n, scores[seat])
         if winners is None:
             truncated += 1
             continue

@@ -10,6 +10,9 @@ seven of a kind brings the end) would hang a tournament: a game is stopped after
 ``max_decisions`` decisions, counts as shared by every seat, and is reported
 as truncated. The rules are never changed.
 
+The game loop, the process pool and the decision limit are those of
+:mod:`tablezoo.training.selfplay`, which expert iteration plays with too.
+
 ``tablezoo evaluate`` (:func:`add_evaluate_parser`) plays one tournament of
 bots named on the command line and prints its table; ``--json`` prints its
 result as JSON instead, ``--json FILE`` writes it there. On a terminal a bar on
@@ -26,23 +29,38 @@ import argparse
 import itertools
 import json
 import math
-import multiprocessing as mp
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, NamedTuple, TextIO
 
 import numpy as np
 
-from tablezoo.bots.core import Bot, Seat
+from tablezoo.bots.core import Bot
 from tablezoo.bots.registry import make_bot
 from tablezoo.games import make
-from tablezoo.games.core import TERMINAL, Game, TablezooError
+from tablezoo.games.core import Game, TablezooError
 from tablezoo.training.cli_args import game_args, game_of
+from tablezoo.training.selfplay import MAX_DECISIONS, iter_in_order, play_out
 
-MAX_DECISIONS = 20_000
+__all__ = [
+    "MAX_DECISIONS",
+    "PART_GAMES",
+    "Part",
+    "ProgressBar",
+    "Standing",
+    "add_evaluate_parser",
+    "cmd_evaluate",
+    "format_table",
+    "join_parts",
+    "named_tournament",
+    "one_against_all",
+    "play_game",
+    "play_part",
+    "split_tournament",
+    "tournament",
+]
 
 
 def play_game(
@@ -55,12 +73,7 @@ def play_game(
     for bot, bot_seed in zip(bots, seeds[1:], strict=True):
         bot.reset(int(bot_seed))
     state = game.initial_state()
-    for _ in range(max_decisions):
-        mover = game.advance(state, chance)
-        if mover == TERMINAL:
-            return game.winners(state), game.scores(state)
-        game.apply(state, bots[mover].act(Seat.of(game, state, mover)))
-    if game.advance(state, chance) == TERMINAL:
+    if play_out(game, state, chance, lambda at: bots[at.seat].act(at), max_decisions):
         return game.winners(state), game.scores(state)
     return None, game.scores(state)
 
@@ -94,6 +107,16 @@ class Standing:
     @property
     def mean_score(self) -> float:
         return float(np.mean(self.scores)) if self.scores else 0.0
+
+    def record(self, seat: int, winners: list[int] | None, num_seats: int, score: float) -> None:
+        """Count one game played at ``seat``: its win credit (``1/k`` of a ``k``-way win; ``1/n``
+        of a game stopped at the decision limit, ``winners`` None) and its score."""
+        if winners is None:
+            self.credits.append(1.0 / num_seats)
+            self.truncated += 1
+        else:
+            self.credits.append(1.0 / len(winners) if seat in winners else 0.0)
+        self.scores.append(score)
 
     def as_dict(self) -> dict[str, Any]:
         low, high = self.interval()
@@ -135,19 +158,27 @@ def tournament(
         order = [(k + shift) % n for k in range(n)]  # order[seat] = entrant index at that seat
         winners, scores = play_game(game, [bots[i] for i in order], int(seeds[g]), max_decisions)
         for seat, entrant in enumerate(order):
-            standing = standings[lineup[entrant][0]]
-            if winners is None:
-                standing.credits.append(1.0 / n)
-                standing.truncated += 1
-            else:
-                standing.credits.append(1.0 / len(winners) if seat in winners else 0.0)
-            standing.scores.append(scores[seat])
+            standings[lineup[entrant][0]].record(seat, winners, n, scores[seat])
     return list(standings.values())
 
 
-Part = tuple[str, int, dict[str, bool], tuple[str, ...], int, int, int]
-"""A share of a tournament of named bots, for a process of its own: ``(game, seats,
-options, names, seed, first, games)``, see :func:`play_part`."""
+class Part(NamedTuple):
+    """A share of a tournament of named bots, for a process of its own (:func:`play_part`)."""
+
+    game: str
+    """The game's name."""
+    seats: int
+    """Its seat count."""
+    options: dict[str, bool]
+    """Its options."""
+    names: tuple[str, ...]
+    """The bot at each seat of the tournament's first game."""
+    seed: int
+    """The tournament's seed."""
+    first: int
+    """The number of the part's first game in the tournament."""
+    games: int
+    """The part's games."""
 
 
 def split_tournament(
@@ -167,21 +198,20 @@ def split_tournament(
     parts = max(1, min(parts, games))
     bounds = [games * k // parts for k in range(parts + 1)]
     return [
-        (game_name, num_seats, dict(options or {}), tuple(names), seed, lo, hi - lo)
+        Part(game_name, num_seats, dict(options or {}), tuple(names), seed, lo, hi - lo)
         for lo, hi in itertools.pairwise(bounds)
     ]
 
 
 def play_part(part: Part) -> list[Standing]:
     """The standings of one part of a tournament (the bots made by name: :func:`make_bot`)."""
-    game_name, num_seats, options, names, seed, first, games = part
-    game = make(game_name, num_seats, **options)
+    game = make(part.game, part.seats, **part.options)
 
     def factory(name: str) -> Callable[[], Bot]:
         return lambda: make_bot(name, game)
 
-    lineup = [(name, factory(name)) for name in names]
-    return tournament(game, lineup, games, seed, first=first)
+    lineup = [(name, factory(name)) for name in part.names]
+    return tournament(game, lineup, part.games, part.seed, first=part.first)
 
 
 def join_parts(results: Sequence[list[Standing]]) -> list[Standing]:
@@ -221,10 +251,7 @@ def named_tournament(
         raise ValueError(f"jobs is the number of processes, at least 1, not {jobs}")
     cut = max(jobs, -(-games // PART_GAMES))
     parts = split_tournament(game_name, num_seats, names, games, seed, options, cut)
-    if jobs == 1:
-        return _join_counted(parts, map(play_part, parts), progress)
-    with ProcessPoolExecutor(min(jobs, len(parts)), mp_context=mp.get_context("spawn")) as pool:
-        return _join_counted(parts, pool.map(play_part, parts), progress)
+    return _join_counted(parts, iter_in_order(play_part, parts, min(jobs, len(parts))), progress)
 
 
 def _join_counted(
@@ -236,7 +263,7 @@ def _join_counted(
         progress(0)
     for part, standings in zip(parts, played, strict=True):
         results.append(standings)
-        done += part[-1]
+        done += part.games
         if progress is not None:
             progress(done)
     return join_parts(results)

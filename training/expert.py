@@ -1,22 +1,23 @@
 """Expert iteration: a policy-and-value network trained from its own search, one per game.
 
     tablezoo expert heckmeck --out runs --hours 1.5          # new run, or resumes runs/expert-heckmeck
-    tablezoo expert court --teacher heuristic --iterations 8 --games 200 --simulations 32
-    tablezoo expert court --teacher-rounds 6 --league-rounds 20 --iterations 25   # imitation, then PPO
+    tablezoo expert court --teacher heuristic --rounds 9 --games 200 --simulations 32
+    tablezoo expert court --teacher-rounds 6 --league-rounds 20 --rounds 26       # imitation, then PPO
     tablezoo expert court --init runs/expert-court/net-25.npz --teacher-rounds 0 --league-rounds 40 \
-        --iterations 39 --league-learning-rate-end 5e-5 --out runs/court-more     # more PPO from round 25
+        --rounds 40 --league-learning-rate-end 5e-5 --out runs/court-more         # more PPO from round 25
+    tablezoo expert court --resume runs/expert-court --rounds 30                  # go on, saved settings
 
 The loop (AlphaZero-style self-play, adapted to chance and hidden cards by the
 search of :mod:`tablezoo.bots.search`):
 
 1. **Imitation** (the first ``teacher_rounds`` rounds): the game's ``teacher``
    bot plays ``teacher_games`` games, seat counts taken in turn from all the
-   game allows, each seat played by the teacher or, one time in four, by
-   ``random`` (so that the outcomes vary even where identical teachers would
+   game allows, each seat played by the teacher or, one time in four
+   (``random_seats``), by ``random`` (so that the outcomes vary even where identical teachers would
    always tie); the network learns the teacher's moves and, from the mover's
    and one other seat's observation at every decision, the win share that seat
    ended with. From the second imitation round on, the network itself plays
-   half of the teacher's seats and the teacher only says what it would have
+   half of the teacher's seats (``dagger_share``) and the teacher only says what it would have
    played (DAgger): the network learns to recover from the positions its own
    mistakes lead to, which the teacher never reaches. ``teacher_at`` gives
    a table size a teacher of its own (``--teacher-at 2=search``: a search that
@@ -35,7 +36,8 @@ search of :mod:`tablezoo.bots.search`):
    whose gains are small beside the noise of dice-decided outcomes, then
    settle rather than wander.
 3. **Expert iteration** (the rounds after): every seat is played by the
-   search (``simulations`` per move, Dirichlet noise at the root), guided by the
+   search (``simulations`` per move, Dirichlet noise at the root: ``root_noise``,
+   ``dirichlet_alpha``), guided by the
    current network. The network then learns the search's visit distribution
    (policy) and the final win shares (value), from a buffer of the latest
    samples. Search improves on the network; the network learns the improvement;
@@ -44,7 +46,7 @@ search of :mod:`tablezoo.bots.search`):
 Self-play runs in ``workers`` processes (numpy only; every game has its own seed and the
 games come back in order, so a run is the same on any number of them); the network is trained
 with torch in the main process (Adam, ``epochs`` passes over the buffer a round,
-the step size falling along a half cosine to a tenth of ``learning_rate``) and
+the step size falling along a half cosine to ``last_step_size`` of ``learning_rate``) and
 copied into the numpy :class:`~tablezoo.bots.net.PolicyValueNet` that the search
 and the tables use.
 Why an own loop rather than SB3 or RLlib: the targets are the search's visit
@@ -62,18 +64,28 @@ self-play, none in a run of league rounds alone; ``played-<k>.npz``
 holds a round's games until the network has learnt from them), ``log.jsonl``
 (one line per iteration: samples, losses, seconds, win share against the
 heuristic) and ``config.json``. Run the same command again to resume after the
-last finished iteration; ``--hours`` stops cleanly before the time is up.
+last finished iteration (or ``--resume`` the folder: its saved settings, with more
+``--rounds``); ``--hours`` stops cleanly before the time is up.
+
+Every setting of the method, the constants of the search's noise, of DAgger and
+of PPO included, is a field of :class:`ExpertConfig`, saved in ``config.json``;
+``tablezoo expert``'s flags and their help are made from those fields
+(:mod:`tablezoo.training.settings`). Runs saved before ``rounds`` counted the
+rounds (``iterations``, the last round's index) are read as they were meant
+(:meth:`ExpertConfig.saved`). The games are played, pooled and fitted by
+:mod:`tablezoo.training.selfplay`, as the league's and the tournaments' are.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
-import multiprocessing as mp
 import time
-from dataclasses import asdict, dataclass, field, fields
+from collections.abc import Callable
+from dataclasses import InitVar, asdict, dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -81,57 +93,165 @@ from tablezoo.bots.core import Seat
 from tablezoo.bots.net import PolicyValueNet, win_share
 from tablezoo.bots.registry import make_bot
 from tablezoo.bots.search import AgentBot, search
-from tablezoo.games import game_class, make
-from tablezoo.games.core import TERMINAL, ConfigError, Game
-from tablezoo.training.evaluate import MAX_DECISIONS, one_against_all
+from tablezoo.games import GAMES, game_class, make
+from tablezoo.games.core import ConfigError, Game
+from tablezoo.training.evaluate import one_against_all
+from tablezoo.training.selfplay import (
+    Decisions,
+    cached_net,
+    column,
+    forget_nets,
+    minibatch_fit,
+    play_in_order,
+    play_out,
+    seat_bots,
+    seat_counts,
+)
+from tablezoo.training.settings import add_arguments, check_ranges, given, setting
 
 TEACHERS = {"heckmeck": "solver", "sechs_nimmt": "search", "diamant": "search", "court": "heuristic"}
 """The bot each game imitates first: its strongest bot (6 nimmt!'s ``search`` is slow at big tables:
 ``--teacher heuristic`` trains in minutes)."""
 
+IMITATION, LEAGUE, SEARCH = "imitation", "league", "search"
+"""What a round plays: the teacher's games, league games, or search self-play."""
+
 
 @dataclass
 class ExpertConfig:
-    """The settings of one expert-iteration run (``tablezoo expert --help`` says each)."""
+    """Every setting of one expert-iteration run: imitation, league rounds, search and the fit.
 
-    game: str
-    out: str = "runs"
-    teacher: str = ""
-    teacher_at: list[str] = field(default_factory=list)
-    teacher_games: int = 1500
-    teacher_rounds: int = 1
-    soft_targets: float = 0.0
-    league_rounds: int = 0
-    league: list[str] = field(default_factory=lambda: ["heuristic", "self"])
-    league_games: int = 2000
-    league_learning_rate: float = 6e-4
-    league_learning_rate_end: float = -1.0
-    init: str = ""
-    iterations: int = 20
-    games: int = 150
-    simulations: int = 24
-    hidden: tuple[int, ...] = (256, 256)
-    action_head: int = 64
-    epochs: int = 4
-    batch_size: int = 256
-    learning_rate: float = 1e-3
-    buffer: int = 300_000
-    workers: int = 2
-    hours: float = 0.0
-    eval_games: int = 100
-    seed: int = 0
-    seats: list[int] = field(default_factory=list)
+    Flat rather than one dataclass per stage: each field is one ``tablezoo expert`` flag and
+    one key of the run's ``config.json`` under the same name, so that the command line, the saved
+    run and the command a model card prints read one another without a mapping between them.
+    ``check`` (not a setting): refuse what is out of range or missing (False: only fill in the
+    settings that follow from others, to show what a planned run would use)."""
 
-    def __post_init__(self) -> None:
+    game: str = setting(positional=True, choices=tuple(GAMES))
+    """The game (the agent plays every seat count)."""
+    out: str = setting("runs")
+    """Parent folder of the run folder expert-GAME."""
+
+    # imitation
+    teacher: str = setting("", default_text="the game's strongest quick bot")
+    """Bot imitated first."""
+    teacher_at: list[str] = setting(
+        factory=list, metavar="SEATS=BOT", default_text="--teacher at every table"
+    )
+    """Another teacher at tables of SEATS seats, e.g. 2=search."""
+    teacher_games: int = setting(1500, at_least=1)
+    """Games the teacher plays a round."""
+    teacher_rounds: int = setting(1)
+    """Imitation rounds (0 only with --init); after the first the network plays some of the teacher's
+    seats."""
+    random_seats: float = setting(0.25, at_least=0, at_most=1)
+    """In imitation games, the share of seats played by random instead of the teacher (so that the
+    outcomes vary even where identical teachers would always tie)."""
+    dagger_share: float = setting(0.5, at_least=0, at_most=1)
+    """From the second imitation round on (from the first with --init), the share of the teacher's
+    seats the network plays while the teacher says what it would have played (DAgger)."""
+    soft_targets: float = setting(0.0, metavar="T")
+    """Teach every legal move, weighed exp((value - best) / T) by the teacher's action values (a teacher
+    that has them: Heckmeck's solver, 6 nimmt!'s and Diamant's search; 0: the teacher's move alone)."""
+
+    # league rounds
+    league_rounds: int = setting(0)
+    """Rounds after imitation in which the network plays a league and learns by PPO."""
+    league: list[str] = setting(factory=lambda: ["heuristic", "self"], metavar="BOT")
+    """The bots at the seats the network does not play; with 'self', the network plays 1 to all seats,
+    else one ('self' alone: every seat)."""
+    league_games: int = setting(2000)
+    """Games per league round."""
+    league_learning_rate: float = setting(6e-4)
+    """Adam's step size in league rounds."""
+    league_learning_rate_end: float = setting(-1.0, default_text="none, it stays at --league-learning-rate")
+    """The step size falls along a half cosine over the league rounds to this."""
+    ppo_clip: float = setting(0.2, at_least=0)
+    """PPO's clip of the probability ratio."""
+    gae_lambda: float = setting(0.95, at_least=0, at_most=1)
+    """How far a league move's advantage looks past the value head's estimate (1: the final win share
+    alone)."""
+    entropy: float = setting(0.003, at_least=0)
+    """Weight of the policy's entropy in the league rounds' loss."""
+    target_kl: float = setting(0.02, at_least=0)
+    """A league round's fit stops after the epoch in which the policy moved this far (mean KL) from the
+    one that played."""
+    league_batch_size: int = setting(2048, at_least=1)
+    """Samples per gradient step in league rounds."""
+
+    init: str = setting("", metavar="NET", default_text="a fresh network")
+    """Start from this network (a run's net-K.npz); --teacher-rounds may then be 0."""
+    rounds: int = setting(21)
+    """Rounds the run plays in all: imitation, league, then search self-play."""
+
+    # search self-play
+    games: int = setting(150, at_least=1)
+    """Search self-play games per round."""
+    simulations: int = setting(24, at_least=1)
+    """Search simulations per move."""
+    root_noise: float = setting(0.25, at_least=0, at_most=1)
+    """Weight of the Dirichlet noise mixed into the search's root priors in self-play."""
+    dirichlet_alpha: float = setting(0.3, above=0)
+    """Concentration of that Dirichlet noise."""
+
+    # the network and its fit
+    hidden: tuple[int, ...] = setting((256, 256))
+    """Hidden layer sizes of a fresh network."""
+    action_head: int = setting(64)
+    """Hidden size of a fresh network's per-card action head, 0: none."""
+    epochs: int = setting(4, at_least=1)
+    """Passes over the buffer (league rounds: over the round's games) per round."""
+    batch_size: int = setting(256, at_least=1)
+    """Samples per gradient step in imitation and search rounds."""
+    learning_rate: float = setting(1e-3)
+    """Adam's step size in imitation and search rounds."""
+    last_step_size: float = setting(0.1, at_least=0, at_most=1)
+    """Each imitation or search round's fit ends at this share of --learning-rate, along a half cosine."""
+    weight_decay: float = setting(1e-5, at_least=0)
+    """Adam's weight decay in imitation and search rounds."""
+    buffer: int = setting(300_000)
+    """Latest samples trained on."""
+
+    # the run
+    workers: int = setting(2, at_least=1)
+    """Self-play processes (the same results on any number)."""
+    hours: float = setting(0.0, default_text="no limit")
+    """Stop before this much time has passed."""
+    eval_games: int = setting(100)
+    """Games per check against heuristic after each round (0: none)."""
+    seed: int = setting(0)
+    """Seed of everything random."""
+    seats: list[int] = setting(factory=list, default_text="every seat count the game allows")
+    """Seat counts to play, in turn."""
+
+    check: InitVar[bool] = True
+
+    def __post_init__(self, check: bool) -> None:
+        info = game_class(self.game).info
+        self.seats = list(self.seats) or list(info.seat_range)
+        self.teacher = self.teacher or TEACHERS[self.game]
+        self.teacher_at, self.league, self.hidden = (
+            list(self.teacher_at),
+            list(self.league),
+            tuple(self.hidden),
+        )
+        if self.league_learning_rate_end < 0:  # unset: a constant step size
+            self.league_learning_rate_end = self.league_learning_rate
+        pairs = (item.partition("=") for item in self.teacher_at)
+        self._teachers = {int(n): bot for n, _, bot in pairs if n.isdigit()}  # the others: _check_seats
+        if check:
+            self._check_seats()
+            self._check_init()
+            self._check_rounds()
+            check_ranges(self)
+            self._check_league()
+
+    def _check_seats(self) -> None:
         cls = game_class(self.game)
         allowed = list(cls.info.seat_range)
-        self.seats = list(self.seats) or allowed
         bad = [n for n in self.seats if n not in allowed]
         if bad:
             raise ConfigError(f"{cls.info.title} is for {allowed[0]} to {allowed[-1]} players, not {bad}")
-        self.teacher = self.teacher or TEACHERS[self.game]
-        self.teacher_at = list(self.teacher_at)
-        self._teachers: dict[int, str] = {}
         for item in self.teacher_at:
             seats, _, bot = item.partition("=")
             if not seats.isdigit() or int(seats) not in self.seats or not bot:
@@ -139,8 +259,8 @@ class ExpertConfig:
                     f"--teacher-at takes SEATS=BOT with SEATS one of the run's seat counts "
                     f"{self.seats}, not {item!r}"
                 )
-            self._teachers[int(seats)] = bot
-        self.hidden = tuple(self.hidden)
+
+    def _check_init(self) -> None:
         if self.init and not Path(self.init).is_file():
             raise ConfigError(f"--init names a network file (a run's net-K.npz), not {self.init!r}")
         if self.init and Path(self.init).resolve().parent == self.run_dir.resolve():
@@ -148,22 +268,18 @@ class ExpertConfig:
                 f"--init {self.init} lies in this run's own folder {self.run_dir}: give the new run "
                 "another --out, or it would resume the run that trained the network"
             )
+
+    def _check_rounds(self) -> None:
         if self.teacher_rounds < (0 if self.init else 1):
             raise ConfigError(
                 f"--teacher-rounds is at least 1 (0 only with --init), not {self.teacher_rounds}"
             )
-        for name in (
-            "teacher_games",
-            "games",
-            "simulations",
-            "epochs",
-            "batch_size",
-            "workers",
-        ):
-            if getattr(self, name) < 1:
-                raise ConfigError(f"--{name.replace('_', '-')} is at least 1, not {getattr(self, name)}")
-        if self.iterations < 0:
-            raise ConfigError(f"--iterations is at least 0 (imitation only), not {self.iterations}")
+        if self.rounds < 1:
+            raise ConfigError(f"--rounds is at least 1 (imitation only), not {self.rounds}")
+        if self.soft_targets < 0:
+            raise ConfigError(f"--soft-targets is a temperature, 0 or more, not {self.soft_targets}")
+
+    def _check_league(self) -> None:
         if (
             self.league_rounds < 0
             or self.league_games < 1
@@ -175,19 +291,35 @@ class ExpertConfig:
                 f"--league names at least one bot, not {self.league_rounds}, {self.league_learning_rate}, "
                 f"{self.league_games} and {self.league}"
             )
-        if self.league_learning_rate_end < 0:  # unset: a constant step size
-            self.league_learning_rate_end = self.league_learning_rate
         if self.league_learning_rate_end > self.league_learning_rate:
             raise ConfigError(
                 f"--league-learning-rate-end ({self.league_learning_rate_end}) is where the step size "
                 f"falls to: at most --league-learning-rate ({self.league_learning_rate})"
             )
-        self.league = list(self.league)
         for name in self.league:
             if name != "self":
                 make_bot(name, make(self.game, self.seats[0]))  # a bad name fails now, not in a worker
-        if self.soft_targets < 0:
-            raise ConfigError(f"--soft-targets is a temperature, 0 or more, not {self.soft_targets}")
+
+    @classmethod
+    def saved(cls, settings: dict[str, Any]) -> dict[str, Any]:
+        """The settings of a run's ``config.json``, as this version names them.
+
+        A run from before :attr:`rounds` counted the rounds saved ``iterations``, the last
+        round's index: it becomes ``rounds``. Settings it did not save (they were fixed in the
+        code then) take their defaults, the values that code used. A setting this version does
+        not know is refused by name."""
+        if "iterations" in settings and "rounds" not in settings:  # in its place, to keep the order
+            settings = {"rounds" if k == "iterations" else k: v for k, v in settings.items()}
+            settings["rounds"] += 1
+        settings = dict(settings)
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(settings) - known)
+        if unknown:
+            raise ConfigError(
+                f"a run's config.json with settings this version does not have ({', '.join(unknown)}): "
+                "written by a newer version"
+            )
+        return settings
 
     def teacher_for(self, seats: int) -> str:
         """The bot imitated at tables of ``seats`` (``--teacher-at``, else ``--teacher``)."""
@@ -198,6 +330,12 @@ class ExpertConfig:
         """The bots that teach some table, in the order of the first seat count each teaches."""
         return list(dict.fromkeys(self.teacher_for(n) for n in self.seats))
 
+    def stage(self, iteration: int) -> str:
+        """What round ``iteration`` (0-based) plays: :data:`IMITATION`, :data:`LEAGUE` or :data:`SEARCH`."""
+        if iteration < self.teacher_rounds:
+            return IMITATION
+        return LEAGUE if iteration < self.teacher_rounds + self.league_rounds else SEARCH
+
     def league_step_size(self, league_round: int) -> float:
         """Adam's step size in league round ``league_round`` (0-based): a half cosine over the league
         rounds from ``league_learning_rate`` to ``league_learning_rate_end``."""
@@ -207,6 +345,7 @@ class ExpertConfig:
 
     @property
     def run_dir(self) -> Path:
+        """The run's folder: ``<out>/expert-<game>``."""
         return Path(self.out) / f"expert-{self.game}"
 
 
@@ -214,134 +353,134 @@ class ExpertConfig:
 
 
 @dataclass
-class Samples:
+class Samples(Decisions):
     """Training samples: padded observations, legal moves, policy targets (or none), value targets."""
 
-    obs: np.ndarray  # (N, size) uint8: every observation value is a whole number 0..255
-    legal: np.ndarray  # (N, actions) bool: the moves the policy chooses among
-    policy: np.ndarray  # (N, actions) float16, rows of 0 where only the value is learned
-    value: np.ndarray  # (N,) float32: the seat's final win share
+    policy: np.ndarray = column("actions", np.float16)
+    """(N, actions): rows of 0 where only the value is learned."""
+    value: np.ndarray = column("", np.float32)
+    """(N,): the seat's final win share."""
 
     @classmethod
-    def empty(cls, size: int, actions: int) -> Samples:
-        return cls(
-            np.zeros((0, size), np.uint8),
-            np.zeros((0, actions), bool),
-            np.zeros((0, actions), np.float16),
-            np.zeros(0, np.float32),
-        )
-
-    @classmethod
-    def join(cls, parts: list[Samples]) -> Samples:
-        return cls(*(np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(cls)))
-
-    def __len__(self) -> int:
-        return len(self.value)
-
-    def tail(self, n: int) -> Samples:
-        return Samples(*(getattr(self, f.name)[-n:] for f in fields(self)))
-
-    def save(self, path: Path) -> None:
-        np.savez(path, **{f.name: getattr(self, f.name) for f in fields(self)})
-
-    @classmethod
-    def load(cls, path: Path) -> Samples:
-        with np.load(path) as b:
-            # runs from before the legal moves were kept learn over every move, as they did then
-            legal = b["legal"] if "legal" in b else np.ones(b["policy"].shape, bool)
-            return cls(b["obs"], legal, b["policy"], b["value"])
+    def missing(cls, name: str, read: dict[str, np.ndarray]) -> np.ndarray:
+        if name == "legal":  # runs from before the legal moves were kept learn over every move, as then
+            return np.ones(read["policy"].shape, bool)
+        return super().missing(name, read)
 
 
-RANDOM_SEATS = 0.25
-"""In imitation games, the share of seats played by ``random`` instead of the teacher."""
 RANDOM, TEACHER, LEARNER = 0, 1, 2
 """Who plays a seat of an imitation game."""
 
-_NETS: dict[str, PolicyValueNet] = {}
+
+class Recording(NamedTuple):
+    """One game to record (:func:`play_one`)."""
+
+    config: ExpertConfig
+    """The run's settings."""
+    seats: int
+    """The table's seat count."""
+    player: str
+    """A bot's name (the teacher: its moves are the policy targets) or a network file (the search's
+    visit counts are)."""
+    seed: int
+    """The game's seed: its chance, its seating and its bots' seeds."""
+    learner: str = ""
+    """With a teacher: the network file that plays some of its seats (DAgger), or none."""
 
 
-def _net(path: str) -> PolicyValueNet:
-    net = _NETS.get(path)
-    if net is None:
-        net = _NETS[path] = PolicyValueNet.load(path)
-    return net
+Choice = Callable[[Seat], tuple[int, np.ndarray]]
+"""A mover's move and its policy target (0s: none) at a decision."""
 
 
-Task = tuple[str, dict[str, bool], int, str, str, int, int, float]
-"""One game to record: ``(game, options, seats, player, learner, simulations, seed, soft_targets)``."""
+def imitation_seats(config: ExpertConfig, n: int, learner: bool, rng: np.random.Generator) -> np.ndarray:
+    """Who plays each seat of an imitation game: :data:`RANDOM` at about ``random_seats`` of them, of
+    the others the network (:data:`LEARNER`, with a ``learner``) at about ``dagger_share``, else the
+    teacher; never random everywhere."""
+    kind = np.where(rng.random(n) < config.random_seats, RANDOM, TEACHER)
+    if learner:
+        kind[(kind == TEACHER) & (rng.random(n) < config.dagger_share)] = LEARNER
+    if (kind == RANDOM).all():
+        kind[rng.integers(n)] = TEACHER
+    return kind
 
 
-def play_one(task: Task) -> Samples:
-    """One recorded game: ``(game, options, seats, player, learner, simulations, seed, soft_targets)``.
+def teacher_choice(
+    config: ExpertConfig, task: Recording, game: Game[Any], rng: np.random.Generator
+) -> Choice:
+    """The moves of an imitation game and the teacher's targets (see :func:`play_one`)."""
+    kind = imitation_seats(config, task.seats, bool(task.learner), rng)
+    bots: list[Any] = seat_bots(game, ["random" if k == RANDOM else task.player for k in kind], rng)
+    student = AgentBot(cached_net(task.learner)) if task.learner else None
 
-    ``player`` is a bot name (the teacher: its moves are the policy targets) or
-    the path of a network (the search's visit counts are). With a teacher, about
-    a quarter of the seats play ``random`` (no targets); with a ``learner``
-    network as well, half of the others are played by that network, and the
-    teacher's move is still the target at each of their decisions. Every
-    decision gives the mover's observation with its target and a value-only
-    sample of one other seat's.
-    """
-    game_name, options, n, player, learner, simulations, seed, temperature = task
-    game = make(game_name, n, **options)
-    rng = np.random.default_rng(seed)
-    chance = np.random.default_rng(rng.integers(2**63))
-    net = None
-    bots: list[Any] = []
-    if player.endswith(".npz"):
-        net = _net(player)
-    else:
-        kind = np.where(rng.random(n) < RANDOM_SEATS, RANDOM, TEACHER)
-        if learner:
-            kind[(kind == TEACHER) & (rng.random(n) < 0.5)] = LEARNER
-        if (kind == RANDOM).all():
-            kind[rng.integers(n)] = TEACHER
-        bots = [make_bot("random" if k == RANDOM else player, game) for k in kind]
-        for bot in bots:
-            bot.reset(int(rng.integers(2**31)))
-        student = AgentBot(_net(learner)) if learner else None
-    obs: list[np.ndarray] = []
-    legal: list[np.ndarray] = []
-    targets: list[np.ndarray] = []
-    seat_of: list[int] = []
-    nothing = np.zeros(game.num_actions, bool)
-    state = game.initial_state()
-    for _ in range(MAX_DECISIONS):
-        mover = game.advance(state, chance)
-        if mover == TERMINAL:
-            break
-        at = Seat.of(game, state, mover)
+    def choose(at: Seat) -> tuple[int, np.ndarray]:
         target = np.zeros(game.num_actions, np.float32)
-        if net is None:
-            teacher = bots[mover]
-            if kind[mover] != RANDOM and temperature > 0 and hasattr(teacher, "action_values"):
-                # every legal move, weighed by how much the teacher loses by it; the teacher
-                # plays the move it values most (one evaluation, not one for the move as well)
-                values = np.array(teacher.action_values(at), np.float64)
-                weights = np.exp((values - values.max()) / temperature)
-                target[at.legal] = weights / weights.sum()
-                action = at.legal[int(np.argmax(values))]
-            else:
-                action = teacher.act(at)
-                if kind[mover] != RANDOM:
-                    target[action] = 1.0
-            if kind[mover] == LEARNER:
-                action = student.act(at)  # type: ignore[union-attr]  # a learner seat implies a student
+        teacher, who = bots[at.seat], kind[at.seat]
+        if who != RANDOM and config.soft_targets > 0 and hasattr(teacher, "action_values"):
+            # every legal move, weighed by how much the teacher loses by it; the teacher
+            # plays the move it values most (one evaluation, not one for the move as well)
+            values = np.array(teacher.action_values(at), np.float64)
+            weights = np.exp((values - values.max()) / config.soft_targets)
+            target[at.legal] = weights / weights.sum()
+            action = at.legal[int(np.argmax(values))]
         else:
-            root = search(at, net, simulations, rng, noise=0.25)
-            target[root.legal] = root.visits / root.visits.sum()
-            action = root.legal[int(np.argmax(root.visits + 1e-3 * root.prior))]
-        # the mover's observation with its target, and one other seat's for the value only: the
-        # search values positions from a seat that is waiting too (all of them would crowd out the
-        # policy samples at big tables)
-        other = (mover + 1 + int(rng.integers(n - 1))) % n
-        obs += [game.observe(state, mover), game.observe(state, other)]
-        legal += [at.mask.astype(bool), nothing]
-        targets += [target, np.zeros_like(target)]
-        seat_of += [mover, other]
-        game.apply(state, action, check=False)
-    else:  # a game that does not end teaches nothing about winning
+            action = teacher.act(at)
+            if who != RANDOM:
+                target[action] = 1.0
+        if who == LEARNER:
+            action = student.act(at)  # type: ignore[union-attr]  # a learner seat implies a student
+        return action, target
+
+    return choose
+
+
+def search_choice(config: ExpertConfig, net: PolicyValueNet, rng: np.random.Generator) -> Choice:
+    """The search's moves, its visit distribution the target, with noise at the root."""
+
+    def choose(at: Seat) -> tuple[int, np.ndarray]:
+        root = search(
+            at, net, config.simulations, rng, noise=config.root_noise, dirichlet_alpha=config.dirichlet_alpha
+        )
+        target = np.zeros(at.game.num_actions, np.float32)
+        target[root.legal] = root.visits / root.visits.sum()
+        return root.legal[int(np.argmax(root.visits + 1e-3 * root.prior))], target
+
+    return choose
+
+
+def play_one(task: Recording) -> Samples:
+    """One recorded game.
+
+    With a teacher, about ``random_seats`` of the seats play ``random`` (no
+    targets); with a ``learner`` network as well, ``dagger_share`` of the
+    others are played by that network, and the teacher's move is still the
+    target at each of their decisions. A network ``player`` is the search's
+    (its visit counts the targets). Every decision gives the mover's
+    observation with its target and a value-only sample of one other seat's:
+    the search values positions from a seat that is waiting too (all of them
+    would crowd out the policy samples at big tables).
+    """
+    config, n = task.config, task.seats
+    game = make(config.game, n)
+    rng = np.random.default_rng(task.seed)
+    chance = np.random.default_rng(rng.integers(2**63))
+    if task.player.endswith(".npz"):
+        choose = search_choice(config, cached_net(task.player), rng)
+    else:
+        choose = teacher_choice(config, task, game, rng)
+    state = game.initial_state()
+    nothing = np.zeros(game.num_actions, bool)
+    rows: list[tuple[np.ndarray, np.ndarray, np.ndarray, int]] = []
+
+    def act(at: Seat) -> int:
+        action, target = choose(at)
+        other = (at.seat + 1 + int(rng.integers(n - 1))) % n
+        rows.append((game.observe(state, at.seat), at.mask.astype(bool), target, at.seat))
+        rows.append((game.observe(state, other), nothing, np.zeros_like(target), other))
+        return action
+
+    if not play_out(game, state, chance, act, check=False):  # a game that does not end teaches nothing
         return Samples.empty(game.padded_spec.size, game.num_actions)
+    obs, legal, targets, seat_of = zip(*rows, strict=True)
     shares = np.array([win_share(game, state, s) for s in range(n)], np.float32)
     return Samples(
         game.pad(np.array(obs)).astype(np.uint8),
@@ -351,88 +490,60 @@ def play_one(task: Task) -> Samples:
     )
 
 
-def generate(
-    config: ExpertConfig, player: str, games: int, simulations: int, seed: int, learner: str = ""
-) -> Samples:
+def generate(config: ExpertConfig, player: str, games: int, seed: int, learner: str = "") -> Samples:
     """Play ``games`` recorded games in ``workers`` processes, seat counts taken in turn.
 
     When ``player`` is the run's teacher, a table of ``n`` seats is taught by
     ``config.teacher_for(n)``.
     """
-    _NETS.clear()  # the network file is rewritten every round: a process playing in place reloads it
+    forget_nets()  # the network file is rewritten every round: a process playing in place reloads it
     rng = np.random.default_rng(seed)
-    seat_counts = [config.seats[i % len(config.seats)] for i in range(games)]
     teaching = player == config.teacher
-    tasks: list[Task] = [
-        (
-            config.game,
-            {},
-            n,
-            config.teacher_for(n) if teaching else player,
-            learner,
-            simulations,
-            int(rng.integers(2**62)),
-            config.soft_targets if teaching else 0.0,
-        )
-        for n in seat_counts
+    tasks = [
+        Recording(config, n, config.teacher_for(n) if teaching else player, int(rng.integers(2**62)), learner)
+        for n in seat_counts(config.seats, games)
     ]
-    if config.workers == 1:
-        parts = [play_one(t) for t in tasks]
-    else:
-        with mp.get_context("spawn").Pool(config.workers) as pool:
-            parts = list(pool.imap(play_one, tasks, chunksize=1))  # in order: the same whatever workers is
-    return Samples.join(parts)
+    return Samples.join(play_in_order(play_one, tasks, config.workers))
 
 
 # --------------------------------------------------------------------------- learning
 
 
-LAST_STEP_SIZE = 0.1
-"""Each round's fit ends at this share of ``learning_rate`` (a half cosine from the full step)."""
-
-
 def fit(net: PolicyValueNet, data: Samples, config: ExpertConfig, seed: int) -> tuple[PolicyValueNet, dict]:
-    """Train ``net`` on ``data`` for ``epochs`` with torch; the new numpy network and the losses."""
+    """Train ``net`` on ``data`` for ``epochs`` with torch; the new numpy network and the losses.
+
+    The step size falls along a half cosine to ``last_step_size`` of itself over the round: the
+    first epochs learn the new samples, the last ones settle fine distinctions (Heckmeck: a roll or
+    a stop with two dice left), which a constant step keeps jumping over."""
     import torch
     from torch import nn
 
-    from tablezoo.training.torch_net import TorchTwin
-
-    torch.manual_seed(seed)
-    torch.set_num_threads(1)  # small layers: more threads only wait on each other on a shared machine
-    twin = TorchTwin(net)
-    optimiser = torch.optim.Adam(twin.parameters(), lr=config.learning_rate, weight_decay=1e-5)
-    # the step size falls along a half cosine to a tenth over the round: the first epochs learn the
-    # new samples, the last ones settle fine distinctions (Heckmeck: a roll or a stop with two dice
-    # left), which a constant step keeps jumping over
-    steps = config.epochs * -(-len(data) // config.batch_size)
-    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(
-        optimiser, T_max=max(1, steps), eta_min=config.learning_rate * LAST_STEP_SIZE
-    )
     obs = torch.from_numpy(data.obs)
     policy = torch.from_numpy(data.policy.astype(np.float32))
     illegal = torch.from_numpy(~data.legal)
     value = torch.from_numpy(data.value)
     has_policy = policy.sum(dim=1) > 0
-    generator = torch.Generator().manual_seed(seed)
-    totals = {"policy_loss": 0.0, "value_loss": 0.0, "batches": 0}
-    for _ in range(config.epochs):
-        order = torch.randperm(len(value), generator=generator)
-        for start in range(0, len(order), config.batch_size):
-            idx = order[start : start + config.batch_size]
-            mask = has_policy[idx]
-            logp, v = twin.policy_value(obs[idx], illegal[idx], mask)
-            p_loss = -(policy[idx][mask] * logp).sum(dim=1).mean() if logp is not None else v.sum() * 0
-            v_loss = nn.functional.binary_cross_entropy_with_logits(v, value[idx])
-            optimiser.zero_grad()
-            (p_loss + v_loss).backward()
-            optimiser.step()
-            schedule.step()
-            totals["policy_loss"] += p_loss.item()
-            totals["value_loss"] += v_loss.item()
-            totals["batches"] += 1
-    batches = max(1, totals.pop("batches"))
-    return twin.to_numpy(), {k: round(v / batches, 4) for k, v in totals.items()}
+
+    def loss(twin: Any, idx: torch.Tensor) -> tuple[torch.Tensor, dict[str, float]]:
+        mask = has_policy[idx]
+        logp, v = twin.policy_value(obs[idx], illegal[idx], mask)
+        p_loss = -(policy[idx][mask] * logp).sum(dim=1).mean() if logp is not None else v.sum() * 0
+        v_loss = nn.functional.binary_cross_entropy_with_logits(v, value[idx])
+        return p_loss + v_loss, {"policy_loss": p_loss.item(), "value_loss": v_loss.item()}
+
+    fitted = minibatch_fit(
+        net,
+        len(data),
+        loss,
+        figures=("policy_loss", "value_loss"),
+        epochs=config.epochs,
+        batch_size=config.batch_size,
+        learning_rate=config.learning_rate,
+        seed=seed,
+        weight_decay=config.weight_decay,
+        last_step_size=config.last_step_size,
+    )
+    return fitted.net, fitted.means
 
 
 # --------------------------------------------------------------------------- the loop
@@ -464,6 +575,124 @@ def _log(run: Path, entry: dict[str, Any]) -> None:
     print(json.dumps(entry), flush=True)
 
 
+def _start(config: ExpertConfig, resuming: bool) -> tuple[PolicyValueNet, Samples]:
+    """The network and the buffer a run starts (or resumes) with."""
+    run = config.run_dir
+    game: Game[Any] = make(config.game, config.seats[0])
+    data = Samples.empty(game.padded_spec.size, game.num_actions)
+    if resuming:
+        if (run / "buffer.npz").exists():  # a run of league rounds alone keeps no imitation samples
+            data = Samples.load(run / "buffer.npz")
+        return PolicyValueNet.load(run / "net.npz"), data
+    if config.init:
+        net = PolicyValueNet.load(config.init)
+        net.check_fits(game, config.init)
+        return net, data
+    return PolicyValueNet.initial(game, config.hidden, config.seed, config.action_head), data
+
+
+def _player(config: ExpertConfig, stage: str, learner: str) -> str:
+    """Who plays a round's games, as its log line says."""
+    if stage == IMITATION:
+        return f"teacher {' and '.join(config.teachers)}" + (" with the network" if learner else "")
+    if stage == LEAGUE:
+        return "league of " + ", ".join(config.league)
+    return f"search={config.simulations}"
+
+
+@dataclass
+class Round:
+    """What one round did, for its log line."""
+
+    net: PolicyValueNet
+    """The network after the round."""
+    data: Samples
+    """The buffer after the round (a league round's: the one before it)."""
+    losses: dict[str, Any]
+    """What the fit measured."""
+    decisions: int
+    """The decisions learnt from: with a policy target, or the network's own in league games."""
+    new_samples: int
+    """The round's samples."""
+    played_at: float
+    """When the games were played (``time.monotonic``), between the round's start and its end."""
+
+
+def _league_round(
+    config: ExpertConfig, iteration: int, net: PolicyValueNet, data: Samples, learner: str
+) -> Round:
+    """A league round: the network's league games (kept in ``played-<k>.npz`` until learnt from), PPO."""
+    from tablezoo.training.league import Episodes, generate_league, improve
+
+    played = config.run_dir / f"played-{iteration}.npz"
+    seed = config.seed * 1000 + iteration
+    if played.exists():
+        games = Episodes.load(played)
+    else:
+        games = generate_league(config, learner, seed)
+        games.save(played)
+    played_at = time.monotonic()
+    step_size = config.league_step_size(iteration - config.teacher_rounds)
+    net, losses = improve(net, games, config, seed, step_size)
+    return Round(net, data, losses, len(games), len(games), played_at)
+
+
+def _sample_round(
+    config: ExpertConfig, iteration: int, net: PolicyValueNet, data: Samples, learner: str
+) -> Round:
+    """An imitation or search round: its recorded games (kept in ``played-<k>.npz`` until learnt from)
+    join the buffer, and the network learns the buffer's latest samples."""
+    run = config.run_dir
+    played = run / f"played-{iteration}.npz"
+    seed = config.seed * 1000 + iteration
+    if played.exists():  # played before a stop, not yet learnt from
+        new = Samples.load(played)
+    else:
+        if config.stage(iteration) == IMITATION:
+            new = generate(config, config.teacher, config.teacher_games, seed, learner)
+        else:
+            new = generate(config, str(run / "net.npz"), config.games, seed)
+        new.save(played)
+    played_at = time.monotonic()
+    data = Samples.join([data, new]).tail(config.buffer)
+    net, losses = fit(net, data, config, seed)
+    return Round(net, data, losses, int((new.policy.sum(axis=1) > 0).sum()), len(new), played_at)
+
+
+def play_round(
+    config: ExpertConfig, iteration: int, net: PolicyValueNet, data: Samples
+) -> tuple[Round, dict[str, Any]]:
+    """Round ``iteration`` of a run: play, learn, save the network (and the buffer); what it did
+    and its log line."""
+    run, started = config.run_dir, time.monotonic()
+    stage = config.stage(iteration)
+    learner = str(run / "net.npz") if iteration > 0 or config.init else ""
+    if iteration == 0 and config.init:
+        net.save(run / "net.npz")  # what the first round's games are played by
+    play = _league_round if stage == LEAGUE else _sample_round
+    done = play(config, iteration, net, data, learner)
+    meta = {"iteration": iteration, "teacher": config.teacher, "simulations": config.simulations}
+    done.net.meta.update(meta)
+    done.net.save(run / f"net-{iteration}.npz")
+    done.net.save(run / "net.npz")
+    if stage != LEAGUE:
+        done.data.save(run / "buffer.npz")
+    (run / f"played-{iteration}.npz").unlink()
+    seed = config.seed * 1000 + iteration
+    entry = {
+        "iteration": iteration,
+        "player": _player(config, stage, learner),
+        "decisions": done.decisions,
+        "new_samples": done.new_samples,
+        "buffer": len(done.data),
+        **done.losses,
+        "play_seconds": round(done.played_at - started, 1),
+        "fit_seconds": round(time.monotonic() - done.played_at, 1),
+        "against_heuristic": strength(config, done.net, seed) if config.eval_games else {},
+    }
+    return done, entry
+
+
 def run_expert(config: ExpertConfig) -> Path:
     """Run (or resume) expert iteration; the run's folder."""
     run = config.run_dir
@@ -471,80 +700,88 @@ def run_expert(config: ExpertConfig) -> Path:
     started = time.monotonic()
     done = [json.loads(line) for line in (run / "log.jsonl").open()] if (run / "log.jsonl").exists() else []
     (run / "config.json").write_text(json.dumps(asdict(config), indent=2))
-    game: Game[Any] = make(config.game, config.seats[0])
-    data = Samples.empty(game.padded_spec.size, game.num_actions)
-    if done:
-        net = PolicyValueNet.load(run / "net.npz")
-        if (run / "buffer.npz").exists():  # a run of league rounds alone keeps no imitation samples
-            data = Samples.load(run / "buffer.npz")
-    elif config.init:
-        net = PolicyValueNet.load(config.init)
-        net.check_fits(game, config.init)
-    else:
-        net = PolicyValueNet.initial(game, config.hidden, config.seed, config.action_head)
-    for iteration in range(len(done), config.iterations + 1):
+    net, data = _start(config, bool(done))
+    for iteration in range(len(done), config.rounds):
         spent = (time.monotonic() - started) / 3600
         if config.hours and done and spent > config.hours * 0.85:
             print(f"stopping before iteration {iteration}: {spent:.2f} of {config.hours} hours spent")
             break
-        t0 = time.monotonic()
-        seed = config.seed * 1000 + iteration
-        imitating = iteration < config.teacher_rounds
-        in_league = not imitating and iteration < config.teacher_rounds + config.league_rounds
-        learner = str(run / "net.npz") if iteration > 0 or config.init else ""
-        if iteration == 0 and config.init:
-            net.save(run / "net.npz")  # what the first round's games are played by
-        player = f"search={config.simulations}"
-        if imitating:
-            player = f"teacher {' and '.join(config.teachers)}" + (" with the network" if learner else "")
-        elif in_league:
-            player = "league of " + ", ".join(config.league)
-        played = run / f"played-{iteration}.npz"
-        if in_league:
-            from tablezoo.training.league import Episodes, generate_league, improve
-
-            if played.exists():
-                games = Episodes.load(played)
-            else:
-                games = generate_league(config, learner, seed)
-                games.save(played)
-            t1 = time.monotonic()
-            step_size = config.league_step_size(iteration - config.teacher_rounds)
-            net, losses = improve(net, games, config, seed, step_size)
-            decisions, new_samples = len(games), len(games)
-        else:
-            if played.exists():  # played before a stop, not yet learnt from
-                new = Samples.load(played)
-            else:
-                if imitating:
-                    new = generate(config, config.teacher, config.teacher_games, 0, seed, learner)
-                else:
-                    new = generate(config, str(run / "net.npz"), config.games, config.simulations, seed)
-                new.save(played)
-            t1 = time.monotonic()
-            data = Samples.join([data, new]).tail(config.buffer)
-            net, losses = fit(net, data, config, seed)
-            decisions, new_samples = int((new.policy.sum(axis=1) > 0).sum()), len(new)
-        net.meta.update(
-            {"iteration": iteration, "teacher": config.teacher, "simulations": config.simulations}
-        )
-        net.save(run / f"net-{iteration}.npz")
-        net.save(run / "net.npz")
-        if not in_league:
-            data.save(run / "buffer.npz")
-        played.unlink()
-        t2 = time.monotonic()
-        entry = {
-            "iteration": iteration,
-            "player": player,
-            "decisions": decisions,
-            "new_samples": new_samples,
-            "buffer": len(data),
-            **losses,
-            "play_seconds": round(t1 - t0, 1),
-            "fit_seconds": round(t2 - t1, 1),
-            "against_heuristic": strength(config, net, seed) if config.eval_games else {},
-        }
+        result, entry = play_round(config, iteration, net, data)
+        net, data = result.net, result.data
         _log(run, entry)
         done.append(entry)
     return run
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def expert_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments of ``tablezoo expert``: one per :class:`ExpertConfig` field, ``--resume`` and the
+    ``--iterations`` of older runs' commands."""
+    add_arguments(parser, ExpertConfig)
+    parser.add_argument(
+        "--iterations",
+        type=int,
+        default=None,
+        metavar="K",
+        help="The last round's index, as the commands of runs before --rounds say it: --rounds K+1.",
+    )
+    parser.add_argument(
+        "--resume",
+        default=None,
+        metavar="RUN",
+        help="Go on with the run folder RUN (runs/expert-GAME) by its saved settings; only --rounds, "
+        "--workers and --hours may be given beside it.",
+    )
+
+
+def add_expert_parser(sub: Any) -> None:
+    """Add ``tablezoo expert`` to the subcommands ``sub``."""
+    parser = sub.add_parser(
+        "expert", help="train a game's agent by expert iteration: network-guided search teaches the network"
+    )
+    expert_arguments(parser)
+    parser.set_defaults(func=cmd_expert)
+
+
+RESUMABLE = ("rounds", "workers", "hours")
+"""The settings a resumed run may change: how far and how fast it goes, not what it plays."""
+
+
+def _resumed(game: str, folder: str, settings: dict[str, Any]) -> dict[str, Any]:
+    """The settings of the run in ``folder`` (its ``config.json``), with ``settings``' changes."""
+    path = Path(folder)
+    if path.name != f"expert-{game}" or not (path / "config.json").is_file():
+        raise ConfigError(f"--resume {folder}: not a run folder of {game} (expert-{game} with a config.json)")
+    changed = sorted(set(settings) - {"game", *RESUMABLE})
+    if changed:
+        flags = ", ".join("--" + k.replace("_", "-") for k in changed)
+        raise ConfigError(f"--resume goes on with the run's own settings: {flags} cannot change")
+    saved = ExpertConfig.saved(json.loads((path / "config.json").read_text()))
+    return {**saved, **settings, "out": str(path.parent)}
+
+
+def expert_config(args: argparse.Namespace, check: bool = True) -> ExpertConfig:
+    """The :class:`ExpertConfig` of parsed ``tablezoo expert`` arguments (``check``: see the class)."""
+    settings = given(args, ExpertConfig)
+    if args.iterations is not None:
+        if "rounds" in settings:
+            raise ConfigError("--iterations K is --rounds K+1: give one of them")
+        settings["rounds"] = args.iterations + 1
+    if args.resume:
+        settings = _resumed(args.game, args.resume, settings)
+    return ExpertConfig(**settings, check=check)
+
+
+def parse_expert(argv: list[str], check: bool = True) -> ExpertConfig:
+    """The :class:`ExpertConfig` of the arguments of a ``tablezoo expert`` command (after ``expert``)."""
+    parser = argparse.ArgumentParser(prog="tablezoo expert")
+    expert_arguments(parser)
+    return expert_config(parser.parse_args(argv), check)
+
+
+def cmd_expert(args: argparse.Namespace) -> None:
+    """``tablezoo expert``: run (or resume) expert iteration."""
+    run = run_expert(expert_config(args))
+    print(f"run saved in {run}: net.npz (the latest network), log.jsonl (one line per iteration)")

@@ -31,21 +31,20 @@ shipping one (To Court the King's mean of five rounds played level with the last
 round alone over 2,000 games at 2 and 4 seats).
 
 The shipped network records the commands that trained it and this one
-(:data:`RECIPE` in its ``meta``; this one in its ``python -m`` form, :data:`SHIP`,
-which every shipped network has recorded), where every network its runs started from
-(``--init``) was trained by a run whose folder says how: ``tablezoo reproduce
-GAME`` (:func:`reproduce`) runs them again in turn.
+(:data:`~tablezoo.training.reproduce.RECIPE` in its ``meta``; this one in its ``python -m``
+form, :data:`~tablezoo.training.reproduce.SHIP`, which every shipped network has recorded),
+where every network its runs started from (``--init``) was trained by a run whose folder says
+how: ``tablezoo reproduce GAME`` (:mod:`tablezoo.training.reproduce`) runs them again in turn.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import shlex
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +56,7 @@ from tablezoo.bots.registry import AGENTS_DIR, game_bots, make_bot
 from tablezoo.games import game_class, make
 from tablezoo.games.core import CHANCE, TERMINAL, ConfigError
 from tablezoo.training.evaluate import PART_GAMES, join_parts, play_part, split_tournament
-from tablezoo.training.expert import ExpertConfig
+from tablezoo.training.reproduce import RECIPE, SHIP, reproduce_text, training_chain
 
 TARGETS: dict[str, list[tuple[int, str, float]]] = {
     "heckmeck": [(2, "solver", 0.55), (4, "solver", 0.30)],
@@ -66,9 +65,6 @@ TARGETS: dict[str, list[tuple[int, str, float]]] = {
     "court": [(2, "heuristic", 0.60), (4, "heuristic", 0.30)],
 }
 """Per game: (seats, the bot at every other seat, the win share the agent's interval must clear)."""
-RECIPE = "recipe"
-"""The key of a shipped network's ``meta`` that lists the commands that train and ship it again,
-oldest first: ``tablezoo expert`` commands, then the ``python -m tablezoo.training.ship`` one."""
 
 
 def opening_turn_worms(bot: Bot, num_seats: int = 2) -> float:
@@ -146,73 +142,6 @@ def move_times(bot_name: str, game_name: str, seats: int, positions: int, seed: 
             times.append(1000 * (time.perf_counter() - start))
         game.apply(state, legal[int(rng.integers(len(legal)))])
     return float(np.median(times))
-
-
-def expert_command(config: dict[str, Any], rounds: int) -> str:
-    """The ``tablezoo expert`` command that plays a run's ``rounds`` again: every other setting of its
-    saved config that is not the default (the run folder's parent, ``--out``, where it is not the
-    default, so that a run started from another's network does not resume that one)."""
-    defaults = ExpertConfig(game=config["game"])
-    config = {**config, "iterations": rounds - 1}
-    if config.get("league_learning_rate_end") == config.get("league_learning_rate"):
-        config.pop("league_learning_rate_end")  # a constant step size: the default
-    if "league_rounds" in config and config.get("league_learning_rate_end") is None:
-        # a run stopped within its league rounds played only these; where the step size falls over
-        # the league rounds, their number sets its schedule and stays (--iterations stops the run)
-        config["league_rounds"] = max(
-            0, min(config["league_rounds"], rounds - config.get("teacher_rounds", 1))
-        )
-    command = f"tablezoo expert {config['game']}"
-    for key, value in config.items():
-        default = getattr(defaults, key, None)
-        if isinstance(value, list) and isinstance(default, tuple):
-            value = tuple(value)
-        if key in ("game", "workers", "hours") or value == default:
-            continue
-        if isinstance(value, (list, tuple)):
-            value = " ".join(map(str, value))
-        command += f" --{key.replace('_', '-')} {value}"
-    return command
-
-
-def base_command(init: str) -> str | None:
-    """The command that trained the network a run started from (``--init``), where its run folder
-    (``config.json`` beside it) says; None where it does not."""
-    path = Path(init)
-    config_file = path.parent / "config.json"
-    if not path.is_file() or not config_file.is_file():
-        return None
-    iteration = PolicyValueNet.load(path).meta.get("iteration")
-    if not isinstance(iteration, int):
-        return None
-    return expert_command(json.loads(config_file.read_text()), iteration + 1)
-
-
-def training_chain(config: dict[str, Any], rounds: int) -> tuple[list[tuple[str, str]], str | None]:
-    """The ``tablezoo expert`` commands that train a run's network again, oldest first: where the run
-    started from a saved network (``--init``), the command that trained that one comes first, and
-    so on back to a run from a fresh network. Each command comes with the network the next one
-    starts from ("" for the last). Second: where the chain ends at a network whose training no run
-    folder records, that network, else None (the chain trains the network from nothing)."""
-    chain = [(expert_command(config, rounds), "")]
-    init, seen = config.get("init"), set()
-    while init and init not in seen:
-        seen.add(init)
-        base = base_command(init)
-        if base is None:
-            return chain, init
-        chain.insert(0, (base, init))
-        init = json.loads((Path(init).parent / "config.json").read_text()).get("init")
-    return chain, None
-
-
-def reproduce_text(config: dict[str, Any], rounds: int) -> str:
-    """The card's commands that train a run's network again, oldest first (:func:`training_chain`)."""
-    chain, unrecorded = training_chain(config, rounds)
-    text = ", then ".join(f"`{command}`" + (f" (it trains `{net}`)" if net else "") for command, net in chain)
-    if unrecorded:
-        text += f" (from the network `{unrecorded}`, which these runs did not train)"
-    return text
 
 
 def _rounds(k: int) -> str:
@@ -333,61 +262,6 @@ def _row(r: dict[str, Any], target: float | None = None) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-EXPERT = "tablezoo expert "
-SHIP = "python -m tablezoo.training.ship "
-
-
-def _check_resumable(config: ExpertConfig) -> None:
-    """Refuse to go on with a run folder that holds a run of other settings than ``config``'s."""
-    saved = config.run_dir / "config.json"
-    if not saved.is_file():
-        return
-    before = json.loads(saved.read_text())
-    now = json.loads(json.dumps(asdict(config)))
-    differ = [k for k, v in now.items() if k not in ("iterations", "workers", "hours") and before.get(k) != v]
-    if differ:
-        raise ConfigError(
-            f"{config.run_dir} holds a run with other settings ({', '.join(differ)}): move it away, "
-            "or run tablezoo reproduce in another folder"
-        )
-
-
-def reproduce(game_name: str, path: Path, ship: bool = False, dry_run: bool = False) -> list[str]:
-    """Train a shipped network again: run the commands it records (:data:`RECIPE`), oldest first.
-
-    Each ``tablezoo expert`` run resumes where an earlier call stopped, so calling this again
-    after a stop goes on. With ``ship``, the last command (the ship) runs too: it measures the
-    network and overwrites the game's shipped agent and card. ``dry_run`` prints the commands only.
-    Returns the commands run (or printed)."""
-    from tablezoo.training.cli import build_parser, expert_config
-    from tablezoo.training.expert import run_expert
-
-    net = PolicyValueNet.load(path)
-    if net.meta.get("game") != game_name:
-        raise ConfigError(f"{path} is a network of {net.meta.get('game')!r}, not of {game_name!r}")
-    recipe = net.meta.get(RECIPE)
-    if not recipe:
-        raise ConfigError(
-            f"{path} records no commands that train it (a network shipped by `{SHIP.strip()}` from a "
-            "run whose every --init network was trained by a recorded run has them)"
-        )
-    commands = list(recipe) if ship else [c for c in recipe if not c.startswith(SHIP)]
-    for command in commands:
-        if not command.startswith((EXPERT, SHIP)):
-            raise ConfigError(f"{path} records {command!r}: only `{EXPERT}` and `{SHIP}` commands run")
-    for command in commands:
-        print(f"$ {command}", flush=True)
-        if dry_run:
-            continue
-        if command.startswith(EXPERT):
-            config = expert_config(build_parser().parse_args(shlex.split(command)[1:]))
-            _check_resumable(config)
-            run_expert(config)
-        else:
-            main(shlex.split(command[len(SHIP) :]))
-    return commands
-
-
 Task = tuple[str, int, str, str, int, int]
 """A row of the card's tables: ``(game, seats, agent bot name, opponent bot name, games, seed)``."""
 
@@ -423,7 +297,7 @@ class ShipConfig:
     def command(self) -> str:
         """The command that ships the run again with these settings: the settings that are not the
         defaults, but ``jobs`` (it changes no result). Cards and recipes record it in the form of
-        :data:`SHIP`, which every recipe has had and :func:`reproduce` runs."""
+        :data:`~tablezoo.training.reproduce.SHIP`, which every recipe has had and :func:`reproduce` runs."""
         flags = [
             f"--{f.name.replace('_', '-')} {getattr(self, f.name)}"
             for f in fields(self)
@@ -707,7 +581,7 @@ def add_ship_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> None:
     """``python -m tablezoo.training.ship ARGS``: the same as ``tablezoo ship ARGS`` (the form shipped
-    networks record, see :data:`SHIP`)."""
+    networks record, see :data:`~tablezoo.training.reproduce.SHIP`)."""
     from tablezoo.training.cli import main as tablezoo
 
     tablezoo(["ship", *(sys.argv[1:] if argv is None else argv)])

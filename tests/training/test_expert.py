@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import shutil
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +18,7 @@ from tablezoo.bots.search import AgentBot
 from tablezoo.games import make
 from tablezoo.games.core import ConfigError
 from tablezoo.training.cli import build_parser
-from tablezoo.training.expert import ExpertConfig, Samples, fit, play_one, run_expert
+from tablezoo.training.expert import ExpertConfig, Recording, Samples, fit, play_one, run_expert
 
 TINY = dict(
     teacher="heuristic",
@@ -33,7 +35,7 @@ TINY = dict(
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("runs")
-    return run_expert(ExpertConfig(game="diamant", out=str(out), teacher_rounds=2, iterations=2, **TINY))  # type: ignore[arg-type]
+    return run_expert(ExpertConfig(game="diamant", out=str(out), teacher_rounds=2, rounds=3, **TINY))  # type: ignore[arg-type]
 
 
 def test_a_run_saves_a_network_per_round_and_a_log(run: Path) -> None:
@@ -56,7 +58,7 @@ def test_a_run_resumes_after_its_last_round(run: Path, tmp_path: Path) -> None:
     copy.mkdir()
     for f in run.iterdir():
         copy.joinpath(f.name).write_bytes(f.read_bytes())
-    config = ExpertConfig(game="diamant", out=str(tmp_path), teacher_rounds=2, iterations=3, **TINY)  # type: ignore[arg-type]
+    config = ExpertConfig(game="diamant", out=str(tmp_path), teacher_rounds=2, rounds=4, **TINY)  # type: ignore[arg-type]
     run_expert(config)
     log = [json.loads(line) for line in (copy / "log.jsonl").open()]
     assert [e["iteration"] for e in log] == [0, 1, 2, 3]
@@ -64,7 +66,7 @@ def test_a_run_resumes_after_its_last_round(run: Path, tmp_path: Path) -> None:
 
 
 def test_recorded_games_teach_the_mover_and_value_every_seat() -> None:
-    samples = play_one(("court", {}, 3, "heuristic", "", 0, 5, 0.0))
+    samples = play_one(Recording(ExpertConfig(game="court"), seats=3, player="heuristic", seed=5))
     has_policy = samples.policy.sum(axis=1) > 0
     assert 0 < has_policy.sum() < len(samples)  # the mover's rows only (and not the random seats')
     assert np.allclose(samples.policy[has_policy].astype(np.float32).sum(axis=1), 1, atol=1e-2)
@@ -74,8 +76,10 @@ def test_recorded_games_teach_the_mover_and_value_every_seat() -> None:
 
 
 def test_soft_targets_weigh_every_legal_move_by_the_teachers_values() -> None:
-    soft = play_one(("heckmeck", {}, 2, "solver", "", 0, 3, 0.1))
-    hard = play_one(("heckmeck", {}, 2, "solver", "", 0, 3, 0.0))
+    soft = play_one(
+        Recording(ExpertConfig(game="heckmeck", soft_targets=0.1), seats=2, player="solver", seed=3)
+    )
+    hard = play_one(Recording(ExpertConfig(game="heckmeck"), seats=2, player="solver", seed=3))
     assert np.array_equal(soft.obs, hard.obs)  # the same game: the teacher's moves are played
     taught = soft.policy.sum(axis=1) > 0
     assert np.array_equal(taught, hard.policy.sum(axis=1) > 0)
@@ -85,12 +89,21 @@ def test_soft_targets_weigh_every_legal_move_by_the_teachers_values() -> None:
     assert ((p > 0).sum(axis=1) > 1).mean() > 0.3  # near ties share the weight...
     assert (p.argmax(axis=1) == one.argmax(axis=1)).all()  # ...and the teacher's move has the most
     # 6 nimmt!'s search values its cards in heads: every searched card gets a share
-    cards = play_one(("sechs_nimmt", {}, 2, "search:samples=2,extra=2", "", 0, 1, 1.0))
+    cards = play_one(
+        Recording(
+            ExpertConfig(game="sechs_nimmt", soft_targets=1.0),
+            seats=2,
+            player="search:samples=2,extra=2",
+            seed=1,
+        )
+    )
     rows = cards.policy[cards.policy.sum(axis=1) > 0].astype(np.float64)
     assert len(rows) and np.allclose(rows.sum(axis=1), 1.0, atol=1e-2)
     assert ((rows > 0).sum(axis=1) > 1).mean() > 0.5
     # a teacher without action values teaches its move alone
-    plain = play_one(("diamant", {}, 3, "heuristic", "", 0, 2, 0.5))
+    plain = play_one(
+        Recording(ExpertConfig(game="diamant", soft_targets=0.5), seats=3, player="heuristic", seed=2)
+    )
     rows = plain.policy[plain.policy.sum(axis=1) > 0]
     assert ((rows == 0) | (rows == 1)).all()
     with pytest.raises(ConfigError, match="--soft-targets is a temperature, 0 or more, not -1"):
@@ -102,8 +115,18 @@ def test_imitation_with_the_network_still_learns_the_teachers_moves(tmp_path: Pa
     game = make("diamant", 4)
     learner = tmp_path / "net.npz"
     PolicyValueNet.initial(game, (8,), seed=3).save(learner)
-    plain = [play_one(("diamant", {}, 4, "heuristic", "", 0, seed, 0.0)) for seed in range(8)]
-    mixed = [play_one(("diamant", {}, 4, "heuristic", str(learner), 0, seed, 0.0)) for seed in range(8)]
+    plain = [
+        play_one(Recording(ExpertConfig(game="diamant"), seats=4, player="heuristic", seed=seed))
+        for seed in range(8)
+    ]
+    mixed = [
+        play_one(
+            Recording(
+                ExpertConfig(game="diamant"), seats=4, player="heuristic", seed=seed, learner=str(learner)
+            )
+        )
+        for seed in range(8)
+    ]
     for samples in mixed:
         rows = samples.policy[samples.policy.sum(axis=1) > 0].astype(np.float32)
         assert len(rows) and ((rows == 0) | (rows == 1)).all() and (rows.sum(axis=1) == 1).all()
@@ -117,7 +140,7 @@ def test_fitting_copies_every_weight_in_and_out(name: str) -> None:
     game = make(name, 3)
     net = PolicyValueNet.initial(game, (16, 8), seed=4)
     assert (net.head is not None) == (name == "sechs_nimmt")
-    data = play_one((name, {}, 3, "heuristic", "", 0, 1, 0.0))
+    data = play_one(Recording(ExpertConfig(game=name), seats=3, player="heuristic", seed=1))
     config = ExpertConfig(game=name, epochs=1, learning_rate=0.0)
     same, losses = fit(net, data, config, seed=0)
     assert losses["policy_loss"] > 0 and losses["value_loss"] > 0
@@ -141,7 +164,7 @@ def test_each_round_plays_the_network_of_the_round_before(
     monkeypatch.setattr(PolicyValueNet, "load", lambda p: loads.append(str(p)) or real(p))
     config = ExpertConfig(game="diamant", seats=[3], **TINY)  # type: ignore[arg-type]
     for _ in range(2):
-        expert.generate(config, str(path), 2, 2, seed=0)
+        expert.generate(config, str(path), 2, seed=0)
     assert loads == [str(path), str(path)]
 
 
@@ -155,15 +178,15 @@ def test_a_table_size_can_have_its_own_teacher(monkeypatch: pytest.MonkeyPatch) 
     assert everywhere.teachers == ["search"]
     played: list[tuple[int, str]] = []
 
-    def play_one(task: expert.Task) -> Samples:
-        played.append((task[2], task[3]))  # (seat count, player)
+    def play_one(task: Recording) -> Samples:
+        played.append((task.seats, task.player))
         return Samples.empty(1, 1)
 
     monkeypatch.setattr(expert, "play_one", play_one)
-    expert.generate(config, config.teacher, 4, 0, seed=0)
+    expert.generate(config, config.teacher, 4, seed=0)
     assert played == [(3, "heuristic"), (4, "random"), (3, "heuristic"), (4, "random")]
     played.clear()  # a network's self-play rounds play the network at every table
-    expert.generate(config, "net.npz", 2, 4, seed=0)
+    expert.generate(config, "net.npz", 2, seed=0)
     assert played == [(3, "net.npz"), (4, "net.npz")]
     args = build_parser().parse_args(["expert", "diamant", "--teacher-at", "4=random", "5=search"])
     assert args.teacher_at == ["4=random", "5=search"]
@@ -177,8 +200,8 @@ def test_settings_out_of_range_are_refused() -> None:
         ExpertConfig(game="court", seats=[6])
     with pytest.raises(ConfigError, match="--simulations is at least 1"):
         ExpertConfig(game="court", simulations=0)
-    with pytest.raises(ConfigError, match=r"--iterations is at least 0 \(imitation only\), not -1"):
-        ExpertConfig(game="court", iterations=-1)
+    with pytest.raises(ConfigError, match=r"--rounds is at least 1 \(imitation only\), not 0"):
+        ExpertConfig(game="court", rounds=0)
 
 
 def test_ship_writes_the_agent_and_a_card_with_every_seat_count(
@@ -197,7 +220,7 @@ def test_ship_writes_the_agent_and_a_card_with_every_seat_count(
     args = build_parser().parse_args(shlex.split(expert)[1:])
     assert args.teacher_games == 6 and args.simulations == 4 and args.hidden == [16]
     assert args.teacher == "heuristic" and args.teacher_rounds == 2
-    assert args.iterations == 2  # the rounds the run played, not the ones it was allowed
+    assert args.rounds == 3  # the rounds the run played, not the ones it was allowed
     assert "2 rounds: the first with the teacher" in card and "then 1 round of self-play" in card
     ship_line = re.findall(r"`(python -m tablezoo.training.ship [^`]*)`", card)[0]
     assert "--games 3 --search 2 --search-games 2" in ship_line and "--jobs" not in ship_line
@@ -222,10 +245,10 @@ def test_ship_can_take_an_earlier_round(run: Path, tmp_path: Path, monkeypatch: 
     shipped, chosen = PolicyValueNet.load(tmp_path / "diamant.npz"), PolicyValueNet.load(run / "net-0.npz")
     assert all(np.array_equal(a, b) for a, b in zip(shipped.weights, chosen.weights, strict=True))
     assert shipped.meta == {**chosen.meta, "recipe": shipped.meta["recipe"]}
-    assert "--iterations 0" in shipped.meta["recipe"][0] and "--round 0" in shipped.meta["recipe"][1]
+    assert "--rounds 1" in shipped.meta["recipe"][0] and "--round 0" in shipped.meta["recipe"][1]
     card = (tmp_path / "diamant.md").read_text()
     assert "| 0 | teacher heuristic |" in card and "| 1 |" not in card
-    assert "--iterations 0" in card and "--round 0" in card
+    assert "--rounds 1" in card and "--round 0" in card
     with pytest.raises(SystemExit):
         ship.main([str(run), "--round", "3"])
 
@@ -263,7 +286,7 @@ def test_samples_keep_the_latest() -> None:
 
 
 def test_samples_round_trip_and_old_files_learn_over_every_move(tmp_path: Path) -> None:
-    samples = play_one(("diamant", {}, 3, "heuristic", "", 0, 2, 0.0))
+    samples = play_one(Recording(ExpertConfig(game="diamant"), seats=3, player="heuristic", seed=2))
     samples.save(tmp_path / "s.npz")
     again = Samples.load(tmp_path / "s.npz")
     for name in ("obs", "legal", "policy", "value"):
@@ -298,3 +321,74 @@ def test_move_times_count_only_positions_with_a_choice(monkeypatch: pytest.Monke
     monkeypatch.setattr(ship, "make_bot", lambda name, game: Counting())
     assert ship.move_times("any", "heckmeck", 2, 40, seed=3) >= 0
     assert len(choices) == 40 and min(choices) > 1
+
+
+def test_commands_and_run_folders_from_before_rounds_were_counted_still_read(tmp_path: Path) -> None:
+    """``--iterations K`` and a saved ``iterations`` were the last round's index: ``rounds`` K+1."""
+    from tablezoo.training.expert import parse_expert
+    from tablezoo.training.reproduce import _check_resumable, expert_command
+
+    assert parse_expert(["diamant", "--iterations", "3"]).rounds == 4
+    assert parse_expert(["diamant", "--rounds", "3"]).rounds == 3
+    with pytest.raises(ConfigError, match=r"--iterations K is --rounds K\+1: give one of them"):
+        parse_expert(["diamant", "--iterations", "3", "--rounds", "4"])
+    # a config.json of that time: iterations, and none of the settings the code fixed then
+    new = ("random_seats", "dagger_share", "ppo_clip", "gae_lambda", "entropy", "target_kl")
+    new += ("league_batch_size", "root_noise", "dirichlet_alpha", "last_step_size", "weight_decay")
+    old = {k: v for k, v in asdict(ExpertConfig(game="diamant", out=str(tmp_path))).items() if k not in new}
+    old = {("iterations" if k == "rounds" else k): (5 if k == "rounds" else v) for k, v in old.items()}
+    settings = ExpertConfig.saved(old)
+    assert settings["rounds"] == 6 and list(settings).index("rounds") == list(old).index("iterations")
+    config = ExpertConfig(**settings)
+    assert (config.root_noise, config.dirichlet_alpha, config.random_seats, config.dagger_share) == (
+        0.25, 0.3, 0.25, 0.5
+    )  # fmt: skip
+    assert (config.weight_decay, config.last_step_size, config.ppo_clip, config.league_batch_size) == (
+        1e-5, 0.1, 0.2, 2048
+    )  # fmt: skip
+    assert expert_command(old, 3) == f"tablezoo expert diamant --out {tmp_path} --rounds 3"
+    config.run_dir.mkdir()
+    (config.run_dir / "config.json").write_text(json.dumps(old))
+    _check_resumable(replace(config, rounds=9))  # the same run, more rounds
+    with pytest.raises(ConfigError, match=r"holds a run with other settings \(root_noise\)"):
+        _check_resumable(replace(config, root_noise=0.5))
+    with pytest.raises(ConfigError, match=r"settings this version does not have \(bigger\)"):
+        ExpertConfig.saved({**old, "bigger": 1})
+
+
+def test_a_run_resumes_by_its_saved_settings(
+    run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tablezoo.training.cli import main
+
+    copy = tmp_path / "expert-diamant"
+    shutil.copytree(run, copy)
+    main(["expert", "diamant", "--resume", str(copy), "--rounds", "4", "--workers", "1"])
+    log = [json.loads(line) for line in (copy / "log.jsonl").open()]
+    assert [e["iteration"] for e in log] == [0, 1, 2, 3] and log[3]["player"] == "search=4"
+    saved = json.loads((copy / "config.json").read_text())
+    assert saved["rounds"] == 4 and saved["teacher_games"] == 6 and saved["out"] == str(tmp_path)
+    with pytest.raises(
+        SystemExit, match="--resume goes on with the run's own settings: --games cannot change"
+    ):
+        main(["expert", "diamant", "--resume", str(copy), "--games", "3"])
+    with pytest.raises(SystemExit, match="not a run folder of court"):
+        main(["expert", "court", "--resume", str(copy)])
+
+
+def test_the_search_noise_of_self_play_is_the_runs_setting() -> None:
+    from tablezoo.bots.core import Seat
+    from tablezoo.training.expert import search_choice
+
+    game = make("diamant", 3)
+    net = PolicyValueNet.initial(game, (8,), seed=1)
+    state = game.initial_state()
+    at = Seat.of(game, state, game.advance(state, np.random.default_rng(0)))
+    assert len(at.legal) == 2  # go on or leave: noise to mix in
+
+    def visits(**settings: float) -> np.ndarray:
+        config = ExpertConfig(game="diamant", simulations=8, **settings)  # type: ignore[arg-type]
+        return search_choice(config, net, np.random.default_rng(3))(at)[1]
+
+    assert np.array_equal(visits(), visits(root_noise=0.25, dirichlet_alpha=0.3))
+    assert not np.array_equal(visits(root_noise=1.0), visits(root_noise=1.0, dirichlet_alpha=20.0))

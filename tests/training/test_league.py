@@ -16,7 +16,7 @@ from tablezoo.games import make
 from tablezoo.games.core import ConfigError
 from tablezoo.training.cli import build_parser
 from tablezoo.training.expert import ExpertConfig, run_expert
-from tablezoo.training.league import Episodes, advantages, improve, play_league
+from tablezoo.training.league import Episodes, LeagueGame, advantages, improve, play_league
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +39,14 @@ def test_advantages_run_from_the_value_heads_estimates_to_the_final_share() -> N
 def test_a_league_game_records_the_networks_moves_only(net_file: str) -> None:
     net = PolicyValueNet.load(net_file)
     for seed in range(6):
-        games = play_league(("sechs_nimmt", 3, net_file, ("heuristic", "self"), seed))
+        games = play_league(
+            LeagueGame(
+                ExpertConfig(game="sechs_nimmt", league=["heuristic", "self"]),
+                seats=3,
+                net=net_file,
+                seed=seed,
+            )
+        )
         assert len(games) >= 10  # at least one seat of ten cards
         assert (games.seats == 3).all()
         assert games.legal[np.arange(len(games)), games.action].all()
@@ -51,12 +58,39 @@ def test_a_league_game_records_the_networks_moves_only(net_file: str) -> None:
             p = masked_softmax(logits[row], legal)
             assert np.isclose(np.log(p[list(legal).index(games.action[row])]), games.logp[row], atol=1e-4)
     # a league of the network alone plays every seat; without 'self', the network plays one seat
-    alone = play_league(("sechs_nimmt", 3, net_file, ("self",), 0))
+    alone = play_league(
+        LeagueGame(ExpertConfig(game="sechs_nimmt", league=["self"]), seats=3, net=net_file, seed=0)
+    )
     assert set(alone.seat.tolist()) == {0, 1, 2} and alone.share.max() > 0
     for seed in range(4):
-        assert len(set(play_league(("sechs_nimmt", 4, net_file, ("random",), seed)).seat.tolist())) == 1
+        assert (
+            len(
+                set(
+                    play_league(
+                        LeagueGame(
+                            ExpertConfig(game="sechs_nimmt", league=["random"]),
+                            seats=4,
+                            net=net_file,
+                            seed=seed,
+                        )
+                    ).seat.tolist()
+                )
+            )
+            == 1
+        )
     counts = {
-        len(set(play_league(("sechs_nimmt", 4, net_file, ("random", "self"), s)).seat.tolist()))
+        len(
+            set(
+                play_league(
+                    LeagueGame(
+                        ExpertConfig(game="sechs_nimmt", league=["random", "self"]),
+                        seats=4,
+                        net=net_file,
+                        seed=s,
+                    )
+                ).seat.tolist()
+            )
+        )
         for s in range(12)
     }
     assert len(counts) > 1 and counts <= {1, 2, 3, 4}
@@ -64,7 +98,16 @@ def test_a_league_game_records_the_networks_moves_only(net_file: str) -> None:
 
 def test_the_fit_makes_good_moves_likelier_and_bad_ones_rarer(net_file: str) -> None:
     net = PolicyValueNet.load(net_file)
-    games = Episodes.join([play_league(("sechs_nimmt", 3, net_file, ("heuristic",), s)) for s in range(8)])
+    games = Episodes.join(
+        [
+            play_league(
+                LeagueGame(
+                    ExpertConfig(game="sechs_nimmt", league=["heuristic"]), seats=3, net=net_file, seed=s
+                )
+            )
+            for s in range(8)
+        ]
+    )
     rng = np.random.default_rng(0)
     good = rng.random(len(games)) < 0.5
     games.advantage = np.where(good, 1.0, -1.0).astype(np.float32)
@@ -101,8 +144,8 @@ def test_a_run_with_league_rounds_logs_them_and_resumes(tmp_path: Path) -> None:
         teacher_rounds=1,
         league_rounds=2,
     )
-    run = run_expert(ExpertConfig(game="diamant", out=str(tmp_path), iterations=1, **settings))  # type: ignore[arg-type]
-    run_expert(ExpertConfig(game="diamant", out=str(tmp_path), iterations=2, **settings))  # type: ignore[arg-type]
+    run = run_expert(ExpertConfig(game="diamant", out=str(tmp_path), rounds=2, **settings))  # type: ignore[arg-type]
+    run_expert(ExpertConfig(game="diamant", out=str(tmp_path), rounds=3, **settings))  # type: ignore[arg-type]
     log = [json.loads(line) for line in (run / "log.jsonl").open()]
     assert [e["player"] for e in log] == ["teacher heuristic", *["league of heuristic, self"] * 2]
     assert all(e["decisions"] > 0 and "kl" in e and e["share_over_fair"] for e in log[1:])
@@ -123,13 +166,13 @@ def test_league_settings_out_of_range_are_refused() -> None:
 def test_a_card_says_how_many_league_rounds_were_played() -> None:
     from dataclasses import asdict
 
-    from tablezoo.training.ship import _training_text, expert_command
+    from tablezoo.training.reproduce import expert_command
+    from tablezoo.training.ship import _training_text
 
-    config = asdict(ExpertConfig(game="court", teacher_rounds=2, league_rounds=10, iterations=11))
+    config = asdict(ExpertConfig(game="court", teacher_rounds=2, league_rounds=10, rounds=12))
     # the run stopped after 5 rounds: 2 of imitation and 3 of the league
     assert (
-        expert_command(config, 5)
-        == "tablezoo expert court --teacher-rounds 2 --league-rounds 3 --iterations 4"
+        expert_command(config, 5) == "tablezoo expert court --teacher-rounds 2 --league-rounds 3 --rounds 5"
     )
     text = _training_text(config, 5)
     assert "then 3 rounds of policy gradient (PPO, 2000 games a round, step size 0.0006)" in text
@@ -138,7 +181,7 @@ def test_a_card_says_how_many_league_rounds_were_played() -> None:
     falling = {**config, "league_learning_rate_end": 1e-4}
     assert expert_command(falling, 5) == (
         "tablezoo expert court --teacher-rounds 2 --league-rounds 10 --league-learning-rate-end 0.0001 "
-        "--iterations 4"
+        "--rounds 5"
     )
     assert (
         "then 3 rounds of policy gradient (PPO, 2000 games a round, step size 0.0006 falling along a "
@@ -166,10 +209,11 @@ def test_the_league_step_size_falls_along_a_half_cosine() -> None:
 def test_a_run_can_start_from_another_runs_network(tmp_path: Path) -> None:
     from dataclasses import asdict
 
-    from tablezoo.training.ship import _training_text, base_command, expert_command, reproduce_text
+    from tablezoo.training.reproduce import base_command, expert_command, reproduce_text
+    from tablezoo.training.ship import _training_text
 
     settings = dict(teacher="heuristic", teacher_games=4, hidden=(16,), epochs=1, workers=1, eval_games=0)
-    first = run_expert(ExpertConfig(game="diamant", out=str(tmp_path / "a"), iterations=0, **settings))  # type: ignore[arg-type]
+    first = run_expert(ExpertConfig(game="diamant", out=str(tmp_path / "a"), rounds=1, **settings))  # type: ignore[arg-type]
     start = first / "net-0.npz"
     config = ExpertConfig(
         game="diamant",
@@ -179,7 +223,7 @@ def test_a_run_can_start_from_another_runs_network(tmp_path: Path) -> None:
         league_rounds=1,
         league_games=4,
         league_learning_rate=0.0,  # the weights stay as they were: the run started from them
-        iterations=0,
+        rounds=1,
         **settings,  # type: ignore[arg-type]
     )
     second = run_expert(config)
@@ -193,7 +237,7 @@ def test_a_run_can_start_from_another_runs_network(tmp_path: Path) -> None:
     # the card names the network it started from and the command that trained that one
     saved = json.loads((second / "config.json").read_text())
     assert base_command(str(start)) == f"tablezoo expert diamant --out {tmp_path / 'a'} " + (
-        "--teacher heuristic --teacher-games 4 --iterations 0 --hidden 16 --epochs 1 --eval-games 0"
+        "--teacher heuristic --teacher-games 4 --rounds 1 --hidden 16 --epochs 1 --eval-games 0"
     )
     command = expert_command(saved, 1)
     assert f"--out {tmp_path / 'b'}" in command and f"--init {start}" in command
@@ -225,7 +269,7 @@ def test_a_run_can_start_from_another_runs_network(tmp_path: Path) -> None:
         ExpertConfig(game="diamant", out=str(tmp_path / "a"), init=str(start))
     # a run of league rounds alone keeps no imitation buffer, and resumes all the same
     assert not (second / "buffer.npz").exists()
-    run_expert(replace(config, league_rounds=2, iterations=1))
+    run_expert(replace(config, league_rounds=2, rounds=2))
     assert [json.loads(line)["iteration"] for line in (second / "log.jsonl").open()] == [0, 1]
 
 

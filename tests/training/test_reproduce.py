@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from dataclasses import fields
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +12,7 @@ import pytest
 from tablezoo.bots import registry
 from tablezoo.bots.net import PolicyValueNet
 from tablezoo.games.core import ConfigError
-from tablezoo.training import ship
+from tablezoo.training import reproduce, ship
 from tablezoo.training.cli import main
 from tablezoo.training.expert import ExpertConfig, run_expert
 
@@ -32,7 +33,7 @@ def test_a_shipped_chain_of_runs_is_trained_again_by_one_command(
     monkeypatch.setattr(ship, "AGENTS_DIR", agents)
     monkeypatch.setattr(registry, "AGENTS_DIR", agents)
     # two runs: imitation from a fresh network, then a league round from the first run's network
-    first = run_expert(ExpertConfig(game="diamant", out=str(tmp_path / "a"), iterations=0, **SETTINGS))  # type: ignore[arg-type]
+    first = run_expert(ExpertConfig(game="diamant", out=str(tmp_path / "a"), rounds=1, **SETTINGS))  # type: ignore[arg-type]
     second = run_expert(
         ExpertConfig(
             game="diamant",
@@ -41,14 +42,14 @@ def test_a_shipped_chain_of_runs_is_trained_again_by_one_command(
             teacher_rounds=0,
             league_rounds=1,
             league_games=4,
-            iterations=0,
+            rounds=1,
             seed=5,
             **SETTINGS,  # type: ignore[arg-type]
         )
     )
     ship.main([str(second), "--games", "2", "--search", "0", "--jobs", "1"])
     shipped = PolicyValueNet.load(agents / "diamant.npz")
-    recipe = shipped.meta[ship.RECIPE]
+    recipe = shipped.meta[reproduce.RECIPE]
     assert [c.split()[:3] for c in recipe] == [["tablezoo", "expert", "diamant"]] * 2 + [
         ["python", "-m", "tablezoo.training.ship"]
     ]
@@ -62,7 +63,12 @@ def test_a_shipped_chain_of_runs_is_trained_again_by_one_command(
     shutil.rmtree(tmp_path / "b")
     capsys.readouterr()
     main(["reproduce", "diamant", "--dry-run"])
-    assert capsys.readouterr().out.splitlines() == [f"$ {c}" for c in recipe[:2]]
+    printed = capsys.readouterr().out.splitlines()
+    assert [line for line in printed if line.startswith("$ ")] == [f"$ {c}" for c in recipe[:2]]
+    # under each command, every setting its run uses, the defaults it does not name as well
+    settings = [f.name for f in fields(ExpertConfig)]
+    assert [line.split(" = ")[0].strip() for line in printed if not line.startswith("$ ")] == settings * 2
+    assert "    seed = 5" in printed and "    root_noise = 0.25" in printed and "    rounds = 1" in printed
     assert not (tmp_path / "a").exists()
     main(["reproduce", "diamant"])
     assert same_weights(PolicyValueNet.load(second / "net-0.npz"), shipped)
@@ -71,25 +77,25 @@ def test_a_shipped_chain_of_runs_is_trained_again_by_one_command(
     assert len((second / "log.jsonl").read_text().splitlines()) == 1
     main(["reproduce", "diamant", "--ship"])
     assert same_weights(PolicyValueNet.load(agents / "diamant.npz"), shipped)
-    assert PolicyValueNet.load(agents / "diamant.npz").meta[ship.RECIPE] == recipe
+    assert PolicyValueNet.load(agents / "diamant.npz").meta[reproduce.RECIPE] == recipe
     # a folder that holds a run of other settings is not gone on with
     saved = first / "config.json"
     saved.write_text(saved.read_text().replace('"teacher_games": 4', '"teacher_games": 5'))
     with pytest.raises(ConfigError, match=r"holds a run with other settings \(teacher_games\)"):
-        ship.reproduce("diamant", agents / "diamant.npz")
+        reproduce.reproduce("diamant", agents / "diamant.npz")
 
 
 def test_a_network_without_its_commands_is_refused_by_name(tmp_path: Path) -> None:
-    run = run_expert(ExpertConfig(game="diamant", out=str(tmp_path), iterations=0, **SETTINGS))  # type: ignore[arg-type]
+    run = run_expert(ExpertConfig(game="diamant", out=str(tmp_path), rounds=1, **SETTINGS))  # type: ignore[arg-type]
     path = run / "net-0.npz"
     with pytest.raises(ConfigError, match="records no commands that train it"):
-        ship.reproduce("diamant", path)
+        reproduce.reproduce("diamant", path)
     with pytest.raises(ConfigError, match="a network of 'diamant', not of 'court'"):
-        ship.reproduce("court", path)
+        reproduce.reproduce("court", path)
     net = PolicyValueNet.load(path)
-    net.meta[ship.RECIPE] = ["rm -rf /"]
+    net.meta[reproduce.RECIPE] = ["rm -rf /"]
     net.save(path)
     with pytest.raises(ConfigError, match="only `tablezoo expert ` and"):
-        ship.reproduce("diamant", path)
+        reproduce.reproduce("diamant", path)
     with pytest.raises(SystemExit, match="no network at"):
         main(["reproduce", "diamant", "--agent", str(tmp_path / "none.npz")])

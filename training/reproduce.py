@@ -1,0 +1,198 @@
+"""``tablezoo reproduce``: train a shipped network again, by the commands it records.
+
+    tablezoo reproduce court --dry-run       # the commands, and every setting each run uses
+    tablezoo reproduce court                 # run them in turn (each resumes where a stop left it)
+    tablezoo reproduce court --ship          # then measure the network and ship it with a new card
+
+A network shipped by :mod:`tablezoo.training.ship` records, in its ``meta``
+under :data:`RECIPE`, the ``tablezoo expert`` commands that trained it, oldest
+first, and the ship command: where a run started from another's network
+(``--init``), the command that trained that one comes first, and so on back to
+a fresh network (:func:`training_chain`). A command names only the settings
+that differ from the defaults (:func:`expert_command`), so the defaults must
+stay what they were when the network was trained: every setting of the method
+is a field of :class:`~tablezoo.training.expert.ExpertConfig`, and ``--dry-run``
+prints all of them for each run.
+
+Commands recorded before runs counted their rounds (``--iterations K``, the
+last round's index) are read as ``--rounds K+1``; run folders of that time are
+read the same way (:meth:`~tablezoo.training.expert.ExpertConfig.saved`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from tablezoo.bots.net import PolicyValueNet
+from tablezoo.bots.registry import agent_path
+from tablezoo.games import GAMES
+from tablezoo.games.core import ConfigError
+from tablezoo.training.expert import RESUMABLE, ExpertConfig, parse_expert, run_expert
+
+RECIPE = "recipe"
+"""The key of a shipped network's ``meta`` that lists the commands that train and ship it again,
+oldest first: ``tablezoo expert`` commands, then the ``python -m tablezoo.training.ship`` one."""
+EXPERT = "tablezoo expert "
+"""How a recorded training command starts."""
+SHIP = "python -m tablezoo.training.ship "
+"""How the recorded ship command starts."""
+
+
+def expert_command(config: dict[str, Any], rounds: int) -> str:
+    """The ``tablezoo expert`` command that plays a run's ``rounds`` again: every other setting of its
+    saved config that is not the default (the run folder's parent, ``--out``, where it is not the
+    default, so that a run started from another's network does not resume that one)."""
+    config = {**ExpertConfig.saved(config), "rounds": rounds}
+    defaults = ExpertConfig(game=config["game"])
+    if config.get("league_learning_rate_end") == config.get("league_learning_rate"):
+        config.pop("league_learning_rate_end")  # a constant step size: the default
+    if "league_rounds" in config and config.get("league_learning_rate_end") is None:
+        # a run stopped within its league rounds played only these; where the step size falls over
+        # the league rounds, their number sets its schedule and stays (--rounds stops the run)
+        config["league_rounds"] = max(
+            0, min(config["league_rounds"], rounds - config.get("teacher_rounds", 1))
+        )
+    command = f"tablezoo expert {config['game']}"
+    for key, value in config.items():
+        default = getattr(defaults, key, None)
+        if isinstance(value, list) and isinstance(default, tuple):
+            value = tuple(value)
+        if key in ("game", "workers", "hours") or value == default:
+            continue
+        if isinstance(value, (list, tuple)):
+            value = " ".join(map(str, value))
+        command += f" --{key.replace('_', '-')} {value}"
+    return command
+
+
+def base_command(init: str) -> str | None:
+    """The command that trained the network a run started from (``--init``), where its run folder
+    (``config.json`` beside it) says; None where it does not."""
+    path = Path(init)
+    config_file = path.parent / "config.json"
+    if not path.is_file() or not config_file.is_file():
+        return None
+    iteration = PolicyValueNet.load(path).meta.get("iteration")
+    if not isinstance(iteration, int):
+        return None
+    return expert_command(json.loads(config_file.read_text()), iteration + 1)
+
+
+def training_chain(config: dict[str, Any], rounds: int) -> tuple[list[tuple[str, str]], str | None]:
+    """The ``tablezoo expert`` commands that train a run's network again, oldest first: where the run
+    started from a saved network (``--init``), the command that trained that one comes first, and
+    so on back to a run from a fresh network. Each command comes with the network the next one
+    starts from ("" for the last). Second: where the chain ends at a network whose training no run
+    folder records, that network, else None (the chain trains the network from nothing)."""
+    chain = [(expert_command(config, rounds), "")]
+    init, seen = config.get("init"), set()
+    while init and init not in seen:
+        seen.add(init)
+        base = base_command(init)
+        if base is None:
+            return chain, init
+        chain.insert(0, (base, init))
+        init = json.loads((Path(init).parent / "config.json").read_text()).get("init")
+    return chain, None
+
+
+def reproduce_text(config: dict[str, Any], rounds: int) -> str:
+    """The card's commands that train a run's network again, oldest first (:func:`training_chain`)."""
+    chain, unrecorded = training_chain(config, rounds)
+    text = ", then ".join(f"`{command}`" + (f" (it trains `{net}`)" if net else "") for command, net in chain)
+    if unrecorded:
+        text += f" (from the network `{unrecorded}`, which these runs did not train)"
+    return text
+
+
+def _check_resumable(config: ExpertConfig) -> None:
+    """Refuse to go on with a run folder that holds a run of other settings than ``config``'s."""
+    saved = config.run_dir / "config.json"
+    if not saved.is_file():
+        return
+    before = asdict(ExpertConfig(**ExpertConfig.saved(json.loads(saved.read_text())), check=False))
+    before = json.loads(json.dumps(before))
+    now = json.loads(json.dumps(asdict(config)))
+    differ = [k for k, v in now.items() if k not in RESUMABLE and before.get(k) != v]
+    if differ:
+        raise ConfigError(
+            f"{config.run_dir} holds a run with other settings ({', '.join(differ)}): move it away, "
+            "or run tablezoo reproduce in another folder"
+        )
+
+
+def settings_text(config: ExpertConfig) -> str:
+    """Every setting of a run, one a line (what ``--dry-run`` prints under each command)."""
+    shown = {
+        k: " ".join(map(str, v)) if isinstance(v, (list, tuple)) else v for k, v in asdict(config).items()
+    }
+    return "\n".join(f"    {key} = {value}" for key, value in shown.items())
+
+
+def reproduce(game_name: str, path: Path, ship: bool = False, dry_run: bool = False) -> list[str]:
+    """Train a shipped network again: run the commands it records (:data:`RECIPE`), oldest first.
+
+    Each ``tablezoo expert`` run resumes where an earlier call stopped, so calling this again
+    after a stop goes on. With ``ship``, the last command (the ship) runs too: it measures the
+    network and overwrites the game's shipped agent and card. ``dry_run`` prints the commands,
+    each training command with every setting its run uses, and runs none.
+    Returns the commands run (or printed)."""
+    net = PolicyValueNet.load(path)
+    if net.meta.get("game") != game_name:
+        raise ConfigError(f"{path} is a network of {net.meta.get('game')!r}, not of {game_name!r}")
+    recipe = net.meta.get(RECIPE)
+    if not recipe:
+        raise ConfigError(
+            f"{path} records no commands that train it (a network shipped by `{SHIP.strip()}` from a "
+            "run whose every --init network was trained by a recorded run has them)"
+        )
+    commands = list(recipe) if ship else [c for c in recipe if not c.startswith(SHIP)]
+    for command in commands:
+        if not command.startswith((EXPERT, SHIP)):
+            raise ConfigError(f"{path} records {command!r}: only `{EXPERT}` and `{SHIP}` commands run")
+    for command in commands:
+        print(f"$ {command}", flush=True)
+        if command.startswith(EXPERT):
+            argv = shlex.split(command)[2:]
+            if dry_run:  # the networks of earlier commands are not there yet: nothing is checked
+                print(settings_text(parse_expert(argv, check=False)), flush=True)
+                continue
+            config = parse_expert(argv)
+            _check_resumable(config)
+            run_expert(config)
+        elif not dry_run:
+            from tablezoo.training import ship as shipping
+
+            shipping.main(shlex.split(command[len(SHIP) :]))
+    return commands
+
+
+def cmd_reproduce(args: argparse.Namespace) -> None:
+    """``tablezoo reproduce``: train a game's shipped agent (or ``--agent``) again."""
+    path = Path(args.agent) if args.agent else agent_path(args.game)
+    if not path.is_file():
+        raise ConfigError(f"no network at {path}: {args.game} ships no agent there")
+    reproduce(args.game, path, ship=args.ship, dry_run=args.dry_run)
+
+
+def add_reproduce_parser(sub: Any) -> None:
+    """Add ``tablezoo reproduce`` to the subcommands ``sub``."""
+    rp = sub.add_parser(
+        "reproduce", help="train a game's shipped agent again, by the commands its network records"
+    )
+    rp.add_argument("game", choices=list(GAMES), help="the game")
+    rp.add_argument("--agent", default=None, help="the network file (default: the game's shipped agent)")
+    rp.add_argument(
+        "--ship",
+        action="store_true",
+        help="then measure the network and ship it: overwrites the game's agent and model card",
+    )
+    rp.add_argument(
+        "--dry-run", action="store_true", help="print the commands and every setting of their runs, run none"
+    )
+    rp.set_defaults(func=cmd_reproduce)
