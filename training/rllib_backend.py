@@ -54,7 +54,8 @@ from tablezoo.bots.policy import NumpyPolicy, PolicyBot
 from tablezoo.bots.registry import make_bot
 from tablezoo.games.core import ConfigError
 from tablezoo.training.evaluate import one_against_all
-from tablezoo.training.train import TrainConfig, resolve_hyperparams, versions, write_curve
+from tablezoo.training.progress import write_curve
+from tablezoo.training.train import TrainConfig, resolve_hyperparams, versions
 from tablezoo.wrappers.rllib import MASK_KEY, OBS_KEY, RLlibEnv, make_game
 
 POLICY_ID = "learner"
