@@ -33,8 +33,9 @@ Two ways to meet an illegal action, as PettingZoo's classic environments:
 * ``env()`` wraps it in :class:`CheckedEnv`, with the guarantees of
   PettingZoo's three standard wrappers: order enforcement, action bounds, and
   an illegal move ending the game (:meth:`TablezooEnv.forfeit`) with
-  ``illegal_reward`` for the mover. Once reset, the wrapper costs no call
-  layer: the checks run inside the env's own step.
+  ``illegal_reward`` for the mover. Each check is a method of its own; a
+  legal ``int`` goes straight to the env's step, the one fast path, and the
+  checks run where the env refuses a move or the game is not going on.
 
 A step's bookkeeping is kept to what changed: the legal moves of the agent to
 move are listed once per decision (the step's check and the mask share them),
@@ -45,18 +46,18 @@ truncations dicts are rebuilt only when the game ends.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from operator import attrgetter
 from typing import Any, ClassVar
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import BaseWrapper
 from pettingzoo.utils.env_logger import EnvLogger
 
 from tablezoo.games import make
-from tablezoo.games.core import ConfigError, Game
+from tablezoo.games.core import ConfigError, Game, IllegalActionError
 
 REWARD_MODES = ("zero_sum", "score")
 OBS_TYPES = ("dict", "flat")
@@ -76,15 +77,15 @@ class TablezooEnvBase:
     default_max_cycles: ClassVar[int | None] = None
     """The cap on each agent's decisions when ``max_cycles`` is not given (the env module sets it)."""
 
-    def _configure(
+    def __init__(
         self,
-        num_players: int | None,
-        reward: str,
-        render_mode: str | None,
-        max_cycles: int | str | None,
-        obs_type: str,
-        options: dict[str, bool],
+        num_players: int | None = None,
+        reward: str = "zero_sum",
+        render_mode: str | None = None,
+        max_cycles: int | str | None = "default",
+        obs_type: str = "dict",
         core: str | None = None,
+        **options: bool,
     ) -> None:
         if max_cycles == "default":
             max_cycles = self.default_max_cycles
@@ -104,6 +105,7 @@ class TablezooEnvBase:
             raise ConfigError(f"render_mode must be one of {', '.join(modes)} or None, not {render_mode!r}")
         self.metadata = {**self.metadata, "name": f"{info.name}_v{info.version}"}
         self.reward_mode = reward
+        self._score_mode = reward == "score"
         self.render_mode = render_mode
         self.obs_type = obs_type
         self.flat = obs_type == "flat"
@@ -128,6 +130,12 @@ class TablezooEnvBase:
         self._rng = np.random.default_rng()
         self.game_state: Any = None
         self._scores: list[float] = []
+        # the engine's calls, bound once: the hot path looks up one attribute, not two (the
+        # engine's move itself: each env checks the action against the legal list it holds)
+        self._apply_move = self.game._apply
+        self._advance = self.game.advance
+        self._legal_actions = self.game.legal_actions
+        self._observe = self.game.observe
 
     def _mask_of(self, legal: list[int]) -> np.ndarray:
         """The read-only mask of ``legal``, shared by the decisions with the same legal moves.
@@ -217,10 +225,17 @@ class TablezooEnv(TablezooEnvBase, AECEnv):
         "is_parallelizable": True,
         "render_fps": 1,
     }
-    _has_updated = False
-    """Whether ``step`` or ``reset`` ran since the checked ``agent_iter`` last yielded."""
-    _illegal_reward = -1.0
-    """The reward of an illegal move under :class:`CheckedEnv` (which sets it)."""
+    playing = False
+    """Whether an agent is to move: False before the first reset and once every agent is done.
+
+    Agents are all live or all done together, so this one flag stands for
+    terminations and truncations on the hot path (when it is False, ``step``
+    takes a done agent's ``None``).
+    """
+    _legal: list[int] | None = None
+    """The legal actions of the agent to move, listed once per decision (None once the game ends)."""
+    _seat = 0
+    """The seat of the agent to move, while the game goes on."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -230,32 +245,6 @@ class TablezooEnv(TablezooEnvBase, AECEnv):
                 f"The {title} AEC environment; an illegal move raises IllegalActionError.\n\n"
                 + keyword_doc(cls)
             )
-
-    def __init__(
-        self,
-        num_players: int | None = None,
-        reward: str = "zero_sum",
-        render_mode: str | None = None,
-        max_cycles: int | str | None = "default",
-        obs_type: str = "dict",
-        core: str | None = None,
-        **options: bool,
-    ) -> None:
-        super().__init__()
-        self._configure(num_players, reward, render_mode, max_cycles, obs_type, options, core)
-        # the engine's move itself (step checks the action against the legal list it holds),
-        # and its observation, bound once: the hot path looks up one attribute, not two
-        self._apply_move = self.game._apply
-        self._observe = self.game.observe
-        self._score_mode = self.reward_mode == "score"
-        self._legal: list[int] | None = None
-        """The legal actions of the agent to move, listed once per decision (None once the game ends)."""
-        self._seat = 0
-        """The seat of the agent to move, while the game goes on."""
-        # Every agent is done (or none was dealt in yet): the slow branch of step.
-        # Agents are all live or all done together, so one flag stands for
-        # terminations and truncations on the hot path.
-        self._over = True
 
     # ------------------------------------------------------------ episode
 
@@ -268,8 +257,7 @@ class TablezooEnv(TablezooEnvBase, AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self._rewarded = False
-        self._over = False
-        self._has_updated = True
+        self.playing = True
         self._skip_agent_selection = None
         self.num_moves = 0
         self.decisions = dict.fromkeys(self.agents, 0)
@@ -281,81 +269,19 @@ class TablezooEnv(TablezooEnvBase, AECEnv):
             self._update_flat_masks(None)
 
     def step(self, action: int | None) -> None:
-        if self._over:
+        if not self.playing:
             if "agent_selection" not in self.__dict__:
                 EnvLogger.error_step_before_reset()
             self._was_dead_step(action)  # a done agent's step: None is its only action
             return
-        legal = self._legal
+        state, legal = self.game_state, self._legal
         if action.__class__ is int and action in legal:  # type: ignore[operator]
-            self._apply_move(self.game_state, action)
+            self._apply_move(state, action)
         else:  # numpy integers, or an illegal action: the engine's check and message
-            self.game.apply(self.game_state, action, legal=legal)  # type: ignore[arg-type]
-        self._after_move()
-
-    def _step_checked(self, action: int | None) -> None:
-        """``step`` with :class:`CheckedEnv`'s guarantees: bounds, the illegal-move policy, order.
-
-        The wrapper calls it once the env is reset, so the order checks left are
-        the ones a reset env can fail (stepping with no agents left, the loop of
-        ``agent_iter`` without a step).
-        """
-        self._has_updated = True
-        if self._over:
-            if not self.agents:
-                EnvLogger.warn_step_after_terminated_truncated()
-                return
-            self._was_dead_step(action)  # a done agent's step: None is its only action
-            return
-        legal = self._legal
-        if action.__class__ is int and action in legal:  # type: ignore[operator]
-            self._apply_move(self.game_state, action)
-            self._after_move()
-            return
-        agent, n = self.agent_selection, self.game.num_actions
-        # `type(...) is int` keeps bools (and floats equal to an action) out
-        if type(action) is not int and not isinstance(action, np.integer):
-            raise AssertionError(f"action {action!r} of {agent} is not in Discrete({n})")
-        if not 0 <= action < n:
-            raise AssertionError(f"action {action!r} of {agent} is not in Discrete({n})")
-        if action in legal:  # type: ignore[operator]
-            self._apply_move(self.game_state, int(action))
-            self._after_move()
-            return
-        EnvLogger.warn_on_illegal_move()
-        self.forfeit(agent, self._illegal_reward)
-
-    def _iter_checked(self, max_iter: int = 2**63) -> Iterator[str]:
-        """``agent_iter`` with :class:`CheckedEnv`'s check that each turn of the loop steps."""
-        for _ in range(max_iter):
-            if not self.agents:
-                return
-            if not self._has_updated:
-                raise AssertionError("need to call step() or reset() in a loop over `agent_iter`")
-            self._has_updated = False
-            yield self.agent_selection
-
-    def forfeit(self, agent: str, penalty: float) -> None:
-        """End the game because ``agent`` broke the rules: it is paid ``penalty``, the others 0.
-
-        Every agent is terminated and ``agent``'s info says ``illegal_move``; the
-        game state is left as it was. :class:`CheckedEnv` calls it on an illegal move.
-        """
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self.rewards[agent] = float(penalty)
-        self._cumulative_rewards[agent] = 0.0
-        self._accumulate_rewards()
-        self._rewarded = True
-        self.terminations = dict.fromkeys(self.agents, True)
-        self._over = True
-        self.infos[agent] = {**self.infos[agent], "illegal_move": True}
-        if self.flat:
-            self.infos[agent]["action_mask"] = self._no_moves
-
-    def _after_move(self) -> None:
-        """After the mover's action: resolve chance, pay rewards, pick the next agent."""
-        game, state = self.game, self.game_state
-        mover = game.advance(state, self._rng)
+            self.game.apply(state, action, legal=legal)  # type: ignore[arg-type]
+        # After the move (inline: one call less on the hot path): resolve chance, pay rewards,
+        # pick the next agent.
+        mover = self._advance(state, self._rng)
         self.num_moves += 1
         previous = self.agent_selection
         decisions = self.decisions
@@ -370,23 +296,44 @@ class TablezooEnv(TablezooEnvBase, AECEnv):
             if cap is None or self.num_moves < cap or decisions[agent] < cap:
                 self.agent_selection = agent
                 self._seat = mover
-                self._legal = game.legal_actions(state)
+                self._legal = self._legal_actions(state)
                 if self.flat:
                     self._update_flat_masks(previous)
                 return
-            # the next mover has made max_cycles decisions already: no agent makes more
+        self._end(mover >= 0, previous)
+
+    def forfeit(self, agent: str, penalty: float) -> None:
+        """End the game because ``agent`` broke the rules: it is paid ``penalty``, the others 0.
+
+        Every agent is terminated and ``agent``'s info says ``illegal_move``; the
+        game state is left as it was. :class:`CheckedEnv` calls it on an illegal move.
+        """
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self.rewards[agent] = float(penalty)
+        self._cumulative_rewards[agent] = 0.0
+        self._accumulate_rewards()
+        self._rewarded = True
+        self.terminations = dict.fromkeys(self.agents, True)
+        self.playing = False
+        self.infos[agent] = {**self.infos[agent], "illegal_move": True}
+        if self.flat:
+            self.infos[agent]["action_mask"] = self._no_moves
+
+    def _end(self, truncated: bool, previous: str) -> None:
+        """Every agent is done after ``previous`` moved: truncated at ``max_cycles``, or the game is over."""
+        if truncated:  # the next mover has made max_cycles decisions already: no agent makes more
             self.truncations = dict.fromkeys(self.agents, True)
-        else:  # the game is over
+        else:
             if not self._score_mode:
                 rewards, cumulative = self.rewards, self._cumulative_rewards
-                for seat, value in enumerate(game.returns(state)):
+                for seat, value in enumerate(self.game.returns(self.game_state)):
                     agent = self.possible_agents[seat]
                     rewards[agent] = value
                     cumulative[agent] += value
                 self._rewarded = True
             self.terminations = dict.fromkeys(self.agents, True)
         # Dead agents then step None in seat order.
-        self._over = True
+        self.playing = False
         self._legal = None
         self.agent_selection = self.agents[0]
         if self.flat:
@@ -413,12 +360,12 @@ class TablezooEnv(TablezooEnvBase, AECEnv):
 
     def _update_flat_masks(self, previous: str | None) -> None:
         """``obs_type="flat"``: the mask of the agent to move, and of no other, in ``infos``."""
-        if previous is None or self._over:
+        if previous is None or not self.playing:
             for other in self.agents:
                 self.infos[other]["action_mask"] = self._no_moves
         else:
             self.infos[previous]["action_mask"] = self._no_moves
-        if not self._over:
+        if self.playing:
             self.infos[self.agent_selection]["action_mask"] = self._mask_of(self._legal)  # type: ignore[arg-type]
 
     def legal_actions(self) -> list[int]:
@@ -428,16 +375,10 @@ class TablezooEnv(TablezooEnvBase, AECEnv):
         return self._legal
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        agent = self.agent_selection
-        if self._over or not observe:
-            return (
-                self.observe(agent) if observe else None,
-                self._cumulative_rewards[agent],
-                self.terminations[agent],
-                self.truncations[agent],
-                self.infos[agent],
-            )
+        if not (self.playing and observe):
+            return self._last_off_turn(observe)
         # the agent to move while the game goes on: observe's work without its checks
+        agent = self.agent_selection
         vector = self._observe(self.game_state, self._seat)
         if self.flat:
             return vector, self._cumulative_rewards[agent], False, False, self.infos[agent]
@@ -448,12 +389,27 @@ class TablezooEnv(TablezooEnvBase, AECEnv):
         observation = {"observation": vector, "action_mask": mask}
         return observation, self._cumulative_rewards[agent], False, False, self.infos[agent]
 
+    def _last_off_turn(self, observe: bool) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """``last`` of a done agent, or without the observation; PettingZoo's error before the first reset."""
+        if self.game_state is None:
+            EnvLogger.error_observe_before_reset()
+        agent = self.agent_selection
+        return (
+            self.observe(agent) if observe else None,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
+
     def observe(self, agent: str) -> Any:
+        if self.game_state is None:
+            EnvLogger.error_observe_before_reset()
         vector = self._observe(self.game_state, self.seat_of[agent])
         if self.flat:
             return vector
         # an agent removed after its last dead step is done (SuperSuit's wrappers still observe it)
-        if agent == self.agent_selection and not self._over:
+        if agent == self.agent_selection and self.playing:
             mask = self._mask_of(self._legal)  # type: ignore[arg-type]
         else:
             mask = self._no_moves
@@ -470,80 +426,184 @@ class TablezooEnv(TablezooEnvBase, AECEnv):
             yield self.agent_selection
 
 
-class CheckedEnv(BaseWrapper):
-    """Order enforcement, action bounds and the illegal-move policy in one layer.
+READ_THROUGH = (
+    # PettingZoo's AEC attributes
+    "possible_agents",
+    "agents",
+    "agent_selection",
+    "rewards",
+    "_cumulative_rewards",
+    "terminations",
+    "truncations",
+    "infos",
+    "observation_spaces",
+    "action_spaces",
+    "metadata",
+    "render_mode",
+    # the tablezoo env's own
+    "state_space",
+    "game",
+    "game_state",
+    "reward_mode",
+    "obs_type",
+    "max_cycles",
+    "seat_of",
+    "decisions",
+    "num_moves",
+    "playing",
+    "legal_actions",
+    "forfeit",
+)
+"""The attributes of a :class:`TablezooEnv` that :class:`CheckedEnv` reads through (read-only)."""
 
-    * ``step``, ``observe``, ``render`` and ``agent_iter`` before ``reset`` raise;
-      stepping with no agents left warns;
+
+class CheckedEnv(AECEnv):
+    """Order enforcement, action bounds and the illegal-move policy in one layer over a :class:`TablezooEnv`.
+
+    * ``step``, ``observe``, ``last``, ``render`` and ``agent_iter`` before
+      ``reset`` raise; stepping with no agents left warns; a loop over
+      ``agent_iter`` must step (or reset) each turn;
     * an action outside ``Discrete(num_actions)`` raises (``None`` is the only
       action of an agent that is done);
     * an in-range illegal action ends the game: the mover gets
       ``illegal_reward``, the others 0, and the mover's info says
-      ``illegal_move``.
+      ``illegal_move`` (:meth:`TablezooEnv.forfeit`).
 
     It is the behaviour of PettingZoo's ``OrderEnforcingWrapper``,
     ``AssertOutOfBoundsWrapper`` and ``TerminateIllegalWrapper`` stacked, at
-    the cost of no layer at all once reset: the checks that a reset env can
-    still fail live in the env (:meth:`TablezooEnv._step_checked`), and the
-    first ``reset`` points this wrapper's ``step``, ``last``, ``observe`` and
-    ``agent_iter`` straight at the env's. ``unwrapped`` is the env without
-    the checks, as for PettingZoo's own wrappers.
+    the cost of one thin layer:
+
+    * a step with a plain ``int`` while the game goes on is the env's own step
+      at once, the one fast path: the env refuses an illegal move
+      (:class:`~tablezoo.games.core.IllegalActionError`) and leaves the game as
+      it was, and only then do the bounds check and the forfeit run; any other
+      step goes through the order checks first. Each check is a method of its
+      own (``_check_*``); where a loop turn would pay for the call, its
+      condition is tested inline first;
+    * the env raises PettingZoo's own errors for ``step``, ``last`` and
+      ``observe`` before its first reset, so those need no check here;
+    * the env's attributes (:data:`READ_THROUGH`) are read through properties,
+      not ``__getattr__`` as PettingZoo's ``BaseWrapper`` does: a class with
+      ``__getattr__`` makes every attribute and method look-up on its instances
+      slower (CPython cannot specialise them), which would cost the hot loop
+      of ``agent_iter`` / ``last`` / ``step`` a tenth of its speed. Anything
+      else is on ``unwrapped``, the env without the checks.
     """
 
     def __init__(self, env: TablezooEnv, illegal_reward: float = -1.0) -> None:
-        super().__init__(env)
-        self._raw = env
-        env._illegal_reward = float(illegal_reward)
+        super().__init__()
+        self.env = env
+        """The env under the checks (``unwrapped``)."""
+        self.illegal_reward = float(illegal_reward)
+        """The reward of an agent whose in-range illegal move ends the game."""
         self._has_reset = False
+        self._stepped = False
+        """Whether ``step`` or ``reset`` ran since ``agent_iter`` last yielded."""
 
-    def __getattr__(self, name: str) -> Any:
-        if not self.__dict__.get("_has_reset", False) and name in {
-            "rewards",
-            "terminations",
-            "truncations",
-            "infos",
-            "agent_selection",
-            "num_agents",
-            "agents",
-        }:
-            raise AttributeError(f"{name} cannot be accessed before reset")
-        return super().__getattr__(name)
+    @property
+    def unwrapped(self) -> TablezooEnv:
+        return self.env
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        raw = self._raw
-        raw.reset(seed=seed, options=options)
-        if not self._has_reset:
-            self._has_reset = True
-            # From now on every order check left is the env's own: the instance's
-            # attributes shadow the checking methods below, one call layer less per step.
-            self.step = raw._step_checked  # type: ignore[method-assign]
-            self.last = raw.last  # type: ignore[method-assign]
-            self.observe = raw.observe  # type: ignore[method-assign]
-            self.agent_iter = raw._iter_checked  # type: ignore[method-assign]
-
-    # The methods below run only before the first reset, and raise as PettingZoo's wrappers do.
+        self.env.reset(seed=seed, options=options)
+        self._has_reset = True
+        self._stepped = True
 
     def step(self, action: int | None) -> None:
-        EnvLogger.error_step_before_reset()
-
-    def observe(self, agent: str) -> Any:
-        EnvLogger.error_observe_before_reset()
+        self._stepped = True
+        env = self.env
+        if action.__class__ is not int or not env.playing:  # off the fast path: the order checks first
+            self._check_reset(EnvLogger.error_step_before_reset)
+            if not self._check_agents_left():
+                return
+            if env.playing:
+                self._check_action(action)
+        try:
+            env.step(action)  # a done agent's step too: the env takes None from it, and nothing else
+            return
+        except IllegalActionError:  # the game is as it was
+            pass
+        self._check_action(action)
+        self._forfeit()
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        EnvLogger.error_observe_before_reset()
-        raise AssertionError  # not reached (the line above raises): for the type checker
+        return self.env.last(observe)
+
+    def observe(self, agent: str) -> Any:
+        return self.env.observe(agent)
 
     def agent_iter(self, max_iter: int = 2**63) -> Iterator[str]:
-        EnvLogger.error_agent_iter_before_reset()
-        raise AssertionError  # not reached (the line above raises): for the type checker
+        """The agent to move, until no agent is left (``max_iter`` turns at most); each turn must step."""
+        self._check_reset(EnvLogger.error_agent_iter_before_reset)
+        return self._turns(max_iter)
+
+    def _turns(self, max_iter: int) -> Iterator[str]:
+        """The loop of :meth:`agent_iter`, as a generator (it resumes faster than an iterator's method)."""
+        env = self.env
+        for _ in range(max_iter):
+            if not env.agents:
+                return
+            if not self._stepped:
+                self._check_stepped()
+            self._stepped = False
+            yield env.agent_selection
 
     def render(self) -> str | np.ndarray | None:
-        if not self._has_reset:
-            EnvLogger.error_render_before_reset()
-        return self._raw.render()
+        self._check_reset(EnvLogger.error_render_before_reset)
+        return self.env.render()
+
+    def state(self) -> np.ndarray:
+        return self.env.state()
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.env.observation_space(agent)
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.env.action_space(agent)
+
+    def close(self) -> None:
+        self.env.close()
 
     def __str__(self) -> str:
-        return str(self._raw)
+        return str(self.env)
+
+    # ------------------------------------------------------------ the checks
+
+    def _check_reset(self, refuse: Callable[[], None]) -> None:
+        """Before the first ``reset``, ``refuse`` (PettingZoo's error for the call made) raises."""
+        if not self._has_reset:
+            refuse()
+
+    def _check_agents_left(self) -> bool:
+        """Whether an agent is left to step; if none is, PettingZoo's warning (the step does nothing)."""
+        if self.env.agents:
+            return True
+        EnvLogger.warn_step_after_terminated_truncated()
+        return False
+
+    def _check_action(self, action: Any) -> None:
+        """The action of an agent to move is a whole number in ``Discrete(num_actions)``, or AssertionError.
+
+        ``type(...) is int`` keeps bools (and floats equal to an action) out; numpy integers are whole.
+        """
+        n = self.env.game.num_actions
+        if (type(action) is int or isinstance(action, np.integer)) and 0 <= action < n:
+            return
+        raise AssertionError(f"action {action!r} of {self.env.agent_selection} is not in Discrete({n})")
+
+    def _check_stepped(self) -> None:
+        """A loop over ``agent_iter`` steps (or resets) in each turn, or AssertionError."""
+        if not self._stepped:
+            raise AssertionError("need to call step() or reset() in a loop over `agent_iter`")
+
+    def _forfeit(self) -> None:
+        """The in-range action the env refused ends the game: the mover is paid ``illegal_reward``."""
+        EnvLogger.warn_on_illegal_move()
+        self.env.forfeit(self.env.agent_selection, self.illegal_reward)
+
+
+for _name in READ_THROUGH:
+    setattr(CheckedEnv, _name, property(attrgetter(f"env.{_name}"), doc=f"The env's ``{_name}``."))
 
 
 ENV_KEYWORDS: dict[str, str] = {

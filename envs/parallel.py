@@ -42,22 +42,11 @@ class TablezooParallelEnv(TablezooEnvBase, ParallelEnv):
         "render_fps": 1,
     }
 
-    def __init__(
-        self,
-        num_players: int | None = None,
-        reward: str = "zero_sum",
-        render_mode: str | None = None,
-        max_cycles: int | str | None = "default",
-        obs_type: str = "dict",
-        illegal_reward: float = -1.0,
-        core: str | None = None,
-        **options: bool,
-    ) -> None:
-        self._configure(num_players, reward, render_mode, max_cycles, obs_type, options, core)
+    def __init__(self, *args: Any, illegal_reward: float = -1.0, **kwargs: Any) -> None:
+        """The AEC environment's arguments (:class:`~tablezoo.envs.aec.TablezooEnvBase`), and
+        ``illegal_reward``, the reward of an agent whose missing or illegal action ends the game."""
+        super().__init__(*args, **kwargs)
         self.illegal_reward = float(illegal_reward)
-        # the engine's move and observation, bound once (step checks the actions itself)
-        self._apply_move = self.game._apply
-        self._observe = self.game.observe
         self.agents: list[str] = []
         self._due: dict[int, list[int]] = {}
 

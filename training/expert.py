@@ -736,13 +736,14 @@ def expert_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_expert_parser(sub: Any) -> None:
+def add_expert_parser(sub: Any) -> argparse.ArgumentParser:
     """Add ``tablezoo expert`` to the subcommands ``sub``."""
     parser = sub.add_parser(
         "expert", help="train a game's agent by expert iteration: network-guided search teaches the network"
     )
     expert_arguments(parser)
     parser.set_defaults(func=cmd_expert)
+    return parser
 
 
 RESUMABLE = ("rounds", "workers", "hours")

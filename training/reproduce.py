@@ -180,7 +180,7 @@ def cmd_reproduce(args: argparse.Namespace) -> None:
     reproduce(args.game, path, ship=args.ship, dry_run=args.dry_run)
 
 
-def add_reproduce_parser(sub: Any) -> None:
+def add_reproduce_parser(sub: Any) -> argparse.ArgumentParser:
     """Add ``tablezoo reproduce`` to the subcommands ``sub``."""
     rp = sub.add_parser(
         "reproduce", help="train a game's shipped agent again, by the commands its network records"
@@ -196,3 +196,4 @@ def add_reproduce_parser(sub: Any) -> None:
         "--dry-run", action="store_true", help="print the commands and every setting of their runs, run none"
     )
     rp.set_defaults(func=cmd_reproduce)
+    return rp

@@ -18,7 +18,9 @@ update the network (0: in the driver).
 The run folder is laid out as the stable-baselines3 backend's
 (:mod:`tablezoo.training.train`): ``config.yaml`` (settings, the PPO settings they
 give, command, versions), ``tensorboard/``, ``curve.csv`` and ``curve.png`` (the same
-evaluation tournaments against bots, during and after training), ``policy.npz``
+evaluations against bots, during and after training: both backends report their steps to
+one :class:`~tablezoo.training.progress.Progress`, which also takes the snapshots and
+the checkpoints when they are due), ``policy.npz``
 (the learner's actor for numpy, what ``--bot``, ``tablezoo export`` and the tables
 play); then ``checkpoint/`` (RLlib's, for ``resume``), ``state.json`` (steps and
 curve so far), ``snapshots/`` (the league's frozen learners) and ``cluster.json``
@@ -36,26 +38,23 @@ from __future__ import annotations
 
 import json
 import socket
-import sys
 import time
-from dataclasses import asdict, dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
-import yaml
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
 from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule
 from torch import nn
 
 from tablezoo.bots.net import PolicyValueNet, load_model
-from tablezoo.bots.policy import PolicyBot
-from tablezoo.bots.registry import make_bot
 from tablezoo.games.core import ConfigError
-from tablezoo.training.evaluate import one_against_all
-from tablezoo.training.train import TrainConfig, resolve_hyperparams, versions, write_curve
+from tablezoo.training.progress import Progress
+from tablezoo.training.train import TrainConfig, new_run, resolve_hyperparams, save_config, versions
 from tablezoo.wrappers.rllib import MASK_KEY, OBS_KEY, RLlibEnv, make_game
 
 POLICY_ID = "learner"
@@ -284,7 +283,6 @@ def _reset_counters(algo: Any) -> None:
 
 def train_rllib(config: RLlibTrainConfig, command: list[str] | None = None) -> Path:
     """Run (or resume) one RLlib training; return the run folder."""
-    import ray
     from torch.utils.tensorboard import SummaryWriter
 
     for name in SB3_ONLY:
@@ -300,36 +298,8 @@ def train_rllib(config: RLlibTrainConfig, command: list[str] | None = None) -> P
     game = make_game(config.env, config.num_players, config.options)
     scale = game.observation_spec.scale()
     meta = {"env": config.env, "num_players": game.num_seats, "options": config.options, "backend": "rllib"}
-    if config.resume:
-        run = Path(config.resume)
-        if not (run / "checkpoint").is_dir() or not (run / "state.json").exists():
-            raise ConfigError(f"{run} is not a run folder of the rllib backend with a checkpoint")
-        state = json.loads((run / "state.json").read_text())
-    else:
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        run = Path(config.out) / f"{config.env}-{game.num_seats}p-{stamp}-s{config.seed}-rllib"
-        run.mkdir(parents=True, exist_ok=False)
-        state = {"steps": 0, "curve": [], "snapshots": [], "seconds": 0.0}
-    saved = {
-        **asdict(config),
-        "backend": "rllib",
-        "num_players": game.num_seats,
-        "resolved_hyperparams": resolved,
-        "rllib_training": training,
-        "command": command or sys.argv,
-        "versions": {**versions(), "ray": ray.__version__},
-    }
-    (run / ("config.yaml" if not config.resume else "config-resume.yaml")).write_text(
-        yaml.safe_dump(saved, sort_keys=False)
-    )
-
-    if not ray.is_initialized():
-        if config.address and config.address.startswith("ray://"):
-            ray.init(address=config.address)  # Ray Client: the cluster's own settings stand
-        else:
-            ray.init(
-                address=config.address, include_dashboard=False, log_to_driver=False, logging_level="ERROR"
-            )
+    run, state = _open_run(config, game, resolved, training, command)
+    _start_ray(config.address)
     torch.set_num_threads(1)  # small networks: threads cost more than they bring on few cores
     algo = build_algo(config, training)
     try:
@@ -343,6 +313,51 @@ def train_rllib(config: RLlibTrainConfig, command: list[str] | None = None) -> P
         algo.stop()
 
 
+def _open_run(
+    config: RLlibTrainConfig,
+    game: Any,
+    resolved: dict[str, Any],
+    training: dict[str, Any],
+    command: list[str] | None,
+) -> tuple[Path, dict[str, Any]]:
+    """The run folder (a new one, or the one to resume) and its state; its settings saved in it."""
+    import ray
+
+    if config.resume:
+        run = Path(config.resume)
+        if not (run / "checkpoint").is_dir() or not (run / "state.json").exists():
+            raise ConfigError(f"{run} is not a run folder of the rllib backend with a checkpoint")
+        state = json.loads((run / "state.json").read_text())
+    else:
+        run = new_run(config, game, "-rllib")
+        state = {"steps": 0, "curve": [], "snapshots": [], "seconds": 0.0}
+    name = "config-resume.yaml" if config.resume else "config.yaml"
+    save_config(
+        run,
+        config,
+        game,
+        resolved,
+        command,
+        name,
+        backend="rllib",
+        rllib_training=training,
+        versions={**versions(), "ray": ray.__version__},
+    )
+    return run, state
+
+
+def _start_ray(address: str | None) -> None:
+    """Ray, unless it runs already: a local one, or the cluster at ``address``."""
+    import ray
+
+    if ray.is_initialized():
+        return
+    if address and address.startswith("ray://"):
+        ray.init(address=address)  # Ray Client: the cluster's own settings stand
+    else:
+        ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+
+
 def _loop(
     config: RLlibTrainConfig,
     algo: Any,
@@ -353,108 +368,151 @@ def _loop(
     state: dict[str, Any],
     writer: Any,
 ) -> Path:
-    """Train until ``config.timesteps``, snapshotting, evaluating and checkpointing on the way."""
-    curve: list[dict[str, Any]] = state["curve"]
+    """Train until ``config.timesteps``, each iteration reported to the run's :class:`Progress`."""
     steps = start = int(state["steps"])
     # RLlib's lifetime count comes back with a checkpoint (or not): count from where it stands now.
     lifetime = ("env_runners", "num_env_steps_sampled_lifetime")
     counted = int(algo.metrics.peek(lifetime, default=0))
 
-    def policy() -> PolicyValueNet:
+    def policy(at: int) -> PolicyValueNet:
         # from the learners (in the driver or remote actors): they hold the newest weights
         weights = algo.learner_group.get_weights(module_ids=[POLICY_ID])[POLICY_ID]
-        return export_weights(weights, scale, {**meta, "timesteps": steps})
+        return export_weights(weights, scale, {**meta, "timesteps": at})
 
-    def evaluate() -> None:
-        current = policy()
-        for k, against in enumerate(config.eval_against):
-            standing = one_against_all(
-                game,
-                lambda: PolicyBot(current),
-                lambda: make_bot(against, game),  # noqa: B023 - used at once, inside this loop turn
-                config.eval_games,
-                config.seed + 1000 + k,
-            )
-            low, high = standing.interval()
-            curve.append(
-                {"step": steps, "against": against, "win_rate": standing.win_rate, "low": low, "high": high}
-            )
-            writer.add_scalar(f"eval/win_rate_vs_{against}", standing.win_rate, steps)
-
-    def save() -> None:
-        algo.save_to_path(str((run / "checkpoint").resolve()))
-        state.update(steps=steps, curve=curve)
-        (run / "state.json").write_text(json.dumps(state, indent=1) + "\n")
-
-    if config.eval_every and not curve:
-        evaluate()  # the untrained policy: where the curve starts
+    progress = _progress(config, algo, game, run, state, writer, policy)
+    progress.start()
     bar = None
     if config.progress_bar:
         from tqdm import tqdm
 
         bar = tqdm(total=config.timesteps, initial=steps, desc="rllib ppo", unit="step")
-    sampling = training_time = 0.0
-    began = time.time()
-    seconds = float(state.get("seconds", 0.0))
+    timing = LoopTiming(float(state.get("seconds", 0.0)))
     while steps < config.timesteps:
-        tick = time.time()
-        result = algo.train()
-        seconds += time.time() - tick
-        runners = result.get("env_runners", {})
-        if "num_env_steps_sampled_lifetime" not in runners:
-            raise RuntimeError(
-                "the env runners returned no samples: an env runner failed (its error is in Ray's "
-                "worker logs, /tmp/ray/session_latest/logs/worker-*.err on its node)"
-            )
-        steps = start + int(runners["num_env_steps_sampled_lifetime"]) - counted
-        timers = result.get("timers", {})
-        sampling += float(timers.get("env_runner_sampling_timer", 0.0))
-        training_time += float(timers.get("learner_update_timer", 0.0))
-        stats = result.get("learners", {}).get(POLICY_ID, {})
-        for key in ("policy_loss", "vf_loss", "entropy", "mean_kl_loss"):
-            if key in stats:
-                writer.add_scalar(f"train/{key}", float(stats[key]), steps)
-        if "episode_return_mean" in runners:
-            writer.add_scalar("rollout/episode_return_mean", float(runners["episode_return_mean"]), steps)
-            writer.add_scalar("rollout/episode_len_mean", float(runners["episode_len_mean"]), steps)
-        writer.add_scalar("time/steps_per_second", (steps - start) / seconds if seconds else 0.0, steps)
+        result = timing.train(algo)
+        steps = start + _sampled(result) - counted
+        _log_iteration(writer, result, steps, (steps - start) / timing.seconds if timing.seconds else 0.0)
         if bar is not None:
             bar.update(steps - bar.n)
-        if config.self_play > 0 and steps // config.snapshot_every > len(state["snapshots"]):
-            path = f"snapshots/step-{steps:09d}.npz"
-            (run / "snapshots").mkdir(exist_ok=True)
-            snapshot = policy()
-            snapshot.save(run / path)
-            state["snapshots"].append(path)
-            push_snapshot(algo, snapshot, config.pool_size)
-        if config.eval_every and curve and steps - curve[-1]["step"] >= config.eval_every:
-            evaluate()
-        if config.checkpoint_every and steps // config.checkpoint_every > state.get("checkpoints", 0):
-            state["checkpoints"] = steps // config.checkpoint_every
-            save()
+        progress.after(steps)
     if bar is not None:
         bar.close()
-    if not curve or curve[-1]["step"] != steps:
-        evaluate()
-    state["seconds"] = seconds
-    save()
-    policy().save(run / "policy.npz")
-    write_curve(run, curve, fair_share=1 / game.num_seats)
+    progress.finish(steps)
+    state["seconds"] = timing.seconds
+    _save(algo, run, state, steps)
+    policy(steps).save(run / "policy.npz")
+    _write_summary(run, algo, steps, steps - start, timing)
+    writer.close()
+    return run
+
+
+def _progress(
+    config: RLlibTrainConfig,
+    algo: Any,
+    game: Any,
+    run: Path,
+    state: dict[str, Any],
+    writer: Any,
+    policy: Callable[[int], PolicyValueNet],
+) -> Progress:
+    """The run's :class:`Progress`, from its state: snapshots saved in ``snapshots/`` and pushed to every
+    env runner, checkpoints in ``checkpoint/`` and ``state.json``, figures to TensorBoard."""
+
+    def add_snapshot(snapshot: PolicyValueNet, steps: int) -> None:
+        path = f"snapshots/step-{steps:09d}.npz"
+        (run / "snapshots").mkdir(exist_ok=True)
+        snapshot.save(run / path)
+        state["snapshots"].append(path)
+        push_snapshot(algo, snapshot, config.pool_size)
+
+    def checkpoint(steps: int) -> None:
+        state["checkpoints"] = steps // config.checkpoint_every
+        _save(algo, run, state, steps)
+
+    return Progress(
+        config,
+        game,
+        run,
+        policy,
+        writer.add_scalar,
+        add_snapshot=add_snapshot,
+        checkpoint=checkpoint,
+        checkpoint_every=config.checkpoint_every,
+        steps=int(state["steps"]),
+        curve=state["curve"],
+        snapshots=len(state["snapshots"]),
+        checkpoints=state.get("checkpoints", 0),
+    )
+
+
+def _save(algo: Any, run: Path, state: dict[str, Any], steps: int) -> None:
+    """RLlib's checkpoint, and ``state.json`` (steps, curve, snapshots, time) beside it."""
+    algo.save_to_path(str((run / "checkpoint").resolve()))
+    state["steps"] = steps
+    (run / "state.json").write_text(json.dumps(state, indent=1) + "\n")
+
+
+@dataclass
+class LoopTiming:
+    """Where the training loop's time goes, in seconds."""
+
+    seconds: float = 0.0
+    """In RLlib's iterations, this session and the ones it resumes."""
+    sampling: float = 0.0
+    """Sampling the envs, this session (RLlib's timer)."""
+    learning: float = 0.0
+    """Updating the network, this session (RLlib's timer)."""
+    began: float = field(default_factory=time.time)
+    """When this session's loop began (wall clock)."""
+
+    def train(self, algo: Any) -> dict[str, Any]:
+        """One RLlib iteration, timed; its result."""
+        tick = time.time()
+        result: dict[str, Any] = algo.train()
+        self.seconds += time.time() - tick
+        timers = result.get("timers", {})
+        self.sampling += float(timers.get("env_runner_sampling_timer", 0.0))
+        self.learning += float(timers.get("learner_update_timer", 0.0))
+        return result
+
+
+def _sampled(result: dict[str, Any]) -> int:
+    """The env steps RLlib has sampled in its lifetime, from an iteration's result."""
+    runners = result.get("env_runners", {})
+    if "num_env_steps_sampled_lifetime" not in runners:
+        raise RuntimeError(
+            "the env runners returned no samples: an env runner failed (its error is in Ray's "
+            "worker logs, /tmp/ray/session_latest/logs/worker-*.err on its node)"
+        )
+    return int(runners["num_env_steps_sampled_lifetime"])
+
+
+def _log_iteration(writer: Any, result: dict[str, Any], steps: int, steps_per_second: float) -> None:
+    """An iteration's losses, episode figures and speed, to TensorBoard."""
+    stats = result.get("learners", {}).get(POLICY_ID, {})
+    for key in ("policy_loss", "vf_loss", "entropy", "mean_kl_loss"):
+        if key in stats:
+            writer.add_scalar(f"train/{key}", float(stats[key]), steps)
+    runners = result.get("env_runners", {})
+    if "episode_return_mean" in runners:
+        writer.add_scalar("rollout/episode_return_mean", float(runners["episode_return_mean"]), steps)
+        writer.add_scalar("rollout/episode_len_mean", float(runners["episode_len_mean"]), steps)
+    writer.add_scalar("time/steps_per_second", steps_per_second, steps)
+
+
+def _write_summary(run: Path, algo: Any, steps: int, sampled: int, timing: LoopTiming) -> None:
+    """``cluster.json``: the session's steps and times, and which node each env runner ran on."""
     report = runner_report(algo)
-    sampled = steps - start
     summary = {
         "steps": steps,
         "steps_this_session": sampled,
-        "seconds_training_loop": round(seconds, 2),
-        "steps_per_second": round(sampled / seconds, 1) if seconds else None,
-        "seconds_sampling": round(sampling, 2),
-        "sampled_steps_per_second": round(sampled / sampling, 1) if sampling else None,
-        "seconds_learning": round(training_time, 2),
-        "seconds_wall_with_evaluation": round(time.time() - began, 2),
+        "seconds_training_loop": round(timing.seconds, 2),
+        "steps_per_second": round(sampled / timing.seconds, 1) if timing.seconds else None,
+        "seconds_sampling": round(timing.sampling, 2),
+        "sampled_steps_per_second": round(sampled / timing.sampling, 1) if timing.sampling else None,
+        "seconds_learning": round(timing.learning, 2),
+        "seconds_wall_with_evaluation": round(time.time() - timing.began, 2),
         "illegal_moves": sum(row["illegal_moves"] for row in report),
         "env_runners": report,
         "nodes": sorted({row["node_id"] for row in report}),
     }
     (run / "cluster.json").write_text(json.dumps(summary, indent=2) + "\n")
-    writer.close()
-    return run

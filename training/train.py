@@ -42,7 +42,7 @@ import os
 import platform
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -54,7 +54,7 @@ from tablezoo.bots.net import PolicyValueNet
 from tablezoo.bots.policy import PolicyBot
 from tablezoo.bots.registry import make_bot
 from tablezoo.games.core import ConfigError, Game, TablezooError
-from tablezoo.training.evaluate import one_against_all
+from tablezoo.training.progress import Progress
 from tablezoo.wrappers.single_agent import SingleAgentEnv
 
 HYPERPARAMS = Path(__file__).resolve().parent / "hyperparams.yml"
@@ -194,47 +194,20 @@ def make_game(config: TrainConfig) -> Game[Any]:
 def train(config: TrainConfig, command: list[str] | None = None) -> Path:
     """Run one training; return the run folder."""
     import torch
-    import yaml
     from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
     resolved = resolve_hyperparams(config.hyperparams, config.env, config.hp)
     params = dict(resolved)
     n_envs = int(params.pop("n_envs"))
-    net_arch = params.pop("net_arch")
-    action_head = params.pop("action_head", None)
     game = make_game(config)
-    policy: Any = "MlpPolicy"
-    policy_kwargs: dict[str, Any] = {"net_arch": net_arch}
-    if action_head:
-        from tablezoo.training.sb3_policy import ActionFieldPolicy, action_head_kwargs
-
-        policy = ActionFieldPolicy
-        policy_kwargs.update(action_head_kwargs(game, action_head))
-    module = importlib.import_module(f"tablezoo.envs.{config.env}")
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    run = Path(config.out) / f"{config.env}-{game.num_seats}p-{stamp}-s{config.seed}"
-    run.mkdir(parents=True, exist_ok=False)
+    policy, policy_kwargs = _policy_class(game, params.pop("net_arch"), params.pop("action_head", None))
+    run = new_run(config, game)
     scale = game.observation_spec.scale()
     meta = {"env": config.env, "num_players": game.num_seats, "options": config.options}
-
     pool: list[PolicyBot] = []
-
-    def make_env(index: int) -> Any:
-        def build() -> SingleAgentEnv:
-            raw = module.raw_env(
-                num_players=game.num_seats, reward=config.reward, **dict.fromkeys(config.options, True)
-            )
-            opponents = [
-                EpisodeOpponent([make_bot(name, game) for name in config.opponents], pool, config.self_play)
-                for _ in range(game.num_seats - 1)
-            ]
-            return SingleAgentEnv(raw, learner="random", opponents=opponents, scale_observations=True)
-
-        return build
-
-    venv = VecMonitor(DummyVecEnv([make_env(i) for i in range(n_envs)]))  # episode stats in the logs
+    make_env = _env_factory(config, game, pool)
+    venv = VecMonitor(DummyVecEnv([make_env] * n_envs))  # episode stats in the logs
     torch.set_num_threads(1)  # small networks: threads cost more than they bring on 2 cores
     model = MaskablePPO(
         policy,
@@ -245,58 +218,119 @@ def train(config: TrainConfig, command: list[str] | None = None) -> Path:
         policy_kwargs=policy_kwargs,
         **params,
     )
+    save_config(run, config, game, resolved, command)
+
+    if config.init_from:
+        model.set_parameters(config.init_from, exact_match=True)
+    if config.teacher or config.teacher_data:
+        _imitate(config, model, make_env(), float(params.get("gamma", 0.99)), run)
+
+    def learner(steps: int) -> PolicyValueNet:
+        return PolicyValueNet.from_sb3(model, scale, meta)
+
+    progress = _progress(config, game, run, model, learner, pool)
+    progress.start()
+    model.learn(
+        total_timesteps=config.timesteps, callback=_callback(progress), progress_bar=config.progress_bar
+    )
+    # the last evaluation stands if it was made during the last rollout
+    progress.finish(model.num_timesteps, within=n_envs * int(params.get("n_steps", 2048)))
+    model.save(run / "model.zip")
+    PolicyValueNet.from_sb3(model, scale, {**meta, "timesteps": model.num_timesteps}).save(run / "policy.npz")
+    return run
+
+
+def new_run(config: TrainConfig, game: Game[Any], suffix: str = "") -> Path:
+    """A new run folder in ``config.out``, named after the env, the seats, the time and the seed."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    run = Path(config.out) / f"{config.env}-{game.num_seats}p-{stamp}-s{config.seed}{suffix}"
+    run.mkdir(parents=True, exist_ok=False)
+    return run
+
+
+def save_config(
+    run: Path,
+    config: TrainConfig,
+    game: Game[Any],
+    resolved: dict[str, Any],
+    command: list[str] | None,
+    name: str = "config.yaml",
+    **extra: Any,
+) -> None:
+    """``name`` in the run folder: every setting, the seats, the resolved hyperparameters, the
+    command and the package versions (the run's provenance), and a backend's ``extra`` entries."""
     saved = {
         **asdict(config),
         "num_players": game.num_seats,
         "resolved_hyperparams": resolved,
         "command": command or sys.argv,
         "versions": versions(),
+        **extra,
     }
-    (run / "config.yaml").write_text(yaml.safe_dump(saved, sort_keys=False))
+    import yaml
 
-    if config.init_from:
-        model.set_parameters(config.init_from, exact_match=True)
-    if config.teacher or config.teacher_data:
-        _imitate(config, model, make_env(0)(), float(params.get("gamma", 0.99)), run)
+    (run / name).write_text(yaml.safe_dump(saved, sort_keys=False))
 
-    curve: list[dict[str, Any]] = []
 
-    def evaluate(step: int) -> None:
-        policy = PolicyValueNet.from_sb3(model, scale, meta)
-        for k, against in enumerate(config.eval_against):
-            standing = one_against_all(
-                game,
-                lambda: PolicyBot(policy),
-                lambda: make_bot(against, game),  # noqa: B023 - used at once, inside this loop turn
-                config.eval_games,
-                config.seed + 1000 + k,
-            )
-            low, high = standing.interval()
-            curve.append(
-                {"step": step, "against": against, "win_rate": standing.win_rate, "low": low, "high": high}
-            )
-            if step:  # the logger exists once learning has started
-                model.logger.record(f"eval/win_rate_vs_{against}", standing.win_rate)
+def _policy_class(game: Game[Any], net_arch: Any, action_head: int | None) -> tuple[Any, dict[str, Any]]:
+    """MaskablePPO's policy and its keyword arguments: an MLP of ``net_arch``, with an action head if set."""
+    policy_kwargs: dict[str, Any] = {"net_arch": net_arch}
+    if not action_head:
+        return "MlpPolicy", policy_kwargs
+    from tablezoo.training.sb3_policy import ActionFieldPolicy, action_head_kwargs
 
-    class Progress(BaseCallback):
+    policy_kwargs.update(action_head_kwargs(game, action_head))
+    return ActionFieldPolicy, policy_kwargs
+
+
+def _env_factory(config: TrainConfig, game: Game[Any], pool: list[PolicyBot]) -> Callable[[], SingleAgentEnv]:
+    """What builds one training env: the learner at a random seat, each other seat an :class:`EpisodeOpponent`
+    (the ``opponents`` bots, or with probability ``self_play`` a snapshot from ``pool``)."""
+    module = importlib.import_module(f"tablezoo.envs.{config.env}")
+
+    def build() -> SingleAgentEnv:
+        raw = module.raw_env(
+            num_players=game.num_seats, reward=config.reward, **dict.fromkeys(config.options, True)
+        )
+        opponents = [
+            EpisodeOpponent([make_bot(name, game) for name in config.opponents], pool, config.self_play)
+            for _ in range(game.num_seats - 1)
+        ]
+        return SingleAgentEnv(raw, learner="random", opponents=opponents, scale_observations=True)
+
+    return build
+
+
+def _progress(
+    config: TrainConfig,
+    game: Game[Any],
+    run: Path,
+    model: Any,
+    learner: Callable[[int], PolicyValueNet],
+    pool: list[PolicyBot],
+) -> Progress:
+    """The run's :class:`Progress`: snapshots join ``pool``, figures go to the model's logger."""
+
+    def log(tag: str, value: float, steps: int) -> None:
+        if steps:  # the logger exists once learning has started
+            model.logger.record(tag, value)
+
+    def add_snapshot(policy: PolicyValueNet, steps: int) -> None:
+        pool.append(PolicyBot(policy, "snapshot"))
+
+    return Progress(config, game, run, learner, log, add_snapshot=add_snapshot)
+
+
+def _callback(progress: Progress) -> Any:
+    """A stable-baselines3 callback that reports the learner's decisions to ``progress`` after each step."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class ReportSteps(BaseCallback):
         def _on_step(self) -> bool:
-            steps = self.num_timesteps
-            if config.self_play > 0 and steps % config.snapshot_every < n_envs:
-                pool.append(PolicyBot(PolicyValueNet.from_sb3(model, scale, meta), "snapshot"))
-            if config.eval_every and steps % config.eval_every < n_envs:
-                evaluate(steps)
+            progress.after(self.num_timesteps)
             return True
 
-    if config.eval_every:
-        evaluate(0)  # the untrained policy: where the curve starts
-    model.learn(total_timesteps=config.timesteps, callback=Progress(), progress_bar=config.progress_bar)
-    rollout = n_envs * int(params.get("n_steps", 2048))
-    if not curve or model.num_timesteps - curve[-1]["step"] >= rollout:  # else the last one stands
-        evaluate(model.num_timesteps)
-    model.save(run / "model.zip")
-    PolicyValueNet.from_sb3(model, scale, {**meta, "timesteps": model.num_timesteps}).save(run / "policy.npz")
-    write_curve(run, curve, fair_share=1 / game.num_seats)
-    return run
+    return ReportSteps()
 
 
 def _imitate(config: TrainConfig, model: Any, env: SingleAgentEnv, gamma: float, run: Path) -> None:
@@ -335,35 +369,6 @@ def _imitate(config: TrainConfig, model: Any, env: SingleAgentEnv, gamma: float,
         "seconds_fitting": round(time.time() - recorded, 1),
     }
     (run / "imitation.json").write_text(json.dumps(report, indent=2) + "\n")
-
-
-def write_curve(run: Path, curve: list[dict[str, Any]], fair_share: float) -> None:
-    """``curve.csv`` and ``curve.png``: the win rate against each evaluation bot as training went on."""
-    with open(run / "curve.csv", "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=["step", "against", "win_rate", "low", "high"])
-        writer.writeheader()
-        writer.writerows(curve)
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for against in dict.fromkeys(row["against"] for row in curve):
-        rows = [r for r in curve if r["against"] == against]
-        steps = [r["step"] for r in rows]
-        ax.plot(steps, [r["win_rate"] for r in rows], marker="o", label=f"vs {against}")
-        ax.fill_between(steps, [r["low"] for r in rows], [r["high"] for r in rows], alpha=0.2)
-    ax.axhline(fair_share, color="grey", linestyle="--", linewidth=1, label="fair share")
-    ax.set_xlabel("learner decisions")
-    ax.set_ylabel("win rate (95% CI)")
-    ax.set_ylim(0, 1)
-    ax.grid(alpha=0.3)
-    ax.legend()
-    ax.set_title(run.name)
-    fig.tight_layout()
-    fig.savefig(run / "curve.png", dpi=100)
-    plt.close(fig)
 
 
 def versions() -> dict[str, str]:

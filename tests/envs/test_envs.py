@@ -214,6 +214,64 @@ def test_env_keeps_its_checks_after_reset_and_unwrapped_keeps_none(module: str) 
 
 
 @pytest.mark.parametrize("module", ENV_MODULES)
+def test_env_and_raw_env_refuse_calls_before_reset_with_pettingzoos_errors(module: str) -> None:
+    for env in (MODULES[module].env(), MODULES[module].raw_env()):
+        for call in (lambda e: e.step(0), lambda e: e.last(), lambda e: e.observe("player_0")):
+            with pytest.raises(AssertionError, match="reset"):
+                call(env)
+    env = MODULES[module].env()
+    with pytest.raises(AssertionError, match="reset"):
+        env.agent_iter()
+    with pytest.raises(AttributeError):
+        _ = env.num_agents
+
+
+@pytest.mark.parametrize("module", ENV_MODULES)
+def test_env_reads_the_envs_attributes_through_and_keeps_its_own_methods(module: str) -> None:
+    """No method is swapped on the instance at reset, and no ``__getattr__`` slows every look-up."""
+    from tablezoo.envs.aec import READ_THROUGH
+
+    env = MODULES[module].env(illegal_reward=-3.0)
+    env.reset(seed=0)
+    raw = env.unwrapped
+    assert not hasattr(type(env), "__getattr__")
+    assert not {"step", "last", "observe", "agent_iter"} & set(vars(env))
+    for name in READ_THROUGH:
+        assert getattr(env, name) == getattr(raw, name), name
+    assert env.game is raw.game and env.num_agents == raw.num_agents and str(env) == str(raw)
+    assert env.legal_actions() == raw.legal_actions() and env.illegal_reward == -3.0
+    with pytest.raises(AttributeError):
+        env.agents = []  # read only: the env's own
+
+
+@pytest.mark.parametrize("module", ENV_MODULES)
+def test_env_warns_on_a_step_once_every_agent_is_gone(module: str, caplog: pytest.LogCaptureFixture) -> None:
+    env = MODULES[module].env()
+    _play(env, 0)
+    assert not env.agents
+    for action in (None, 0):
+        caplog.clear()
+        env.step(action)  # whatever the action: a warning, and nothing done
+        assert "called after all agents are terminated or truncated" in caplog.text
+    assert not env.agents
+
+
+@pytest.mark.parametrize("module", ENV_MODULES)
+def test_env_takes_numpy_integers_and_refuses_other_types(module: str) -> None:
+    env, raw = MODULES[module].env(), MODULES[module].raw_env()
+    env.reset(seed=2)
+    raw.reset(seed=2)
+    legal = raw.legal_actions()
+    for bad in (True, float(legal[0]), str(legal[0])):
+        with pytest.raises(AssertionError, match="not in Discrete"):
+            env.step(bad)
+    env.step(np.int64(legal[0]))
+    raw.step(legal[0])
+    assert env.unwrapped.game.to_json(env.unwrapped.game_state) == raw.game.to_json(raw.game_state)
+    assert env.agent_selection == raw.agent_selection
+
+
+@pytest.mark.parametrize("module", ENV_MODULES)
 def test_masks_are_the_legal_moves_read_only_with_a_small_cache(
     module: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
