@@ -38,10 +38,10 @@ from typing import Any, NamedTuple, TextIO
 import numpy as np
 
 from tablezoo.bots.core import Bot
-from tablezoo.bots.registry import make_bot
 from tablezoo.games import make
 from tablezoo.games.core import Game, TablezooError
 from tablezoo.training.cli_args import game_args, game_of
+from tablezoo.training.policies import as_bot
 from tablezoo.training.selfplay import MAX_DECISIONS, iter_in_order, play_out
 
 __all__ = [
@@ -204,11 +204,12 @@ def split_tournament(
 
 
 def play_part(part: Part) -> list[Standing]:
-    """The standings of one part of a tournament (the bots made by name: :func:`make_bot`)."""
+    """The standings of one part of a tournament (the bots made by name or from a policy file:
+    :func:`~tablezoo.training.policies.as_bot`)."""
     game = make(part.game, part.seats, **part.options)
 
     def factory(name: str) -> Callable[[], Bot]:
-        return lambda: make_bot(name, game)
+        return lambda: as_bot(name, game)
 
     lineup = [(name, factory(name)) for name in part.names]
     return tournament(game, lineup, part.games, part.seed, first=part.first)
@@ -320,7 +321,7 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     if args.jobs < 1:
         raise TablezooError(f"--jobs is the number of processes, at least 1, not {args.jobs}")
     for name in dict.fromkeys(names):
-        make_bot(name, game)  # a bad name fails here, with its message, not in a worker
+        as_bot(name, game)  # a bad name fails here, with its message, not in a worker
     progress = ProgressBar(args.games, sys.stderr) if sys.stderr.isatty() else None
     n, options = game.num_seats, dict(game.options)
     standings = named_tournament(args.game, n, names, args.games, args.seed, options, args.jobs, progress)
@@ -356,7 +357,13 @@ def add_evaluate_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add ``tablezoo evaluate`` to the sub-commands of the command line."""
     p = subparsers.add_parser("evaluate", help="a tournament with rotated seats and fixed seeds")
     game_args(p)
-    p.add_argument("--bots", nargs="+", required=True, help="one bot per seat; the last fills the rest")
+    p.add_argument(
+        "--bots",
+        nargs="+",
+        required=True,
+        help="one bot per seat, the last fills the rest: a bot name, or a policy file (.npz, SB3 .zip, "
+        ".onnx, an RLlib checkpoint folder)",
+    )
     p.add_argument("--games", type=int, default=200, help="games to play")
     p.add_argument("--seed", type=int, default=0, help="tournament seed")
     p.add_argument(

@@ -188,7 +188,13 @@ def _from_path(
         return _rllib_bot(path, game, label, observation, scaled)
     if path.suffix and not path.exists():
         raise ConfigError(f"no policy file {path}")
-    bot = make_bot(text, game)
+    try:
+        bot = make_bot(text, game)
+    except ConfigError as error:
+        if not str(error).startswith("no bot"):
+            raise
+        files = "a .npz, an SB3 .zip, an .onnx file or an RLlib checkpoint folder"
+        raise ConfigError(f"{error}; or a policy file: {files}") from None
     if name:
         bot.name = name
     return bot

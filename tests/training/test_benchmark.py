@@ -328,3 +328,16 @@ def test_command_prints_a_table_or_json(capsys: pytest.CaptureFixture[str], tmp_
         ]
     )
     assert "difference" in json.loads(capsys.readouterr().out)
+
+
+def test_evaluate_command_takes_a_policy_file_and_names_what_it_takes(
+    capsys: pytest.CaptureFixture[str], tmp_path: object
+) -> None:
+    pytest.importorskip("onnxruntime")
+    from tablezoo.training.export import export_policy
+
+    onnx_path, _ = export_policy(AGENTS_DIR / "heckmeck.npz", make("heckmeck", 2), tmp_path / "h")  # type: ignore[operator]
+    main(["evaluate", "heckmeck", "--bots", str(onnx_path), "random", "--games", "4"])
+    assert "h" in capsys.readouterr().out
+    with pytest.raises(SystemExit, match=r"no bot 'nonsense'.*\.onnx"):
+        main(["evaluate", "heckmeck", "--bots", "nonsense", "random", "--games", "4"])
