@@ -54,16 +54,16 @@ import time
 import zlib
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from tablezoo.bots.registry import make_bot
 from tablezoo.games import GAMES, game_class, make
 from tablezoo.games.core import ConfigError, Game
-from tablezoo.training.evaluate import MAX_DECISIONS, play_game
+from tablezoo.training.evaluate import MAX_DECISIONS, Standing, play_game
 from tablezoo.training.policies import as_bot, policy_name
 
 PROTOCOL = "tablezoo-benchmark/1"
@@ -90,26 +90,36 @@ def _seats(game_name: str) -> tuple[int, ...]:
 SEATS: dict[str, tuple[int, ...]] = {name: _seats(name) for name in GAMES}
 """Each game's seat counts: the smallest, 4 and the largest."""
 
-REFERENCES: dict[str, dict[int, dict[str, float]]] = {
+
+class Ends(NamedTuple):
+    """The two ends of a seat count's normalised score."""
+
+    random_vs_heuristic: float
+    """``random``'s win share at a table of ``heuristic`` bots."""
+    heuristic_vs_random: float
+    """``heuristic``'s win share at a table of ``random`` bots."""
+
+
+REFERENCES: dict[str, dict[int, Ends]] = {
     "heckmeck": {
-        2: {"random_vs_heuristic": 0.018, "heuristic_vs_random": 0.986},
-        4: {"random_vs_heuristic": 0.009, "heuristic_vs_random": 0.919},
-        7: {"random_vs_heuristic": 0.007, "heuristic_vs_random": 0.772},
+        2: Ends(0.018, 0.986),
+        4: Ends(0.009, 0.919),
+        7: Ends(0.007, 0.772),
     },
     "sechs_nimmt": {
-        2: {"random_vs_heuristic": 0.018, "heuristic_vs_random": 0.9915},
-        4: {"random_vs_heuristic": 0.002, "heuristic_vs_random": 0.855},
-        10: {"random_vs_heuristic": 0.001, "heuristic_vs_random": 0.4485},
+        2: Ends(0.018, 0.9915),
+        4: Ends(0.002, 0.855),
+        10: Ends(0.001, 0.4485),
     },
     "diamant": {
-        3: {"random_vs_heuristic": 0.238, "heuristic_vs_random": 0.775},
-        4: {"random_vs_heuristic": 0.414, "heuristic_vs_random": 0.7045},
-        8: {"random_vs_heuristic": 0.9174, "heuristic_vs_random": 0.5194},
+        3: Ends(0.238, 0.775),
+        4: Ends(0.414, 0.7045),
+        8: Ends(0.9174, 0.5194),
     },
     "court": {
-        2: {"random_vs_heuristic": 0.0, "heuristic_vs_random": 1.0},
-        4: {"random_vs_heuristic": 0.0, "heuristic_vs_random": 1.0},
-        5: {"random_vs_heuristic": 0.0, "heuristic_vs_random": 1.0},
+        2: Ends(0.0, 1.0),
+        4: Ends(0.0, 1.0),
+        5: Ends(0.0, 1.0),
     },
 }
 """The measured ends of the normalised score, per game and seat count: ``random``'s win share
@@ -134,15 +144,6 @@ def _checksum(values: np.ndarray) -> str:
 # --------------------------------------------------------------------------- statistics
 
 
-def wilson(mean: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """95% Wilson score interval of a share ``mean`` over ``n`` games (sound at 0 and 1)."""
-    if n == 0:
-        return 0.0, 1.0
-    centre = (mean + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(mean * (1 - mean) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
 def mean_interval(values: np.ndarray, normal: bool = False) -> tuple[float, float]:
     """95% interval of the mean of ``values`` (Student's t; the normal one with ``normal``)."""
     n = len(values)
@@ -157,31 +158,25 @@ def mean_interval(values: np.ndarray, normal: bool = False) -> tuple[float, floa
 
 
 @dataclass
-class Cell:
-    """One seat count and one opponent: the policy's credit and score in every game, in game order."""
+class Cell(Standing):
+    """One seat count and one opponent: the policy's credit and score in every game, in game order
+    (a :class:`~tablezoo.training.evaluate.Standing` of the policy, ``name``, in that cell)."""
 
-    opponent: str
-    seats: int
-    credits: list[float] = field(default_factory=list)
-    scores: list[float] = field(default_factory=list)
-    truncated: int = 0
+    opponent: str = ""
+    """The bot at every other seat."""
+    seats: int = 0
+    """The seat count."""
     seconds: float = 0.0
-
-    @property
-    def games(self) -> int:
-        return len(self.credits)
+    """The time the cell's games took to play."""
 
     @property
     def win_share(self) -> float:
-        return float(np.mean(self.credits)) if self.credits else 0.0
-
-    @property
-    def mean_score(self) -> float:
-        return float(np.mean(self.scores)) if self.scores else 0.0
+        """The mean win credit over the cell's games."""
+        return self.win_rate
 
     def summary(self, game_name: str) -> dict[str, Any]:
         """The cell as a result's row (without the per-game lists)."""
-        low, high = wilson(self.win_share, self.games)
+        low, high = self.interval()
         score_low, score_high = mean_interval(np.asarray(self.scores))
         row = {
             "opponent": self.opponent,
@@ -210,9 +205,7 @@ def normalised(game_name: str, seats: int, opponent: str, win_share: float) -> f
     if ends is None or opponent not in ("random", "heuristic"):
         return None
     fair = 1 / seats
-    low, high = (
-        (fair, ends["heuristic_vs_random"]) if opponent == "random" else (ends["random_vs_heuristic"], fair)
-    )
+    low, high = (fair, ends.heuristic_vs_random) if opponent == "random" else (ends.random_vs_heuristic, fair)
     return (win_share - low) / (high - low) if high - low >= MIN_GAP else None
 
 
@@ -249,18 +242,13 @@ def play_cell(
     bot = as_bot(policy, game, name, observation, scaled)  # type: ignore[arg-type]
     opponents = [make_bot(opponent, game) for _ in range(n - 1)]
     seeds = cell_seeds(game.info.name, n, first + games)
-    cell = Cell(opponent, n)
+    cell = Cell(bot.name, opponent=opponent, seats=n)
     start = time.perf_counter()
     for g in range(first, first + games):
         seat = g % n
         bots = [*opponents[:seat], bot, *opponents[seat:]]
         winners, scores = play_game(game, bots, int(seeds[g]), MAX_DECISIONS)
-        if winners is None:
-            cell.truncated += 1
-            cell.credits.append(1 / n)
-        else:
-            cell.credits.append(1 / len(winners) if seat in winners else 0.0)
-        cell.scores.append(float(scores[seat]))
+        cell.record(seat, winners, n, float(scores[seat]))
     cell.seconds = time.perf_counter() - start
     return cell
 
@@ -272,7 +260,7 @@ def _run_job(job: Job) -> Cell:
 
 
 def _join(cells: Sequence[Cell]) -> Cell:
-    joined = Cell(cells[0].opponent, cells[0].seats)
+    joined = Cell(cells[0].name, opponent=cells[0].opponent, seats=cells[0].seats)
     for cell in cells:
         joined.credits += cell.credits
         joined.scores += cell.scores

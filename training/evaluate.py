@@ -60,6 +60,7 @@ __all__ = [
     "play_part",
     "split_tournament",
     "tournament",
+    "wilson",
 ]
 
 
@@ -76,6 +77,15 @@ def play_game(
     if play_out(game, state, chance, lambda at: bots[at.seat].act(at), max_decisions):
         return game.winners(state), game.scores(state)
     return None, game.scores(state)
+
+
+def wilson(share: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval (95% by default) of a ``share`` of ``n`` games (sound at 0 and 1)."""
+    if n == 0:
+        return 0.0, 1.0
+    centre = (share + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 @dataclass
@@ -97,12 +107,7 @@ class Standing:
 
     def interval(self) -> tuple[float, float]:
         """95% Wilson score interval of the win rate (sound at 0 and at 1, unlike the normal one)."""
-        n, p, z = self.games, self.win_rate, 1.96
-        if n == 0:
-            return 0.0, 1.0
-        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-        return max(0.0, centre - half), min(1.0, centre + half)
+        return wilson(self.win_rate, self.games)
 
     @property
     def mean_score(self) -> float:

@@ -24,9 +24,9 @@ from tablezoo.training.benchmark import (
     normalised,
     play_cell,
     run_protocol,
-    wilson,
 )
 from tablezoo.training.cli import main
+from tablezoo.training.evaluate import wilson
 from tablezoo.training.policies import FunctionBot, Reading, as_bot
 
 torch = pytest.importorskip("torch")
@@ -130,8 +130,8 @@ def test_normalised_score_puts_random_at_zero_and_heuristic_at_one() -> None:
         for seats, ends in seats_refs.items():
             fair = 1 / seats
             for opponent, low, high in (
-                ("heuristic", ends["random_vs_heuristic"], fair),
-                ("random", fair, ends["heuristic_vs_random"]),
+                ("heuristic", ends.random_vs_heuristic, fair),
+                ("random", fair, ends.heuristic_vs_random),
             ):
                 if high - low < benchmark.MIN_GAP:  # heuristic does not beat random here: no scale
                     assert normalised(game_name, seats, opponent, 0.5) is None
