@@ -48,12 +48,10 @@ import argparse
 import hashlib
 import json
 import math
-import multiprocessing as mp
 import sys
 import time
 import zlib
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -63,8 +61,9 @@ import numpy as np
 from tablezoo.bots.registry import make_bot
 from tablezoo.games import GAMES, game_class, make
 from tablezoo.games.core import ConfigError, Game
-from tablezoo.training.evaluate import MAX_DECISIONS, Standing, play_game
+from tablezoo.training.evaluate import MAX_DECISIONS, PART_GAMES, ProgressBar, Standing, play_game
 from tablezoo.training.policies import as_bot, policy_name
+from tablezoo.training.selfplay import iter_in_order
 
 PROTOCOL = "tablezoo-benchmark/1"
 """The protocol's name and version, in every result."""
@@ -298,15 +297,15 @@ def play_cells(
     observation: str = "auto",
     scaled: bool | None = None,
 ) -> list[Cell]:
-    """:func:`evaluate` against each of ``opponents`` at ``game``'s seat count."""
-    as_bot(policy, game, None, observation, scaled)  # type: ignore[arg-type]  # refuse a misfit now
+    """:func:`evaluate` against each of ``opponents`` at ``game``'s seat count.
+
+    The games are played in parts of at most :data:`~tablezoo.training.evaluate.PART_GAMES`
+    (shared among ``jobs`` processes where the policy is given by name or path), which a
+    progress bar on standard error counts when ``progress`` is set and it is a terminal.
+    """
+    bot = as_bot(policy, game, None, observation, scaled)  # type: ignore[arg-type]  # a misfit fails now
     by_name = isinstance(policy, (str, Path))
-    if jobs <= 1 or not by_name:
-        cells = []
-        for opponent in _progress(opponents, progress, f"{game!r}"):
-            cells.append(play_cell(policy, game, opponent, games, 0, None, observation, scaled))
-        return cells
-    chunk = max(1, min(50, games // (4 * jobs)))
+    chunk = max(1, min(PART_GAMES, -(-games // max(1, 4 * jobs))))
     work = [
         Job(
             str(policy),
@@ -322,17 +321,18 @@ def play_cells(
         for o in opponents
         for f in range(0, games, chunk)
     ]
-    with ProcessPoolExecutor(jobs, mp_context=mp.get_context("spawn")) as pool:
-        parts = list(_progress(pool.map(_run_job, work), progress, f"{game!r}", total=len(work)))
+    if jobs > 1 and by_name:
+        played = iter_in_order(_run_job, work, min(jobs, len(work)))
+    else:
+        played = (play_cell(bot, game, j.opponent, j.games, j.first) for j in work)
+    bar = ProgressBar(games * len(opponents), sys.stderr) if progress and sys.stderr.isatty() else None
+    parts, done = [], 0
+    for job, part in zip(work, played, strict=True):
+        parts.append(part)
+        done += job.games
+        if bar is not None:
+            bar(done)
     return [_join([p for p, j in zip(parts, work, strict=True) if j.opponent == o]) for o in opponents]
-
-
-def _progress(items: Any, show: bool, label: str, total: int | None = None) -> Any:
-    if not show:
-        return items
-    from tqdm import tqdm
-
-    return tqdm(items, desc=label, total=total, file=sys.stderr, leave=False)
 
 
 # --------------------------------------------------------------------------- results
