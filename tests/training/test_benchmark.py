@@ -120,6 +120,9 @@ def test_intervals() -> None:
     assert low == 0.0 and 0 < high < 0.05
     low, high = wilson(0.5, 1000)
     assert math.isclose(0.5 - low, high - 0.5, rel_tol=1e-6) and 0.46 < low < 0.47
+    # Student's t quantiles from the tables: 2.570582 (5), 2.228139 (10), 2.042272 (30)
+    for dof, table in ((5, 2.570582), (10, 2.228139), (30, 2.042272)):
+        assert benchmark.t_quantile(0.975, dof) == pytest.approx(table, abs=3e-3)
     low, high = mean_interval(np.array([1.0, 2.0, 3.0, 4.0]))
     assert low < 2.5 < high and math.isclose(2.5 - low, high - 2.5)
 
