@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 LINKED := $(VENV)/.linked
 PACKAGES := games bots envs wrappers tables training
-EXTRAS := dev,train,rllib,web,export,render,clients,bench
+EXTRAS := dev,train,rllib,web,export,render,clients,bench,docs
 # mypy reads the installed package, as a user's type checker does
 TYPED := $(foreach p,$(PACKAGES),-p tablezoo.$(p))
 
@@ -14,7 +14,7 @@ TYPED := $(foreach p,$(PACKAGES),-p tablezoo.$(p))
 export TABLEZOO_REQUIRE_NATIVE := 1
 NATIVE := $(shell find native -type f) setup.py
 
-.PHONY: run demo test browser compiler lint bench sanitize clean
+.PHONY: run demo test browser compiler lint docs docs-serve bench sanitize clean
 
 $(STAMP): pyproject.toml | compiler
 	$(PYTHON) -m venv $(VENV)
@@ -66,7 +66,7 @@ demo: $(LINKED)
 
 # pytest (not `python -m pytest`) keeps the repository root off sys.path: tests import the
 # installed package only (import mode importlib, set in pyproject.toml).
-test: lint browser
+test: lint browser docs
 	$(BIN)/pytest -q -n 2 tests
 
 # Debian's chromium and chromedriver for the browser test (tests/tables/test_browser.py);
@@ -85,6 +85,16 @@ lint: $(LINKED)
 	$(BIN)/lint-imports
 	$(BIN)/mypy $(TYPED)
 
+# The documentation site (mkdocs.yml, docs/) built into site/, offline and strict: a broken link, a
+# reference to nothing or a docstring the generator cannot read fails the build.
+docs: $(LINKED)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+
+# The site served at http://127.0.0.1:8000, rebuilt as its pages and docstrings change.
+docs-serve: $(LINKED)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000 --watch games --watch bots \
+		--watch envs --watch wrappers --watch tables --watch training --watch benchmarks/results
+
 # Both cores against OpenSpiel and connect_four, then the batched env against the Python env(),
 # DummyVecEnv and SyncVectorEnv (each script measures its references in the same run).
 bench: $(LINKED)
@@ -92,4 +102,4 @@ bench: $(LINKED)
 	$(BIN)/python benchmarks/batched.py --table --out benchmarks/results/batched.json
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) build site *.egg-info .pytest_cache .ruff_cache .hypothesis

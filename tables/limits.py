@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import time
 
-RATE, BURST = 10.0, 30
-"""Commands a client may send a second, and in one burst."""
+RATE = 10.0
+"""Commands a client may send a second."""
+BURST = 30
+"""Commands a client may send in one burst."""
 CREATE_RATE = 20
 """Tables an address may create a minute."""
 MAX_OPEN_TABLES = 500

@@ -26,7 +26,7 @@ from tablezoo.games.draw.base import (
 )
 
 CARDS: dict[str, tuple[str, int, str, str]] = {
-    "fool": ("Fool", 0, "anything (one Fool each)", "re-roll one active die"),
+    "fool": ("Fool", 0, "anything (one each)", "re-roll one active die"),
     "charlatan": ("Charlatan", 0, "anything; flips a Fool", "+1 die each turn"),
     "farmer": ("Farmer", 1, "a pair", "+1 die each turn"),
     "maid": ("Serving Maid", 1, "only odd dice", "add 1-3 pips to a die"),
@@ -44,22 +44,33 @@ CARDS: dict[str, tuple[str, int, str, str]] = {
     "alchemist": ("Alchemist", 4, "a straight 1-6", "share pips of 2-3 dice"),
     "nobleman": ("Nobleman", 4, "two triplets", "+2 pips to any dice"),
     "general": ("General", 4, "six of a kind", "+2 dice each turn"),
-    "king": ("King", 5, "seven of a kind", "+ Queen; ends the game"),
+    "king": ("King", 5, "seven of a kind", "+ Queen; last round"),
     "queen": ("Queen", 5, "comes with the King", "bring in any die"),
 }
-"""Each card's title, row (0 = the Fool/Charlatan card, 1..5 = rows I..V), cost and ability."""
+"""Each card's title, row (0 = the Fool/Charlatan card, 1..5 = rows I..V), cost and ability.
+
+The cost and the ability each fit the card's width (132 of its 148 units) in DejaVu Sans,
+the widest of the fonts a browser picks for the drawing; the browser test measures them."""
 ROMAN = ("0", "I", "II", "III", "IV", "V")
 CARD_W, CARD_H = 148, 74
 
 
 @memo
 def court_card(
-    canvas: Canvas, x: float, y: float, kind: str, copies: int | None, command: str | None
+    canvas: Canvas,
+    x: float,
+    y: float,
+    kind: str,
+    copies: int | None,
+    command: str | None,
+    used: bool = False,
 ) -> None:
+    """One card: of the court with ``copies`` left, or held (``copies`` None; ``used`` this turn)."""
     title, _, cost, ability = CARDS.get(kind, (kind, 0, "", ""))
     what = f"{title}: costs {cost}; {ability}" + (f"; {copies} left" if copies is not None else "")
+    what += "; used this turn" if used else ""
     canvas.open_piece(command, what + (f": {command}" if command else ""))
-    empty = copies == 0
+    empty = copies == 0 or used
     canvas.rect(
         x,
         y,
@@ -72,7 +83,10 @@ def court_card(
     canvas.text(x + 8, y + 20, title, size=15, weight="bold", fill=MUTED if empty else INK)
     if copies is not None:
         canvas.text(x + CARD_W - 8, y + 20, f"x{copies}", size=14, anchor="end", fill=MUTED)
-    canvas.text(x + 8, y + 42, cost, size=11.5, fill="#7a4b00")
+    if used:  # on the cost's line: a held card's cost no longer matters
+        canvas.text(x + 8, y + 42, "used this turn", size=11.5, fill="#b42318")
+    else:
+        canvas.text(x + 8, y + 42, cost, size=11.5, fill="#7a4b00")
     canvas.text(x + 8, y + 62, ability, size=11.5, fill=MUTED)
     canvas.close_piece()
 
@@ -133,9 +147,7 @@ def draw(view: dict[str, Any], names: Sequence[str] | None = None) -> str:
             command = f"use {kind}" if s == view.get("seat") and f"use {kind}" in legal else None
             x = 24 + (CARD_W + 2) * (i % 5)
             cy = y + 30 + (CARD_H + 4) * (i // 5)
-            court_card(canvas, x, cy, kind, None, command)
-            if mover and kind in used:
-                canvas.text(x + CARD_W - 8, cy + 62, "used", size=12, anchor="end", fill="#b42318")
+            court_card(canvas, x, cy, kind, None, command, used=mover and kind in used)
         if not cards:
             canvas.text(24, y + 48, "no cards yet", size=13, fill=MUTED)
         y += box + 6

@@ -289,6 +289,21 @@ const version = document.getElementById("render").dataset.version || "";
 const reply = document.getElementById("reply").textContent;
 return version !== arguments[0] || reply.startsWith("too") || reply.startsWith("it is");
 """
+OVERFLOW = """
+const svg = document.querySelector("#render svg");
+const width = svg.viewBox.baseVal.width;
+const out = (b, left, right) => b.x < left - 0.5 || b.x + b.width > right + 0.5;
+const bad = [];
+for (const text of svg.querySelectorAll("text")) {
+  const box = text.getBBox();
+  const card = text.parentElement.closest("g")?.querySelector("rect");
+  if (out(box, 0, width)) bad.push(`${text.textContent}: past the board`);
+  else if (card && out(box, card.getBBox().x, card.getBBox().x + card.getBBox().width))
+    bad.push(`${text.textContent}: past its piece`);
+}
+return bad;
+"""
+"""The texts of the drawn board that run past the piece they label, or past the board."""
 GAME_SETUP = {  # options and the bot: a short game that still shows every kind of piece
     "heckmeck": (["quick"], "random"),
     "sechs_nimmt": ([], "random"),
@@ -390,6 +405,7 @@ def test_two_browsers_play_a_game_by_clicking_the_board(
                 if not mid_shot and sum(clicks.values()) >= 6:
                     for who, drv in (("ann", ann), ("bob", bob)):
                         drv.save_screenshot(str(shots / f"{game}-{who}-mid.png"))
+                        assert not drv.execute_script(OVERFLOW)
                     mid_shot = True
             except (StaleElementReferenceException, ElementNotInteractableException, NoSuchElementException):
                 continue  # the board was redrawn under us: look again
@@ -414,8 +430,12 @@ def test_two_browsers_play_a_game_by_clicking_the_board(
     assert (shots / f"{game}-ann-mid.png").stat().st_size > 1000
 
 
-def test_the_table_fits_a_phone(base_url: str, driver: object) -> None:
-    # A phone-sized window: no sideways scrolling; the board is drawn to the width.
+@pytest.mark.parametrize(
+    ("game", "seats"), [("heckmeck", 2), ("sechs_nimmt", 2), ("diamant", 3), ("court", 2)]
+)
+def test_the_table_fits_a_phone(game: str, seats: int, base_url: str, driver: object) -> None:
+    # A phone-sized window: no sideways scrolling; the board is drawn to the width, and no text
+    # runs past its piece (To Court the King's court shows every card's cost and ability).
     from selenium.webdriver.common.by import By
     from selenium.webdriver.remote.webdriver import WebDriver
     from selenium.webdriver.support.ui import WebDriverWait
@@ -426,7 +446,7 @@ def test_the_table_fits_a_phone(base_url: str, driver: object) -> None:
 
     request = urllib.request.Request(
         base_url + "/api/tables",
-        data=json.dumps({"game": "sechs_nimmt"}).encode(),
+        data=json.dumps({"game": game}).encode(),
         headers={"Content-Type": "application/json"},
     )
     with urllib.request.urlopen(request) as response:
@@ -438,14 +458,16 @@ def test_the_table_fits_a_phone(base_url: str, driver: object) -> None:
     driver.find_element(By.ID, "name").send_keys("Ann")
     driver.find_element(By.ID, "join").click()
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#seats li"))
-    driver.find_element(By.ID, "add-bot").click()
-    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#seats li")) == 2)
+    for bots in range(1, seats):
+        driver.find_element(By.ID, "add-bot").click()
+        wait.until(lambda d, bots=bots: len(d.find_elements(By.CSS_SELECTOR, "#seats li")) == bots + 1)
     driver.find_element(By.ID, "start").click()
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, PIECES))
     width = driver.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
     assert width[0] <= width[1], width
     board = driver.find_element(By.CSS_SELECTOR, "#render svg")
     assert 300 <= board.size["width"] <= 390
+    assert not driver.execute_script(OVERFLOW)
     shots = ARTIFACTS / "browser"
     shots.mkdir(parents=True, exist_ok=True)
-    driver.save_screenshot(str(shots / "sechs_nimmt-phone.png"))
+    driver.save_screenshot(str(shots / f"{game}-phone.png"))

@@ -1,0 +1,57 @@
+"""MkDocs hooks: what the site's pages show that is made from the repository at build time.
+
+* ``games/boards/<game>.svg``: each game's board, drawn by the package (``boards.py``);
+* ``images/strength.png``: the strength league's chart, ``benchmarks/results/strength.png``;
+* a line ``<!-- table: NAME -->`` in a page becomes the Markdown table that
+  ``benchmarks/NAME.py`` makes of its last run (``benchmarks/results/NAME.json``), so
+  the performance page shows the committed results, never a copy of them.
+
+Nothing here is written into ``docs/``: the files exist only in the built site.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
+
+ROOT = Path(__file__).resolve().parents[2]
+"""The repository."""
+sys.path.insert(0, str(Path(__file__).parent))
+
+import boards  # noqa: E402 (beside this file, which MkDocs loads by path)
+
+TABLE = re.compile(r"^<!-- table: (?P<name>[a-z_]+) -->$", re.M)
+
+
+def on_files(files: Files, config: MkDocsConfig, **kwargs: Any) -> Files:
+    """Add the drawn boards and the strength chart to the site."""
+    for game in boards.GAMES:
+        files.append(File.generated(config, f"games/boards/{game}.svg", content=boards.board_svg(game)))
+    chart = (ROOT / "benchmarks" / "results" / "strength.png").read_bytes()
+    files.append(File.generated(config, "images/strength.png", content=chart))
+    return files
+
+
+def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files, **kwargs: Any) -> str:
+    """Replace each ``<!-- table: NAME -->`` line by the table of ``benchmarks/NAME.py``."""
+    return TABLE.sub(lambda match: benchmark_table(match.group("name")), markdown)
+
+
+def benchmark_table(name: str) -> str:
+    """``benchmarks/<name>.py``'s Markdown table of ``benchmarks/results/<name>.json``."""
+    script = ROOT / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"benchmarks_{name}", script)
+    if spec is None or spec.loader is None:
+        raise FileNotFoundError(f"no benchmark script {script}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    result = json.loads((ROOT / "benchmarks" / "results" / f"{name}.json").read_text())
+    return str(module.markdown_table(result))
