@@ -112,9 +112,13 @@ DOCUMENTED_IN = ["tablezoo.training.cli", "tablezoo.training.train", "tablezoo.t
 
 
 def documented_commands() -> list[str]:
-    """Every ``tablezoo`` command of the README's shell blocks, the Makefile and the modules'
-    docstrings, as written (lines joined at a trailing backslash; comments and pipes cut off)."""
-    readme = "\n".join(re.findall(r"```sh\n(.*?)```", (ROOT / "README.md").read_text(), flags=re.S))
+    """Every ``tablezoo`` command of the shell blocks of the README and the documentation pages,
+    the Makefile and the modules' docstrings, as written (lines joined at a trailing backslash;
+    comments and pipes cut off)."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    readme = "\n".join(
+        block for page in pages for block in re.findall(r"```sh\n(.*?)```", page.read_text(), flags=re.S)
+    )
     makefile = (ROOT / "Makefile").read_text().replace("$(BIN)/tablezoo", "tablezoo")
     docstrings = [importlib.import_module(name).__doc__ or "" for name in DOCUMENTED_IN]
     commands = []
