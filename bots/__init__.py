@@ -9,6 +9,8 @@
 * :mod:`tablezoo.bots.policy`: the bot that plays a policy alone;
 * :mod:`tablezoo.bots.search`: the search any evaluator (the network, or
   another) guides, and the ``agent`` bot;
+* :mod:`tablezoo.bots.native`: the native core's ports of Python bots
+  (Heckmeck's ``solver``), which ``make_bot`` seats on a native game;
 * :mod:`tablezoo.bots.registry`: bots by name for every game
   (:func:`~tablezoo.bots.registry.make_bot`), and the agents shipped in
   ``agents/``.

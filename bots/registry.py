@@ -19,6 +19,10 @@ A bot's settings follow its name after a colon, comma-separated:
 stopping decision, ``search:samples=32,extra=64`` a deeper 6 nimmt!
 search. The settings are the bot class's keyword arguments; a wrong name or
 value is refused with the list of what the bot takes.
+
+On a game of the native core, a bot the core has a port of (Heckmeck's ``solver``) is that
+port (:mod:`tablezoo.bots.native`) when asked for with its default settings: the same moves,
+many times faster. The Python bot plays on the Python core, with settings, and as the reference.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from typing import Any
 
 from tablezoo.bots import court, diamant, heckmeck, sechs_nimmt
 from tablezoo.bots.core import Bot, RandomBot
+from tablezoo.bots.native import has_native_port, native_twin
 from tablezoo.bots.net import PolicyValueNet, load_model
 from tablezoo.bots.policy import PolicyBot
 from tablezoo.bots.search import AgentBot
@@ -143,6 +148,8 @@ def make_bot(name: str, game: Game[Any]) -> Bot:
     if base not in classes:
         raise ConfigError(f"no bot {base!r} for {game.info.title}; bots: {', '.join(bot_names(game))}")
     cls = classes[base]
+    if not settings and has_native_port(game, base):
+        return native_twin(cls)(game, name)
     bot = cls(**_settings(cls, base, settings)) if settings else cls()
     bot.name = name
     return bot

@@ -30,7 +30,9 @@ command words and their parsing, error messages, ``view``, ``render``, the text 
 chance outcome, and ``determinize``. Chance sampled from a numpy ``Generator``
 (``sample_chance``, ``advance``) is drawn in the core from the generator's own bits with
 numpy's algorithms, so it draws exactly what the reference draws: a seeded game is the
-same game on both cores.
+same game on both cores. Some bots have native ports too (:attr:`NativeGame.native_ports`,
+Heckmeck's ``solver``), which :func:`tablezoo.bots.registry.make_bot` seats on a native
+game; their Python bots stay the reference, move for move.
 
 Every input is checked in the core: an illegal action, a seat out of range, a state of
 another configuration, a malformed outcome or a hostile JSON state raises the engine's
@@ -140,6 +142,20 @@ class NativeGame(Game[Any]):
 
     def _add_aliases(self) -> None:
         self._command_aliases.update(self.reference._command_aliases)
+
+    @property
+    def native_ports(self) -> tuple[str, ...]:
+        """The bots the core has native ports of, by name (their Python bots stay the reference)."""
+        return tuple(self._native.ports)
+
+    def native_port(self, name: str) -> Any:
+        """A new native port of the bot ``name`` for this game: its ``act(state)`` and
+        ``action_values(state)`` take a native state of the game, ``reset()`` starts a new game."""
+        if name not in self._native.ports:
+            ports = ", ".join(self.native_ports) or "none"
+            title = self.info.title
+            raise ConfigError(f"the native core has no port of {title}'s bot {name!r}; ports: {ports}")
+        return self._native.ports[name](self._native)
 
     def __getattr__(self, name: str) -> Any:
         # A game's own helpers (Heckmeck's claims, Court's roll_size, ...) read states

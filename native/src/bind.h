@@ -15,11 +15,13 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cctype>
 #include <cstring>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -621,6 +623,92 @@ void bind_batch(py::module_& m, const std::string& name) {
       .def_property_readonly("has_heuristic", [](const BB&) { return HeuristicOf<G>::exists; });
 }
 
+// ----------------------------------------------------------------------------- native ports of bots
+
+// A game's native ports of its Python bots are the types its nested `Ports` lists (a
+// std::tuple; none when a game has no Ports). A port P reads like its Python twin, which stays
+// the reference, and has:
+//
+//   static constexpr const char* name;  // the Python bot's name (make_bot's)
+//   void reset();                       // a new game: forget what was kept
+//   int act(const G&, const State&, int seat);  // the move of the seat to move
+//   void action_values(const G&, const State&, int seat, std::vector<double>& out);
+//                                       // the value of each legal move, in legal_actions' order
+//
+// bind_ports binds each as the Python class `<Game><Name>` (HeckmeckSolver), built from the
+// native game; the game class's `ports` maps each name to its class.
+template <class G, class = void>
+struct ports_of {
+  using type = std::tuple<>;
+};
+template <class G>
+struct ports_of<G, std::void_t<typename G::Ports>> {
+  using type = typename G::Ports;
+};
+template <class G>
+using PortsOf = typename ports_of<G>::type;
+
+// A port with the game it plays (kept alive) and its scratch.
+template <class G, class P>
+struct BoundPort {
+  py::object game_object;  // the Bound<G>
+  P port;
+  std::vector<double> values;
+
+  Bound<G>& bound() const { return game_object.cast<Bound<G>&>(); }
+
+  // The state of a decision of this game's configuration, or a Python error that says why not.
+  const typename G::State& decision(py::handle state) const {
+    if (!py::isinstance<Boxed<G>>(state))
+      throw py::type_error(std::string(py::str(state.get_type().attr("__name__"))) +
+                           " is not a native state of this game");
+    const auto& s = bound().check(state.cast<const Boxed<G>&>());
+    const int mover = bound().game.to_move(s);
+    if (mover == kTerminal) throw py::value_error("the game is over: no seat is to move");
+    if (mover == kChance) throw py::value_error("a chance outcome is due: no seat is to move");
+    return s;
+  }
+};
+
+template <class G, class P>
+void bind_port(py::module_& m, const std::string& game_name, py::dict& classes) {
+  using BP = BoundPort<G, P>;
+  std::string title = P::name;
+  title[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(title[0])));
+  const std::string doc = "The native port of " + game_name + "'s Python bot '" + P::name + "'.";
+  py::object cls =
+      py::class_<BP>(m, (game_name + title).c_str(), doc.c_str())
+          .def(py::init([](py::object game_object) {
+                 if (!py::isinstance<Bound<G>>(game_object))
+                   throw py::type_error("a native " + std::string(py::str(py::type::of<Bound<G>>().attr("__name__"))) +
+                                        " game is needed, not " +
+                                        std::string(py::str(game_object.get_type().attr("__name__"))));
+                 return BP{game_object, P{}, {}};
+               }),
+               py::arg("game"))
+          .def_property_readonly_static("name", [](py::handle) { return P::name; })
+          .def("__copy__", [](const BP& bp) { return BP(bp); })
+          .def("__deepcopy__", [](const BP& bp, py::handle) { return BP(bp); }, py::arg("memo"))
+          .def("reset", [](BP& bp) { bp.port.reset(); }, "A new game: forget what was kept.")
+          .def("act", [](BP& bp, py::handle state) {
+            const auto& s = bp.decision(state);
+            return bp.port.act(bp.bound().game, s, bp.bound().game.to_move(s));
+          }, py::arg("state"), "The move of the seat to move.")
+          .def("action_values", [](BP& bp, py::handle state) {
+            const auto& s = bp.decision(state);
+            bp.port.action_values(bp.bound().game, s, bp.bound().game.to_move(s), bp.values);
+            return bp.values;
+          }, py::arg("state"), "The value of each legal move, in legal_actions' order.");
+  classes[P::name] = cls;
+}
+
+template <class G, size_t... I>
+py::dict bind_ports(py::module_& m, const std::string& game_name, std::index_sequence<I...>) {
+  py::dict classes;
+  (bind_port<G, std::tuple_element_t<I, PortsOf<G>>>(m, game_name, classes), ...);
+  return classes;
+}
+
 template <class G>
 void bind_game(py::module_& m, const char* name) {
   using State = typename G::State;
@@ -657,7 +745,8 @@ void bind_game(py::module_& m, const char* name) {
   state_class.attr("__hash__") = py::none();
 
   Fast<G>::state_type = reinterpret_cast<PyTypeObject*>(state_class.ptr());
-  py::class_<B>(m, name)
+  py::class_<B> game_class(m, name);
+  game_class
       .def(py::init<int, const Options&>(), py::arg("num_seats"), py::arg("options"))
       .def(py::pickle([](const B& b) { return py::make_tuple(b.game.num_seats(), b.options); },
                       [](const py::tuple& t) { return B(t[0].cast<int>(), t[1].cast<Options>()); }))
@@ -832,6 +921,7 @@ void bind_game(py::module_& m, const char* name) {
         b.game.validate(box.s);
         return box;
       }, "A state from its fields (the dataclass's __dict__), checked; a malformed one raises StateError.");
+  game_class.attr("ports") = bind_ports<G>(m, name, std::make_index_sequence<std::tuple_size_v<PortsOf<G>>>{});
   bind_batch<G>(m, name);
 }
 

@@ -6,7 +6,9 @@
 #pragma once
 
 #include <algorithm>
+#include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -47,6 +49,38 @@ struct State {
                            field("kept", &State::kept), field("total", &State::total),
                            field("left", &State::left), field("last", &State::last));
   }
+};
+
+// The expected worm change of every position of one turn, for one board (bots/heckmeck.py,
+// TurnSolver, method for method). The board is what the claims depend on: the face-up grill
+// tiles, the mover's top tile (lost on a bust) and the opponents' top tiles (stealable). A
+// position is (kept faces as a bit mask, dice left, sum); each value is computed once and kept.
+class TurnSolver {
+ public:
+  TurnSolver(const std::vector<int>& grill, const std::vector<int>& own_stack, const std::vector<int>& opponent_tops);
+  static TurnSolver for_state(const State& s);
+
+  // The best claim with these kept faces and sum (its worms), or none.
+  std::optional<double> claim_value(int kept, int total) const {
+    if (!(kept >> kWorm & 1)) return std::nullopt;
+    return claim_[total];
+  }
+  // A position after a keep: the better of stopping and rolling on.
+  double after_keep(int kept, int left, int total);
+  // The expected value of rolling `left` dice, keeping the best face each time.
+  double before_roll(int kept, int left, int total);
+  // The face to keep from `roll` and the value it leads to (ties go to the lower face).
+  std::pair<int, double> best_keep(int kept, int left, int total, const Counts& roll);
+
+ private:
+  static constexpr int kAllFaces = (1 << 6) - 1;
+  static constexpr int kMaxTotal = 5 * kDice;
+  // where a position's value is kept; a position no turn reaches raises BadState
+  static size_t index(int kept, int left, int total);
+
+  double bust_value_;
+  std::array<std::optional<double>, kMaxTotal + 1> claim_{};  // best claim per sum, a worm kept
+  std::vector<double> after_keep_, before_roll_;               // NaN: not computed yet
 };
 
 class Heckmeck {
@@ -100,6 +134,24 @@ class Heckmeck {
       return has(kRoll) ? kRoll : claim;
     }
   };
+  // The solver bot (bots/heckmeck.py, HeckmeckSolverBot): keeps the face and makes the stop
+  // that TurnSolver values most, and values each legal move as the Python bot does. The
+  // solvers of the last few boards are kept (a turn's decisions share one board).
+  class Solver {
+   public:
+    static constexpr const char* name = "solver";
+    void reset() { solvers_.clear(); }
+    int act(const Heckmeck& game, const State& s, int seat);
+    void action_values(const Heckmeck& game, const State& s, int seat, std::vector<double>& out);
+
+   private:
+    TurnSolver& solver(const State& s);
+    std::vector<std::pair<std::vector<int>, TurnSolver>> solvers_;  // (board, its solver)
+    std::vector<int> key_, legal_;                                  // scratch
+  };
+  // The native ports of this game's Python bots (bind.h binds each for Python).
+  using Ports = std::tuple<Solver>;
+
   std::vector<double> scores(const State& s) const;
   std::vector<int> winners(const State& s) const;
   void validate(const State& s) const;

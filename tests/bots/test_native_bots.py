@@ -1,8 +1,10 @@
 """The native core's bots: a deterministic bot makes its Python twin's move on every position
-(To Court the King's, whose stopping rollouts draw dice, with its rollouts off)."""
+(To Court the King's, whose stopping rollouts draw dice, with its rollouts off), and a bot's
+native port (Heckmeck's solver) gives every legal move its Python twin's value."""
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
@@ -10,8 +12,11 @@ import pytest
 
 from tablezoo.bots.core import Seat
 from tablezoo.bots.court import CourtGreedyBot
+from tablezoo.bots.heckmeck import HeckmeckSolverBot
+from tablezoo.bots.native import NativePortBot
 from tablezoo.bots.registry import make_bot
 from tablezoo.games import GAMES, game_class, make
+from tablezoo.games.core import ConfigError, StateError
 from tablezoo.games.court import ROLL
 from tablezoo.games.native import available
 
@@ -179,3 +184,77 @@ def test_the_native_court_heuristic_keeps_its_plans_as_the_python_heuristic_does
             state = new_episode()
             episodes += 1
     assert episodes > 5
+
+
+@pytest.mark.parametrize("quick", [False, True])
+@pytest.mark.parametrize("seats", range(2, 8))
+def test_the_native_solver_makes_the_python_solvers_moves_and_values(seats: int, quick: bool) -> None:
+    """On the positions of seeded games (the solver's moves mixed with random ones, so that
+    every kind of decision comes up), the native solver makes the Python solver's move and
+    values each legal move as it does, to 1e-9."""
+    game = make("heckmeck", seats, core="native", quick=quick)
+    bot = copy.deepcopy(make_bot("solver", game))  # as a vector env copies its opponents
+    assert isinstance(bot, NativePortBot) and isinstance(bot, HeckmeckSolverBot) and bot.name == "solver"
+    reference = HeckmeckSolverBot()
+    rng = np.random.default_rng(seats + 10 * quick)
+    moves: set[int] = set()
+    for _ in range(2):
+        bot.reset()
+        reference.reset()
+        state = game.initial_state()
+        while game.advance(state, rng) >= 0:
+            seat = Seat.of(game, state, game.to_move(state))
+            move = bot.act(seat)
+            assert move == reference.act(seat), game.to_json(state)
+            values = bot.action_values(seat)
+            assert len(values) == len(seat.legal)
+            np.testing.assert_allclose(values, reference.action_values(seat), rtol=0, atol=1e-9)
+            moves.add(move)
+            game.apply(state, move if rng.random() < 0.7 else int(rng.choice(seat.legal)))
+    assert moves >= {0, 1, 2, 3, 4, 5, 6, 7}, moves  # every face kept, rolls on, takes
+
+
+def test_the_native_solver_steals_as_the_python_solver_does() -> None:
+    """A steal (and the choice between a steal and a take) on positions made for it."""
+    game = make("heckmeck", 3, core="native")
+    bot, reference = make_bot("solver", game), HeckmeckSolverBot()
+    fields = game.initial_state().to_fields()
+    fields["grill"] = [t for t in fields["grill"] if t not in (25, 26, 30)]
+    fields["stacks"] = [[25], [30], [26]]
+    for total, kept, phase in ((30, [0, 0, 0, 0, 2, 4], "decide"), (26, [3, 0, 1, 0, 0, 4], "claim")):
+        fields.update(turn=0, phase=phase, kept=kept, total=total, left=8 - sum(kept))
+        state = game._native.state_from_fields(fields)
+        seat = Seat.of(game, state, 0)
+        assert bot.act(seat) == reference.act(seat)
+        np.testing.assert_allclose(bot.action_values(seat), reference.action_values(seat), rtol=0, atol=1e-9)
+    assert bot.act(seat) == 8  # STEAL: 26 from seat 2 (2 worms) rather than 24 from the grill (1)
+
+
+def test_the_native_solver_refuses_what_is_not_its_decision() -> None:
+    """A state of the Python core or of another configuration, no seat to move, a turn whose dice
+    do not add up, a port of no bot: each a Python error that says so."""
+    game = make("heckmeck", 3, core="native")
+    port = game.native_port("solver")
+    state = game.initial_state()
+    with pytest.raises(ValueError, match="chance outcome is due"):
+        port.act(state)
+    with pytest.raises(TypeError, match="not a native state"):
+        port.act(make("heckmeck", 3, core="python").initial_state())
+    with pytest.raises(TypeError, match="not a native state"):
+        port.action_values(None)
+    game.advance(state, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="another configuration"):
+        make("heckmeck", 4, core="native").native_port("solver").act(state)
+    bad = {**state.to_fields(), "total": 40}
+    with pytest.raises(StateError, match="do not add up"):
+        port.act(game._native.state_from_fields(bad))
+    over = game.initial_state()
+    rng = np.random.default_rng(1)
+    while game.advance(over, rng) >= 0:
+        game.apply(over, int(rng.choice(game.legal_actions(over))))
+    with pytest.raises(ValueError, match="the game is over"):
+        port.action_values(over)
+    with pytest.raises(ConfigError, match="no port"):
+        game.native_port("heuristic")
+    with pytest.raises(TypeError, match="native"):
+        type(port)(object())
