@@ -87,6 +87,7 @@ from torch import nn
 from tablezoo.games.core import ConfigError
 from tablezoo.training.benchmark import GAMES_PER_CELL, PANELS, aggregate, run_protocol
 from tablezoo.training.evaluate import MAX_DECISIONS
+from tablezoo.wrappers.single_agent import SingleAgentEnv, make_env
 
 HERE = Path(__file__).resolve().parent
 CLEANRL = HERE / "cleanrl_masked_ppo.py"
@@ -259,10 +260,9 @@ def train_tianshou_dqn(row: Row) -> Trained:
     a replay buffer of 50,000. The curve's checkpoints are the epochs' ends (a tenth of the
     budget each).
     """
-    from tianshou.algorithm import DQN
-    from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
+    from tianshou.algorithm.modelfree.dqn import DQN, DiscreteQLearningPolicy
     from tianshou.algorithm.optim import AdamOptimizerFactory
-    from tianshou.data import Collector, VectorReplayBuffer
+    from tianshou.data import Collector, CollectStats, VectorReplayBuffer
     from tianshou.env import DummyVectorEnv
     from tianshou.trainer import OffPolicyTrainerParams
 
@@ -277,14 +277,14 @@ def train_tianshou_dqn(row: Row) -> Trained:
     envs = DummyVectorEnv([lambda: _masked_env(row) for _ in range(4)])
     envs.seed(row.seed)
     probe = _masked_env(row)
-    game = probe.unwrapped.game
+    game = probe.learner.game
     net = QNet(game.observation_spec.size, game.num_actions)
     policy = DiscreteQLearningPolicy(
         model=net, action_space=probe.action_space, observation_space=probe.observation_space
     )
     algorithm = DQN(policy=policy, optim=AdamOptimizerFactory(lr=5e-4), gamma=1.0, target_update_freq=500)
     buffer = VectorReplayBuffer(50_000, buffer_num=4)
-    collector = Collector(algorithm, envs, buffer, exploration_noise=True)
+    collector = Collector[CollectStats](algorithm, envs, buffer, exploration_noise=True)
     scale = game.observation_spec.scale()
     curve: list[tuple[int, float]] = []
     scored = make(row.game, row.seats)
@@ -318,8 +318,6 @@ def train_tianshou_dqn(row: Row) -> Trained:
 
 
 def _masked_env(row: Row) -> MaskedObservation:
-    from tablezoo.wrappers.single_agent import make_env
-
     env = make_env(row.env, row.seats, opponents="heuristic", learner="random", scale_observations=True)
     return MaskedObservation(env)
 
@@ -328,14 +326,15 @@ class MaskedObservation(gymnasium.ObservationWrapper):  # type: ignore[type-arg]
     """A :class:`~tablezoo.wrappers.single_agent.SingleAgentEnv`'s observation as
     ``{"obs": observation, "mask": legal moves}``, the masked form Tianshou's DQN reads."""
 
-    def __init__(self, env: Any) -> None:
+    def __init__(self, env: SingleAgentEnv) -> None:
         super().__init__(env)
-        mask = gymnasium.spaces.MultiBinary(int(env.action_space.n))
+        self.learner = env
+        mask = gymnasium.spaces.MultiBinary(env.game.num_actions)
         self.observation_space = gymnasium.spaces.Dict({"obs": env.observation_space, "mask": mask})
 
     def observation(self, observation: np.ndarray) -> dict[str, np.ndarray]:
         """The observation with the learner's legal moves (all False once the game is over)."""
-        return {"obs": observation, "mask": self.env.unwrapped.action_masks().astype(bool)}
+        return {"obs": observation, "mask": self.learner.action_masks().astype(bool)}
 
 
 class QNet(nn.Module):
@@ -360,8 +359,10 @@ class QNet(nn.Module):
         """The Q-network on raw observations (the scaling folded into its first layer): torch's
         own modules only, what :func:`~tablezoo.training.policies.as_bot` plays."""
         plain = copy.deepcopy(self.q)
+        first = plain[0]
+        assert isinstance(first, nn.Linear)
         with torch.no_grad():
-            plain[0].weight /= torch.as_tensor(scale, dtype=torch.float32)
+            first.weight /= torch.as_tensor(scale, dtype=torch.float32)
         return plain
 
 
