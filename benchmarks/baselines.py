@@ -180,26 +180,30 @@ def _curve_csv(run: Path) -> list[tuple[int, float]]:
 # --------------------------------------------------------------------------- the rows
 
 
+def _train_settings(row: Row) -> dict[str, Any]:
+    """The settings ``tablezoo train``'s backends share for a row: its env, seats, budget and
+    seed, the curve against the heuristic, short rollouts for a tiny budget."""
+    return {
+        "env": row.env,
+        "num_players": row.seats,
+        "timesteps": row.budget,
+        "eval_every": row.checkpoint_every,
+        "eval_games": row.curve_games,
+        "eval_against": ["heuristic"],
+        "seed": row.seed,
+        "hp": short_rollouts(row),
+        "out": str(row.work),
+        "progress_bar": False,
+    }
+
+
 def train_maskable_ppo(row: Row) -> Trained:
     """MaskablePPO against heuristic bots (``tablezoo train``'s trainer); starts afresh when stopped."""
     from tablezoo.bots.net import PolicyValueNet
     from tablezoo.training.train import TrainConfig, train
 
     shutil.rmtree(row.work, ignore_errors=True)
-    config = TrainConfig(
-        env=row.env,
-        num_players=row.seats,
-        timesteps=row.budget,
-        opponents=["heuristic"],
-        eval_every=row.checkpoint_every,
-        eval_games=row.curve_games,
-        eval_against=["heuristic"],
-        seed=row.seed,
-        hp=short_rollouts(row),
-        out=str(row.work),
-        progress_bar=False,
-    )
-    run = train(config, command=sys.argv)
+    run = train(TrainConfig(**_train_settings(row), opponents=["heuristic"]), command=sys.argv)
     decisions = int(PolicyValueNet.load(run / "policy.npz").meta["timesteps"])
     return Trained(run / "policy.npz", decisions, _curve_csv(run))
 
@@ -214,18 +218,9 @@ def train_rllib_ppo(row: Row) -> Trained:
     if not runs:
         shutil.rmtree(row.work, ignore_errors=True)
     config = RLlibTrainConfig(
-        env=row.env,
-        num_players=row.seats,
-        timesteps=row.budget,
+        **_train_settings(row),
         opponents=[],
         learner_share=1.0,
-        eval_every=row.checkpoint_every,
-        eval_games=row.curve_games,
-        eval_against=["heuristic"],
-        seed=row.seed,
-        hp=short_rollouts(row),
-        out=str(row.work),
-        progress_bar=False,
         num_env_runners=0,
         checkpoint_every=max(row.checkpoint_every, row.budget // 4),
         resume=str(runs[-1]) if runs else None,
