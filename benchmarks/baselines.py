@@ -23,6 +23,9 @@ the decisions trained, the minutes spent, the policy file, the learning curve). 
   policy is ``model.pt``, a ``torch.nn.Sequential`` of Q-values on raw observations.
 - ``cleanrl_ppo``: ``benchmarks/cleanrl_masked_ppo.py``, CleanRL-style masked PPO in plain
   PyTorch over the AEC env against heuristic bots; the policy is its ``model.pt``.
+- ``batched_ppo``: ``benchmarks/selfplay_ppo.py``, self-play PPO in plain PyTorch on the
+  batched native env (every seat of 256 games at once, one thread): the row that makes 10M
+  decisions affordable; the policy is its ``actor.pt``, logits on the padded observation.
 - ``expert``: the package's expert iteration (``tablezoo expert``) at that seat count
   alone: one imitation round of the heuristic, then search self-play rounds.
 
@@ -91,6 +94,7 @@ from tablezoo.wrappers.single_agent import SingleAgentEnv, make_env
 
 HERE = Path(__file__).resolve().parent
 CLEANRL = HERE / "cleanrl_masked_ppo.py"
+SELFPLAY = HERE / "selfplay_ppo.py"
 GAMES = ("heckmeck", "sechs_nimmt", "diamant", "court")
 """The games, in the table's order."""
 TABLE_SEATS = {"heckmeck": (2, 4), "sechs_nimmt": (2, 4), "diamant": (3, 4), "court": (2, 4)}
@@ -361,6 +365,31 @@ class QNet(nn.Module):
         return plain
 
 
+def train_batched_ppo(row: Row) -> Trained:
+    """``benchmarks/selfplay_ppo.py`` (self-play on the batched env); it resumes by itself.
+
+    256 games at once (2 for a tiny budget), updates of at least 8,192 decisions of whole
+    games (half a tiny budget), as many as make the budget; a checkpoint of the curve every
+    :attr:`Row.checkpoint_every` decisions or so."""
+    steps = 8192 if row.budget >= SHORT else max(16, row.budget // 2)
+    updates = math.ceil(row.budget / steps)
+    command = [sys.executable, str(SELFPLAY), "--game", row.game, "--players", str(row.seats)]
+    command += ["--updates", str(updates), "--steps", str(steps), "--seed", str(row.seed)]
+    every = max(1, math.ceil(row.checkpoint_every / steps))
+    command += ["--eval-every", str(every), "--eval-games", str(row.curve_games)]
+    envs = 256 if row.budget >= SHORT else 2
+    command += ["--num-envs", str(envs), "--threads", "1", "--minibatch", str(min(1024, steps))]
+    command += ["--out", str(row.work)]
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+    lines = [json.loads(line) for line in (row.work / "metrics.jsonl").read_text().splitlines()]
+    decisions, curve = 0, []
+    for line in lines:
+        decisions += int(line["decisions"])
+        if "win_share_vs_heuristic" in line:
+            curve.append((decisions, float(line["win_share_vs_heuristic"])))
+    return Trained(row.work / "actor.pt", decisions, curve)
+
+
 def expert_cli(row: Row, iterations: int, teacher_games: int, games: int) -> None:
     """The ``tablezoo expert`` command the ``expert`` row runs (up to round ``iterations``; it
     resumes after its last finished round)."""
@@ -412,6 +441,7 @@ TRAINERS: dict[str, Callable[[Row], Trained]] = {
     "rllib_ppo": train_rllib_ppo,
     "tianshou_dqn": train_tianshou_dqn,
     "cleanrl_ppo": train_cleanrl_ppo,
+    "batched_ppo": train_batched_ppo,
     "expert": train_expert,
 }
 """Each row's trainer, by the row's name."""
@@ -513,9 +543,9 @@ def table(out: Path, results: Path) -> list[dict[str, Any]]:
 def markdown(entries: list[dict[str, Any]]) -> str:
     """The table in markdown: one line per algorithm, game, seat count and budget."""
     lines = [
-        "| game | seats | algorithm | budget | seeds | vs random | vs heuristic "
+        "| game | seats | algorithm | budget | decisions | seeds | vs random | vs heuristic "
         "| normalised IQM [95% CI] | minutes |",
-        "| --- | ---: | --- | ---: | ---: | ---: | ---: | --- | ---: |",
+        "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: |",
     ]
     for e in entries:
         share = e["win_share"]
@@ -529,6 +559,7 @@ def markdown(entries: list[dict[str, Any]]) -> str:
             str(e["seats"]),
             e["algorithm"],
             f"{e['budget']:,}",
+            f"{round(float(np.mean(e['decisions']))):,}",
             str(len(e["seeds"])),
             f"{share['random']:.3f}" if "random" in share else "",
             f"{share['heuristic']:.3f}" if "heuristic" in share else "",

@@ -30,6 +30,7 @@ LIBRARIES = {
     "rllib_ppo": "ray",
     "tianshou_dqn": "tianshou",
     "cleanrl_ppo": "torch",
+    "batched_ppo": "torch",
     "expert": "torch",
 }
 
