@@ -45,7 +45,8 @@ heuristic (every other seat) at about ``CURVE_POINTS`` checkpoints, ``--curve-ga
 each (the trainer's own evaluation, on its own seeds, not the protocol's).
 
 **Resuming.** A row with a ``result.json`` is finished and is skipped. A stopped
-``cleanrl_ppo``, ``rllib_ppo`` or ``expert`` row continues from its last checkpoint; a stopped
+``cleanrl_ppo``, ``batched_ppo``, ``rllib_ppo`` or ``expert`` row continues from its last
+checkpoint; a stopped
 ``maskable_ppo`` or ``tianshou_dqn`` row (neither saves its state mid-run) starts its
 training again from scratch, in an emptied ``train/``.
 
@@ -614,7 +615,9 @@ def main(argv: list[str] | None = None) -> None:
         p = sub.add_parser(name, help=f"train and score one {name} row")
         p.add_argument("game", choices=GAMES)
         p.add_argument("--seats", type=int, required=True, help="seat count")
-        p.add_argument("--budget", type=int, required=True, help="learner decisions to train for")
+        p.add_argument(
+            "--budget", type=int, required=True, help=f"learner decisions (the table's: {BUDGETS})"
+        )
         p.add_argument("--seed", type=int, default=0, help="training seed")
         p.add_argument("--out", type=Path, default=Path("runs/baselines"), help="folder of every row")
         p.add_argument("--curve-games", type=int, default=100, help="games at each checkpoint of the curve")

@@ -91,3 +91,14 @@ def test_the_table_sums_up_the_finished_rows(baselines: ModuleType, out: Path, t
     table = (tmp_path / "baselines.md").read_text().splitlines()
     assert len(table) == 2 + len(entries) and all(name in "".join(table) for name in finished)
     assert (tmp_path / "baselines-heckmeck.png").stat().st_size > 0
+
+
+def test_a_stopped_row_that_cannot_resume_trains_again_from_an_empty_folder(
+    baselines: ModuleType, tmp_path: Path
+) -> None:
+    pytest.importorskip("tianshou", reason="the tianshou_dqn row needs tianshou")
+    stale = tmp_path / "tianshou_dqn" / "heckmeck-2p" / "512" / "seed0" / "train" / "left-over"
+    stale.parent.mkdir(parents=True)
+    stale.write_text("from a stopped run")
+    baselines.main(["tianshou_dqn", "heckmeck", "--seats", "2", "--out", str(tmp_path), *SMOKE])
+    assert not stale.exists() and (stale.parent / "model.pt").exists()
