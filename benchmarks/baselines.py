@@ -477,6 +477,7 @@ def run_row(
     trained_at = time.time()
     panel = list(opponents or PANELS[row.game])
     result = run_protocol(load_policy(trained.policy), row.game, [row.seats], panel, score_games, jobs)
+    result["policy"]["given"] = str(trained.policy)  # a torch module's file, not its repr
     result["baseline"] = {
         **{k: v for k, v in asdict(row).items() if k != "out"},
         "decisions": trained.decisions,
@@ -545,7 +546,7 @@ def markdown(entries: list[dict[str, Any]]) -> str:
     """The table in markdown: one line per algorithm, game, seat count and budget."""
     lines = [
         "| game | seats | algorithm | budget | decisions | seeds | vs random | vs heuristic "
-        "| normalised IQM [95% CI] | minutes |",
+        "| normalised IQM [95% CI] | training minutes |",
         "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: |",
     ]
     for e in entries:
@@ -573,7 +574,8 @@ def markdown(entries: list[dict[str, Any]]) -> str:
 
 def plot(game: str, entries: list[dict[str, Any]], path: Path) -> None:
     """One game's learning curves: win share against the heuristic by decisions, one panel per
-    seat count, one line per algorithm and budget (the mean over seeds at each checkpoint)."""
+    seat count, one line per algorithm and budget (the mean over seeds at each checkpoint; the
+    decisions on a log scale where the budgets are ten times apart)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -588,8 +590,12 @@ def plot(game: str, entries: list[dict[str, Any]], path: Path) -> None:
                 continue
             steps = [e["curves"][0][i][0] for i in range(points)]
             shares = [float(np.mean([c[i][1] for c in e["curves"]])) for i in range(points)]
-            label = f"{e['algorithm']} ({e['budget']:,}, {len(e['seeds'])} seeds)"
+            seeds = len(e["seeds"])
+            label = f"{e['algorithm']} ({e['budget']:,}, {seeds} seed{'s' if seeds > 1 else ''})"
             ax.plot(steps, shares, marker="o", markersize=3, label=label)
+        budgets = [e["budget"] for e in entries if e["seats"] == seats]
+        if max(budgets) >= 10 * min(budgets):
+            ax.set_xscale("log")  # budgets ten times apart: each curve gets its share of the width
         ax.axhline(1 / seats, color="grey", linestyle="--", linewidth=1, label="fair share")
         ax.set_title(f"{game}, {seats} seats")
         ax.set_xlabel("learner decisions")

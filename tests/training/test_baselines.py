@@ -63,6 +63,7 @@ def test_a_row_trains_scores_and_is_skipped_once_finished(
     assert [(c["opponent"], c["seats"], c["games"]) for c in result["cells"]] == [("random", 2, 4)]
     row_info = result["baseline"]
     assert row_info["algorithm"] == row and row_info["decisions"] >= 512
+    assert result["policy"]["given"] == str(folder / row_info["policy_file"])
     assert row_info["curve"] and all(0.0 <= share <= 1.0 for _, share in row_info["curve"])
     steps = [step for step, _ in row_info["curve"]]
     assert steps == sorted(steps) and steps[-1] >= 256
