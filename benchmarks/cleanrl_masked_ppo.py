@@ -185,6 +185,8 @@ def main(argv: list[str] | None = None) -> None:
             order = torch.randperm(len(obs))
             for i in range(0, len(obs), args.minibatch):
                 idx = order[i : i + args.minibatch]
+                if len(idx) < 2:  # a lone sample's advantage has no spread to normalise by (NaN)
+                    continue
                 _, logp, entropy, value = agent.act(obs[idx], mask[idx], action[idx])
                 ratio = (logp - old_logp[idx]).exp()
                 a = (adv[idx] - adv[idx].mean()) / (adv[idx].std() + 1e-8)

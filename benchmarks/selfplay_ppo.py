@@ -13,11 +13,15 @@ reads the padded observation, so one network could play every seat count.
 Every ``--eval-every`` updates the policy plays the heuristic bots (a
 :class:`~tablezoo.envs.batched.BatchedVectorEnv`, the learner at a random seat) and the win
 share is logged; ``metrics.jsonl`` and ``model.pt`` go to ``--out``, and a run resumes from them.
+``actor.pt`` is the policy alone, a ``torch.nn.Sequential`` of logits on the raw padded
+observation (``torch.load(path, weights_only=False)``), which
+:func:`tablezoo.training.benchmark.evaluate` plays.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import time
 from pathlib import Path
@@ -44,6 +48,14 @@ class Policy(nn.Module):
         h = self.body(obs)
         logits = self.logits(h).masked_fill(~mask, -1e9)  # illegal moves get no probability
         return torch.distributions.Categorical(logits=logits), self.value(h).squeeze(-1)
+
+    def plain_actor(self, scale: torch.Tensor) -> nn.Sequential:
+        """The logits alone, of raw observations (the scaling folded into the first layer): torch's
+        own modules only, so ``torch.load`` reads it anywhere, without this file."""
+        actor = nn.Sequential(*copy.deepcopy(list(self.body)), copy.deepcopy(self.logits))
+        with torch.no_grad():
+            actor[0].weight /= scale.float()
+        return actor
 
 
 def collect(batch: SelfPlayBatch, policy: Policy, state: dict, min_steps: int, scale: torch.Tensor) -> dict:
@@ -185,6 +197,7 @@ def main(argv: list[str] | None = None) -> None:
                 {"policy": policy.state_dict(), "optimizer": optimizer.state_dict(), "update": k + 1},
                 out / "model.pt",
             )
+            torch.save(policy.plain_actor(scale), out / "actor.pt")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,105 @@
+"""The baselines (benchmarks/baselines.py): every row trains, scores, resumes and sums up at a tiny budget.
+
+The smoke budget is the module docstring's: 512 learner decisions, 4 games a curve checkpoint,
+4 games a cell against ``random`` alone. A row is skipped only when its library is missing.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from tablezoo.games.native import available
+
+# Tianshou's replay buffers are numba kernels that take a minute to compile on a busy machine;
+# the smoke run's few hundred steps run them as plain Python (set before numba is first imported)
+os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
+torch = pytest.importorskip("torch", reason="the baselines need torch (the train extra)")
+pytestmark = pytest.mark.skipif(not available(), reason="the native core is not built")
+
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "baselines.py"
+SMOKE = ["--budget", "512", "--curve-games", "4", "--score-games", "4", "--opponents", "random"]
+LIBRARIES = {
+    "maskable_ppo": "sb3_contrib",
+    "rllib_ppo": "ray",
+    "tianshou_dqn": "tianshou",
+    "cleanrl_ppo": "torch",
+    "batched_ppo": "torch",
+    "expert": "torch",
+}
+
+
+@pytest.fixture(scope="module")
+def baselines() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("baselines", SCRIPT)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["baselines"] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("baselines")
+
+
+@pytest.mark.parametrize("row", list(LIBRARIES))
+def test_a_row_trains_scores_and_is_skipped_once_finished(
+    baselines: ModuleType, out: Path, row: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip(LIBRARIES[row], reason=f"the {row} row needs {LIBRARIES[row]}")
+    assert set(LIBRARIES) == set(baselines.TRAINERS)
+    baselines.main([row, "heckmeck", "--seats", "2", "--seed", "0", "--out", str(out), *SMOKE])
+    folder = out / row / "heckmeck-2p" / "512" / "seed0"
+    result = json.loads((folder / "result.json").read_text())
+    assert result["complete"] is False  # 4 games, one opponent, one seat count
+    assert [(c["opponent"], c["seats"], c["games"]) for c in result["cells"]] == [("random", 2, 4)]
+    row_info = result["baseline"]
+    assert row_info["algorithm"] == row and row_info["decisions"] >= 512
+    assert result["policy"]["given"] == str(folder / row_info["policy_file"])
+    assert row_info["curve"] and all(0.0 <= share <= 1.0 for _, share in row_info["curve"])
+    steps = [step for step, _ in row_info["curve"]]
+    assert steps == sorted(steps) and steps[-1] >= 256
+
+    from tablezoo.games import make
+    from tablezoo.training.benchmark import evaluate
+
+    policy = baselines.load_policy(folder / row_info["policy_file"])
+    assert evaluate(policy, make("heckmeck", 2), "random", games=2).games == 2  # as_bot reads it
+
+    capsys.readouterr()
+    baselines.main([row, "heckmeck", "--seats", "2", "--seed", "0", "--out", str(out), *SMOKE])
+    assert "finished, skipped" in capsys.readouterr().out
+
+
+def test_the_table_sums_up_the_finished_rows(baselines: ModuleType, out: Path, tmp_path: Path) -> None:
+    finished = sorted(p.parts[-5] for p in out.glob("*/*/*/seed*/result.json"))
+    if not finished:
+        pytest.skip("no row ran (every row's library is missing)")
+    baselines.main(["table", "--out", str(out), "--results", str(tmp_path)])
+    entries = json.loads((tmp_path / "baselines.json").read_text())
+    assert sorted(e["algorithm"] for e in entries) == finished
+    for e in entries:
+        assert (e["game"], e["seats"], e["budget"], e["seeds"]) == ("heckmeck", 2, 512, [0])
+        assert e["iqm"] is not None and e["cells"] == ["random@2"]
+    table = (tmp_path / "baselines.md").read_text().splitlines()
+    assert len(table) == 2 + len(entries) and all(name in "".join(table) for name in finished)
+    assert (tmp_path / "baselines-heckmeck.png").stat().st_size > 0
+
+
+def test_a_stopped_row_that_cannot_resume_trains_again_from_an_empty_folder(
+    baselines: ModuleType, tmp_path: Path
+) -> None:
+    pytest.importorskip("tianshou", reason="the tianshou_dqn row needs tianshou")
+    stale = tmp_path / "tianshou_dqn" / "heckmeck-2p" / "512" / "seed0" / "train" / "left-over"
+    stale.parent.mkdir(parents=True)
+    stale.write_text("from a stopped run")
+    baselines.main(["tianshou_dqn", "heckmeck", "--seats", "2", "--out", str(tmp_path), *SMOKE])
+    assert not stale.exists() and (stale.parent / "model.pt").exists()
