@@ -10,8 +10,9 @@ What ``policy`` may be, and how it is read:
 - a bot name (``"heuristic"``, ``"agent:search=32"``) or a ``.npz`` path:
   :func:`~tablezoo.bots.registry.make_bot`;
 - a callable ``(observation, mask) -> action`` (or an output per action);
-- a ``torch.nn.Module``: its output, logits or Q-values (the first of a tuple;
-  ``logits`` or ``action_dist_inputs`` of a dict);
+- a ``torch.nn.Module``, or a ``.pt`` file it was saved to whole (``torch.save(module,
+  path)``): its output, logits or Q-values (the first of a tuple; ``logits`` or
+  ``action_dist_inputs`` of a dict);
 - a stable-baselines3 model, or its ``.zip``: its policy's logits (PPO, MaskablePPO,
   A2C) or Q-values (DQN, QR-DQN);
 - an RLlib checkpoint folder (an algorithm's, a module's, or a run folder with
@@ -184,6 +185,8 @@ def _from_path(
         return _onnx_bot(path, game, label, observation, scaled)
     if path.suffix == ".zip":
         return _sb3_bot(_load_sb3(path), game, label, observation, scaled)
+    if path.suffix in (".pt", ".pth"):
+        return _torch_bot(_load_torch(path), game, label, observation, scaled)
     if path.is_dir():
         return _rllib_bot(path, game, label, observation, scaled)
     if path.suffix and not path.exists():
@@ -237,6 +240,22 @@ def _torch_output(out: Any) -> Any:
             f"a torch module's dict output needs 'logits' or 'action_dist_inputs', not {list(out)}"
         )
     return out[0] if isinstance(out, (tuple, list)) else out
+
+
+def _load_torch(path: Path) -> Any:
+    """A whole torch module saved with ``torch.save(module, path)`` (not a state dict: a state dict
+    needs its module's class to be read into)."""
+    try:
+        import torch
+    except ImportError:
+        raise ConfigError(f"{path} needs torch: {_TRAIN}") from None
+    if not path.exists():
+        raise ConfigError(f"no model file {path}")
+    module = torch.load(path, weights_only=False, map_location="cpu")
+    if not isinstance(module, torch.nn.Module):
+        kind = type(module).__name__
+        raise ConfigError(f"{path} holds a {kind}, not a torch module: save the module itself")
+    return module
 
 
 def _torch_bot(module: Any, game: Game[Any], name: str, observation: Layout, scaled: bool | None) -> Bot:

@@ -61,3 +61,5 @@ def test_the_cleanrl_example_trains_scores_and_resumes(tmp_path: Path) -> None:
 
     model = torch.load(tmp_path / "model.pt", weights_only=False)
     assert evaluate(model, make("heckmeck", 2), "random", games=4).games == 4
+    by_path = evaluate(str(tmp_path / "model.pt"), make("heckmeck", 2), "random", games=4)
+    assert by_path.credits == evaluate(model, make("heckmeck", 2), "random", games=4).credits
