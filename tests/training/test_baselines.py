@@ -74,7 +74,31 @@ def test_a_row_trains_scores_and_is_skipped_once_finished(
     policy = baselines.load_policy(folder / row_info["policy_file"])
     assert evaluate(policy, make("heckmeck", 2), "random", games=2).games == 2  # as_bot reads it
 
+    # `tablezoo benchmark` reproduces the row's cells from its policy file
+    from tablezoo.training.cli import main as tablezoo
+
     capsys.readouterr()
+    policy_file = str(folder / row_info["policy_file"])
+    tablezoo(
+        [
+            "benchmark",
+            "heckmeck",
+            policy_file,
+            "--players",
+            "2",
+            "--opponents",
+            "random",
+            "--games",
+            "4",
+            "--json",
+        ]
+    )
+    again = json.loads(capsys.readouterr().out)
+    keep = ("opponent", "seats", "games", "win_share", "mean_score")
+    assert [{k: c[k] for k in keep} for c in again["cells"]] == [
+        {k: c[k] for k in keep} for c in result["cells"]
+    ]
+
     baselines.main([row, "heckmeck", "--seats", "2", "--seed", "0", "--out", str(out), *SMOKE])
     assert "finished, skipped" in capsys.readouterr().out
 
