@@ -228,14 +228,23 @@ class Job:
     """A slice of a cell, for a process of its own: the policy and the opponent given by name."""
 
     policy: str
+    """The policy's name or path, read anew in the process (:func:`~tablezoo.training.policies.as_bot`)."""
     game_name: str
+    """The game."""
     options: tuple[tuple[str, bool], ...]
+    """Its options, sorted."""
     core: str | None
+    """The engine that runs it."""
     seats: int
+    """The cell's seat count."""
     opponent: str
+    """The bot at every other seat."""
     first: int
+    """The number of the slice's first game in the cell."""
     games: int
+    """The slice's games."""
     reading: tuple[str, bool | None] = ("auto", None)
+    """The policy's observation layout and scaling (``as_bot``'s ``observation`` and ``scaled``)."""
 
 
 def play_cell(
