@@ -55,6 +55,15 @@ class Seat:
         """A state consistent with what this seat knows, hidden parts drawn from ``rng``."""
         return self.game.determinize(self._state, self.seat, rng)
 
+    def native_state(self) -> Any:
+        """The state itself, for a bot the native core plays (:mod:`tablezoo.bots.native`).
+
+        A native port reads only what this seat may know, as a Python bot reads only this
+        seat (``tests/bots/test_native_bots.py`` checks that its moves do not change with what
+        the seat cannot see); no other bot may use it.
+        """
+        return self._state
+
     def view(self) -> dict[str, Any]:
         return self.game.view(self._state, self.seat)
 

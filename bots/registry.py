@@ -20,9 +20,10 @@ stopping decision, ``search:samples=32,extra=64`` a deeper 6 nimmt!
 search. The settings are the bot class's keyword arguments; a wrong name or
 value is refused with the list of what the bot takes.
 
-On a game of the native core, a bot the core has a port of (Heckmeck's ``solver``) is that
-port (:mod:`tablezoo.bots.native`) when asked for with its default settings: the same moves,
-many times faster. The Python bot plays on the Python core, with settings, and as the reference.
+On a game of the native core, a bot the core has a port of (every game's ``heuristic``,
+Heckmeck's ``solver``) is that port (:mod:`tablezoo.bots.native`) when asked for with its
+default settings: the same player, many times faster. The Python bot plays on the Python
+core, with settings, and as the reference.
 """
 
 from __future__ import annotations

@@ -148,14 +148,15 @@ class NativeGame(Game[Any]):
         """The bots the core has native ports of, by name (their Python bots stay the reference)."""
         return tuple(self._native.ports)
 
-    def native_port(self, name: str) -> Any:
-        """A new native port of the bot ``name`` for this game: its ``act(state)`` and
-        ``action_values(state)`` take a native state of the game, ``reset()`` starts a new game."""
+    def native_port(self, name: str, seed: int = 0) -> Any:
+        """A new native port of the bot ``name`` for this game, its randomness seeded with
+        ``seed``: its ``act(state)`` (and, for a bot that values moves, ``action_values(state)``)
+        take a native state of the game, ``reset(seed=None)`` starts a new game."""
         if name not in self._native.ports:
             ports = ", ".join(self.native_ports) or "none"
             title = self.info.title
             raise ConfigError(f"the native core has no port of {title}'s bot {name!r}; ports: {ports}")
-        return self._native.ports[name](self._native)
+        return self._native.ports[name](self._native, seed)
 
     def __getattr__(self, name: str) -> Any:
         # A game's own helpers (Heckmeck's claims, Court's roll_size, ...) read states

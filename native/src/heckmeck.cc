@@ -342,7 +342,7 @@ TurnSolver& Heckmeck::Solver::solver(const State& s) {
   return solvers_.back().second;
 }
 
-int Heckmeck::Solver::act(const Heckmeck& game, const State& s, int) {
+int Heckmeck::Solver::act(const Heckmeck& game, const State& s, int, Rng&) {
   const int kept = kept_mask(s);
   TurnSolver& solver = this->solver(s);
   if (s.phase == kKeeping) return solver.best_keep(kept, s.left, s.total, s.roll).first;
@@ -354,7 +354,7 @@ int Heckmeck::Solver::act(const Heckmeck& game, const State& s, int) {
   return kTake;
 }
 
-void Heckmeck::Solver::action_values(const Heckmeck& game, const State& s, int, std::vector<double>& out) {
+void Heckmeck::Solver::action_values(const Heckmeck& game, const State& s, int, Rng&, std::vector<double>& out) {
   const int kept = kept_mask(s);
   TurnSolver& solver = this->solver(s);
   legal_.clear();

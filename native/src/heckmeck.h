@@ -141,8 +141,8 @@ class Heckmeck {
    public:
     static constexpr const char* name = "solver";
     void reset() { solvers_.clear(); }
-    int act(const Heckmeck& game, const State& s, int seat);
-    void action_values(const Heckmeck& game, const State& s, int seat, std::vector<double>& out);
+    int act(const Heckmeck& game, const State& s, int seat, Rng&);
+    void action_values(const Heckmeck& game, const State& s, int seat, Rng&, std::vector<double>& out);
 
    private:
     TurnSolver& solver(const State& s);

@@ -1,6 +1,7 @@
 """The native core's bots: a deterministic bot makes its Python twin's move on every position
-(To Court the King's, whose stopping rollouts draw dice, with its rollouts off), and a bot's
-native port (Heckmeck's solver) gives every legal move its Python twin's value."""
+(To Court the King's, whose stopping rollouts draw dice, with its rollouts off; with them on,
+it is the same player over a thousand games), a bot's native port (Heckmeck's solver) gives
+every legal move its Python twin's value, and no port's move depends on what its seat cannot see."""
 
 from __future__ import annotations
 
@@ -73,10 +74,8 @@ def test_every_bot_plays_the_same_moves_on_both_cores(name: str) -> None:
     py, nat = make(name, core="python"), make(name, core="native")
     for bot_name in bot_names(py):
         spec = CHEAP.get(bot_name, bot_name)
-        bots = {
-            core: [make_bot(spec, game) for _ in range(game.num_seats)]
-            for core, game in (("py", py), ("nat", nat))
-        }
+        # the Python bots on both (a native port is compared with its twin below)
+        bots = {core: [make_bot(spec, py) for _ in range(py.num_seats)] for core in ("py", "nat")}
         for k in range(py.num_seats):
             bots["py"][k].reset(seed=k)
             bots["nat"][k].reset(seed=k)
@@ -254,7 +253,70 @@ def test_the_native_solver_refuses_what_is_not_its_decision() -> None:
         game.apply(over, int(rng.choice(game.legal_actions(over))))
     with pytest.raises(ValueError, match="the game is over"):
         port.action_values(over)
-    with pytest.raises(ConfigError, match="no port"):
-        game.native_port("heuristic")
+    with pytest.raises(ConfigError, match="no port of Heckmeck's bot 'montecarlo'; ports: heuristic, solver"):
+        game.native_port("montecarlo")
     with pytest.raises(TypeError, match="native"):
         type(port)(object())
+
+
+@pytest.mark.parametrize("name", DETERMINISTIC)
+def test_make_bot_seats_the_native_heuristic_which_makes_the_python_heuristics_moves(name: str) -> None:
+    """On a native game ``make_bot("heuristic")`` is the port (and a twin of the Python bot's
+    class); with settings it is the Python bot. Along seeded games, the port makes the Python
+    bot's move at every decision."""
+    game = make(name, core="native")
+    bot = make_bot("heuristic", game)
+    reference = type(make_bot("heuristic", make(name, core="python")))()
+    assert isinstance(bot, NativePortBot) and isinstance(bot, type(reference)) and bot.name == "heuristic"
+    assert not hasattr(bot, "action_values")  # a heuristic gives no values to learn from
+    rng = np.random.default_rng(7)
+    decisions = 0
+    for _ in range(5):
+        bot.reset()
+        reference.reset()
+        state = game.initial_state()
+        while game.advance(state, rng) >= 0:
+            seat = Seat.of(game, state, game.to_move(state))
+            move = bot.act(seat)
+            assert move == reference.act(seat), game.to_json(state)
+            decisions += 1
+            game.apply(state, move if rng.random() < 0.7 else int(rng.choice(seat.legal)))
+    assert decisions > 50
+
+
+def test_the_court_heuristics_port_is_the_same_player_as_its_twin() -> None:
+    """To Court the King's heuristic draws the dice of its stopping rollouts from the core's
+    generator, so its moves differ from CourtGreedyBot's in the draws: over 1,000 two-seat
+    games against its twin (seats rotated, seeded), its win share's 95% interval holds 0.5.
+    Settings (``heuristic:samples=8``) seat the Python bot."""
+    from tablezoo.training.evaluate import tournament
+
+    game = make("court", 2, core="native")
+    assert not isinstance(make_bot("heuristic:samples=8", game), NativePortBot)
+    lineup = [("port", lambda: make_bot("heuristic", game)), ("python", CourtGreedyBot)]
+    port, python = tournament(game, lineup, games=1000, seed=2026)
+    assert port.games == python.games == 1000
+    low, high = port.interval()
+    assert low < 0.5 < high, (port.win_rate, port.interval)
+
+
+@pytest.mark.parametrize("name", [n for n in GAMES if game_class(n).info.hidden_information])
+def test_no_port_reads_what_its_seat_cannot_see(name: str) -> None:
+    """A port is handed the whole state. Seeded alike, it makes the same move on the true state
+    and on states in which everything its seat cannot see was drawn anew (determinize)."""
+    game = make(name, 4, core="native")
+    rng = np.random.default_rng(11)
+    for port_name in game.native_ports:
+        decisions = 0
+        state = game.initial_state()
+        while game.advance(state, rng) >= 0 and decisions < 60:
+            mover = game.to_move(state)
+            moves = set()
+            for sample in [state, *(game.determinize(state, mover, rng) for _ in range(3))]:
+                bot = make_bot(port_name, game)
+                bot.reset(seed=5)
+                moves.add(bot.act(Seat.of(game, sample, mover)))
+            assert len(moves) == 1, (port_name, game.to_json(state))
+            decisions += 1
+            game.apply(state, int(rng.choice(game.legal_actions(state))))
+        assert decisions > 20, port_name

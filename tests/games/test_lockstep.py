@@ -114,11 +114,12 @@ GAMES_SEATS = {name: (game_class(name).info.min_seats, game_class(name).info.max
 
 @pytest.mark.parametrize("name", list(GAMES))
 def test_bot_games_in_lockstep(name: str) -> None:
-    """Games between the heuristic bots: the bots see the same seats on both cores and
-    make the same moves (a different mix of positions than random play)."""
+    """Games between the Python heuristic bots: they see the same seats on both cores and
+    make the same moves (a different mix of positions than random play; a native game seats the
+    native heuristic, compared with its twin in tests/bots/test_native_bots.py)."""
     for seats in GAMES_SEATS[name]:
         py, nat = pair(name, seats, {})
-        twins = [(make_bot("heuristic", py), make_bot("heuristic", nat)) for _ in range(seats)]
+        twins = [(make_bot("heuristic", py), make_bot("heuristic", py)) for _ in range(seats)]
         for s, (x, y) in enumerate(twins):
             x.reset(seed=s)
             y.reset(seed=s)
