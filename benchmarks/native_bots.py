@@ -1,0 +1,167 @@
+"""Every native port of a bot against its Python twin: time per move, and the same player.
+
+    python benchmarks/native_bots.py --out benchmarks/results/native_bots.json
+    python benchmarks/native_bots.py --games heckmeck --head-to-head 200   # a quick look
+
+For each game and each bot the native core has a port of (``game.native_ports``: every
+game's ``heuristic``, Heckmeck's ``solver``, ...), at the smallest, the usual and the
+largest seat count:
+
+- **Time per move.** The positions are the decisions of ``--positions-games`` seeded games
+  the port plays at every seat. The Python bot (the twin's class with its defaults) and the
+  port each play through them in order, as in a game (so a bot that keeps what it learnt
+  within a turn keeps it here too), and are timed per call of ``act`` and, where the bot
+  values its moves, ``action_values``. A deterministic bot (one that takes no ``seed``)
+  must make its twin's move at every position, and give the same values to 1e-9.
+- **The same player.** A randomised bot (one that takes a ``seed``) draws from the core's
+  generator, not numpy's, so its moves differ from its twin's in the draws. It plays
+  ``--head-to-head`` games (default 1,000) at two seats against its twin, seats rotated,
+  seeded; its win share and 95% interval over games are reported, and ``same_player``
+  says whether the interval holds 0.5.
+
+The JSON has a row per game, seat count and bot, with both times and their ratio; the
+machine and the Python version beside them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import platform
+import time
+from typing import Any
+
+import numpy as np
+
+from tablezoo.bots.core import Seat
+from tablezoo.bots.native import NativePortBot, native_twin
+from tablezoo.bots.registry import game_bots
+from tablezoo.games import GAMES, game_class, make
+from tablezoo.training.evaluate import tournament
+
+
+def randomised(cls: type) -> bool:
+    """Whether a bot class draws random numbers (it takes a ``seed``)."""
+    return "seed" in inspect.signature(cls).parameters
+
+
+def positions(game: Any, name: str, games: int, seed: int) -> list[Seat]:
+    """The decisions of ``games`` seeded games the port ``name`` plays at every seat."""
+    bot = NativePortBot(game, name, seed=seed)
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(games):
+        bot.reset()
+        state = game.initial_state()
+        while game.advance(state, rng) >= 0:
+            out.append(Seat.of(game, game.clone(state), game.to_move(state)))
+            game.apply(state, bot.act(out[-1]))
+    return out
+
+
+def ms_per_move(bot: Any, seats: list[Seat], method: str) -> tuple[float, list[Any]]:
+    """Milliseconds per call of ``bot.<method>`` over ``seats`` (the bot warmed up on the first
+    few and reset first), and the answers."""
+    call = getattr(bot, method)
+    for seat in seats[:5]:
+        call(seat)
+    bot.reset(seed=0)
+    start = time.perf_counter()
+    answers = [call(seat) for seat in seats]
+    return (time.perf_counter() - start) * 1000 / len(seats), answers
+
+
+def timing(game: Any, name: str, cls: type, at: list[Seat]) -> dict[str, Any]:
+    """Both bots timed on the positions ``at``; a deterministic port checked move for move."""
+    row: dict[str, Any] = {}
+    methods = ["act", "action_values"] if hasattr(cls, "action_values") else ["act"]
+    for method in methods:
+        py_ms, py_answers = ms_per_move(cls(), at, method)
+        native_ms, native_answers = ms_per_move(native_twin(cls)(game, name), at, method)
+        if not randomised(cls):
+            if method == "act":
+                assert py_answers == native_answers, f"the native {name} made another move"
+            else:
+                for a, b in zip(py_answers, native_answers, strict=True):
+                    np.testing.assert_allclose(a, b, rtol=0, atol=1e-9)
+        row[method] = {
+            "python_ms": round(py_ms, 4),
+            "native_ms": round(native_ms, 4),
+            "speedup": round(py_ms / native_ms, 1),
+        }
+    return row
+
+
+def head_to_head(name: str, bot: str, cls: type, games: int, seed: int) -> dict[str, Any]:
+    """The port against its Python twin over ``games`` two-seat games, seats rotated."""
+    game = make(name, max(2, game_class(name).info.min_seats), core="native")
+    lineup = [("port", lambda: native_twin(cls)(game, bot)), ("python", cls)]
+    start = time.perf_counter()
+    port, python = tournament(game, lineup, games=games, seed=seed)
+    low, high = port.interval()
+    return {
+        "seats": game.num_seats,
+        "games": port.games,
+        "port_win_share": round(port.win_rate, 4),
+        "interval": [round(low, 4), round(high, 4)],
+        "port_mean_score": round(port.mean_score, 3),
+        "python_mean_score": round(python.mean_score, 3),
+        "same_player": low <= 0.5 <= high,
+        "minutes": round((time.perf_counter() - start) / 60, 2),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--games", nargs="+", default=list(GAMES), choices=list(GAMES), help="the games")
+    parser.add_argument("--bots", nargs="+", default=None, help="only these ports (default: every one)")
+    parser.add_argument(
+        "--positions-games", type=int, default=2, help="seeded games whose positions are timed"
+    )
+    parser.add_argument(
+        "--head-to-head", type=int, default=1000, help="games of a randomised port against its twin"
+    )
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", default=None, help="write the JSON here")
+    args = parser.parse_args()
+    rows = []
+    for name in args.games:
+        info = game_class(name).info
+        classes = game_bots(name)
+        for bot in make(name, core="native").native_ports:  # type: ignore[attr-defined]
+            if args.bots and bot not in args.bots:
+                continue
+            cls = classes[bot]
+            for seats in sorted({info.min_seats, info.default_seats, info.max_seats}):
+                game = make(name, seats, core="native")
+                at = positions(game, bot, args.positions_games, args.seed + seats)
+                row = {
+                    "game": name,
+                    "bot": bot,
+                    "seats": seats,
+                    "positions": len(at),
+                    "randomised": randomised(cls),
+                }
+                row.update(timing(game, bot, cls, at))
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+            if randomised(cls) and args.head_to_head:
+                row = {
+                    "game": name,
+                    "bot": bot,
+                    "head_to_head": head_to_head(name, bot, cls, args.head_to_head, args.seed),
+                }
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+    result = {"machine": platform.machine(), "python": platform.python_version(), "rows": rows}
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump(result, f, indent=2)
+            f.write("\n")
+
+
+if __name__ == "__main__":
+    main()

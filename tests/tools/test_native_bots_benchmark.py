@@ -1,0 +1,42 @@
+"""benchmarks/native_bots.py: a quick run times every port against its twin and plays a
+randomised port against its twin (figures not checked: this machine is shared)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from tablezoo.games.native import available
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.skipif(not available(), reason="the native core is not built")
+
+
+def test_a_quick_run_writes_a_row_per_port_and_seat_count(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = ROOT / "benchmarks" / "native_bots.py"
+    spec = importlib.util.spec_from_file_location("benchmark_native_bots", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    out = tmp_path / "native_bots.json"
+    argv = ["native_bots.py", "--games", "diamant", "court", "--bots", "heuristic", "--positions-games", "1"]
+    monkeypatch.setattr(sys, "argv", [*argv, "--head-to-head", "20", "--out", str(out)])
+    module.main()
+    rows = json.loads(out.read_text())["rows"]
+    timed = {(r["game"], r["bot"], r["seats"]) for r in rows if "act" in r}
+    assert timed == {("diamant", "heuristic", n) for n in (3, 4, 8)} | {
+        ("court", "heuristic", n) for n in (2, 3, 5)
+    }
+    diamant = next(r for r in rows if r["game"] == "diamant")  # checked move for move: deterministic
+    assert not diamant["randomised"] and diamant["positions"] > 10 and "action_values" not in diamant
+    assert diamant["act"]["native_ms"] > 0 and diamant["act"]["python_ms"] > 0
+    (duel,) = [r["head_to_head"] for r in rows if "head_to_head" in r]
+    assert duel["games"] == 20 and duel["seats"] == 2
+    low, high = duel["interval"]
+    assert low <= duel["port_win_share"] <= high and duel["same_player"] == (low <= 0.5 <= high)
