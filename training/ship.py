@@ -30,6 +30,11 @@ steps, and averaging them is the usual way to smooth that out; measure before
 shipping one (To Court the King's mean of five rounds played level with the last
 round alone over 2,000 games at 2 and 4 seats).
 
+``tablezoo ship GAME`` (a game's name instead of a run folder) measures the agent already
+shipped for it again, with the settings given (more games a row, a stronger yardstick where a
+bot's native port makes one affordable): :func:`remeasure` rewrites the card's strength
+section and its ``.json`` and keeps the network and the card's section on its training.
+
 The shipped network records the commands that trained it and this one
 (:data:`~tablezoo.training.reproduce.RECIPE` in its ``meta``; this one in its ``python -m``
 form, :data:`~tablezoo.training.reproduce.SHIP`, which every shipped network has recorded),
@@ -53,7 +58,7 @@ import numpy as np
 from tablezoo.bots.core import Bot, Seat
 from tablezoo.bots.net import PolicyValueNet
 from tablezoo.bots.registry import AGENTS_DIR, game_bots, make_bot
-from tablezoo.games import game_class, make
+from tablezoo.games import GAMES, game_class, make
 from tablezoo.games.core import CHANCE, TERMINAL, ConfigError
 from tablezoo.training.evaluate import PART_GAMES, join_parts, play_part, split_tournament
 from tablezoo.training.reproduce import RECIPE, SHIP, reproduce_text, training_chain
@@ -541,9 +546,39 @@ def ship_run(ship: ShipConfig) -> tuple[Path, str]:
     return shipped, card
 
 
+def remeasure(game_name: str, ship: ShipConfig) -> tuple[Path, str]:
+    """Measure the agent shipped for ``game_name`` again (``ship``'s games, search and seed;
+    its run, round and average are not read): rewrite its card's strength section, naming the
+    command, and its ``.json``; the network and the card's training section stay as they are."""
+    shipped = AGENTS_DIR / f"{game_name}.npz"
+    if not shipped.exists():
+        raise ConfigError(f"no agent is shipped for {game_name!r}: ship a run folder of `tablezoo expert` first")
+    if ship.round is not None or ship.average != 1:
+        raise ConfigError("--round and --average choose a run's network: a shipped agent is measured as it is")
+    old = shipped.with_suffix(".md").read_text()
+    start, end = old.find("## How it was trained"), old.find("## How strong it is")
+    if start < 0 or end < start:
+        raise ConfigError(f"{shipped.with_suffix('.md')} is not a model card of `tablezoo ship`")
+    strength = measure_strength(game_name, shipped, ship)
+    measured = f"Measured by `{ship.command()}`.\n\n"
+    section = strength_section(game_name, ship, strength).replace("\n\n", "\n\n" + measured, 1)
+    card = card_text(game_name, old[start:end].rstrip("\n") + "\n", section)
+    shipped.with_suffix(".md").write_text(card)
+    shipped.with_suffix(".json").write_text(json.dumps(strength.rows, indent=1) + "\n")
+    return shipped, card
+
+
 def cmd_ship(args: argparse.Namespace) -> None:
-    """``tablezoo ship``: ship the run as the command line says, and print the card."""
-    shipped, card = ship_run(ShipConfig(**{f.name: getattr(args, f.name) for f in fields(ShipConfig)}))
+    """``tablezoo ship``: ship the run as the command line says (or measure a game's shipped agent
+    again), and print the card."""
+    ship = ShipConfig(**{f.name: getattr(args, f.name) for f in fields(ShipConfig)})
+    name = str(args.run)
+    if name in GAMES and not args.run.is_dir():
+        shipped, card = remeasure(name, ship)
+        print(card)
+        print(f"measured {shipped} again: .md and .json rewritten")
+        return
+    shipped, card = ship_run(ship)
     print(card)
     print(f"shipped {shipped}, .md and .json")
 
@@ -556,7 +591,11 @@ def add_ship_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="measure an expert-iteration run's network and ship it as its game's agent, with a model card",
         description=__doc__.splitlines()[0],
     )
-    p.add_argument("run", type=Path, help="a run folder written by `tablezoo expert`")
+    p.add_argument(
+        "run",
+        type=Path,
+        help="a run folder written by `tablezoo expert`, or a game's name: measure its shipped agent again",
+    )
     p.add_argument("--games", type=int, default=d.games, help="games per seat count against heuristic")
     p.add_argument(
         "--target-games", type=int, default=d.target_games, help="games per target row (default: --games)"

@@ -115,3 +115,29 @@ def test_the_training_section_is_written_from_the_run(tmp_path: Path) -> None:
     card = ship.card_text("diamant", text, "STRENGTH")
     assert card.startswith("# Diamant: shipped agent, every seat count (3 to 8)")
     assert card.index("## How it was trained") < card.index("STRENGTH")
+
+
+def test_a_games_name_measures_its_shipped_agent_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``tablezoo ship GAME``: the shipped network and the card's training section stay, the
+    strength section and the .json are measured anew (here with tiny tournaments), naming the
+    command; a run's --round or --average, or a game with no agent, is refused."""
+    from tablezoo.bots import registry
+
+    for suffix in (".npz", ".md", ".json"):
+        (tmp_path / f"court{suffix}").write_bytes((registry.AGENTS_DIR / f"court{suffix}").read_bytes())
+    monkeypatch.setattr(ship, "AGENTS_DIR", tmp_path)
+    monkeypatch.setattr(ship, "move_times", lambda *args: 1.0)
+    old = (tmp_path / "court.md").read_text()
+    network = (tmp_path / "court.npz").read_bytes()
+    args = build_parser().parse_args(["ship", "court", "--games", "4", "--search", "0", "--jobs", "1"])
+    args.func(args)
+    card = (tmp_path / "court.md").read_text()
+    training = old[old.index("## How it was trained") : old.index("## How strong it is")]
+    assert training in card and (tmp_path / "court.npz").read_bytes() == network
+    assert "Measured by `python -m tablezoo.training.ship court --games 4 --search 0`." in card
+    rows = json.loads((tmp_path / "court.json").read_text())
+    assert {r["games"] for r in rows} == {4} and len(rows) == 4  # seats 2 to 5 (the targets are among them)
+    with pytest.raises(ConfigError, match="--round and --average"):
+        ship.remeasure("court", ShipConfig(Path("court"), round=3))
+    with pytest.raises(ConfigError, match="no agent is shipped for 'sechs'"):
+        ship.remeasure("sechs", ShipConfig(Path("sechs")))
