@@ -552,9 +552,13 @@ def remeasure(game_name: str, ship: ShipConfig) -> tuple[Path, str]:
     command, and its ``.json``; the network and the card's training section stay as they are."""
     shipped = AGENTS_DIR / f"{game_name}.npz"
     if not shipped.exists():
-        raise ConfigError(f"no agent is shipped for {game_name!r}: ship a run folder of `tablezoo expert` first")
+        raise ConfigError(
+            f"no agent is shipped for {game_name!r}: ship a run folder of `tablezoo expert` first"
+        )
     if ship.round is not None or ship.average != 1:
-        raise ConfigError("--round and --average choose a run's network: a shipped agent is measured as it is")
+        raise ConfigError(
+            "--round and --average choose a run's network: a shipped agent is measured as it is"
+        )
     old = shipped.with_suffix(".md").read_text()
     start, end = old.find("## How it was trained"), old.find("## How strong it is")
     if start < 0 or end < start:

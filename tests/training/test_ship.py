@@ -117,7 +117,9 @@ def test_the_training_section_is_written_from_the_run(tmp_path: Path) -> None:
     assert card.index("## How it was trained") < card.index("STRENGTH")
 
 
-def test_a_games_name_measures_its_shipped_agent_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_games_name_measures_its_shipped_agent_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``tablezoo ship GAME``: the shipped network and the card's training section stay, the
     strength section and the .json are measured anew (here with tiny tournaments), naming the
     command; a run's --round or --average, or a game with no agent, is refused."""
