@@ -355,6 +355,10 @@ class PolicyValueNet:
         logits, h = self._single(x)
         return logits, float(_sigmoid(value_w @ h + value_b))
 
+    def hidden(self, x: np.ndarray) -> np.ndarray:
+        """The last hidden layers ``(N, width)`` of observations ``(N, size)``: what the value head reads."""
+        return self._batch(x)[1]
+
     def logits(self, observation: np.ndarray) -> np.ndarray:
         """The logits of one observation (of the layout it reads)."""
         return self._single(observation)[0]

@@ -42,6 +42,41 @@ simulation after the other. A batched matrix product pays where BLAS runs one
 thread per process (``OPENBLAS_NUM_THREADS=1``): on a busy 2-core machine with
 two BLAS threads it can cost more than the single calls it replaces.
 
+**Simultaneous choices** (``game.secret_decision``: 6 nimmt!'s cards, Diamant's go/camp) are
+asked by the engine seat by seat, and the search plays them in that order, which is sound
+because the engine keeps a secret choice out of every other seat's observation until the
+reveal: the seats after ``s`` in a round choose, in a simulation, from views that are the
+same whatever ``s`` chose (``tests/bots/test_search.py`` checks it), and the network reads
+nothing else. The seats before ``s`` in the round chose already; ``determinize`` redraws
+their choices, uniformly. Measured (``tablezoo evaluate GAME --players N --bots
+agent:search=32 agent --games G --seed S``, win share of the search, fair share 1/N):
+
+| game | N | G | S | win share [95% CI] |
+|---|---|---|---|---|
+| 6 nimmt! | 2 | 200 | 5 | 0.362 [0.299, 0.431] |
+| 6 nimmt! | 4 | 200 | 7 | 0.168 [0.122, 0.225] |
+| Diamant | 4 | 200 | 5 | 0.613 [0.544, 0.678] |
+| Heckmeck | 2 | 200 | 5 | 0.500 [0.431, 0.569] |
+
+The 6 nimmt! search loses to the network alone, at every seat alike (by seat at 4 seats,
+over 300 games: 0.16, 0.17, 0.17, 0.16), so the order of a secret round is not what weakens
+it. Its values are: the shipped network's win-share head is sure where the game is not (in
+the network's own games at 2 seats 82% of its values are below 0.2 or above 0.8, where the
+seat then wins 0.33 and 0.63 of the time; its squared error, 0.31, is above a constant's,
+0.25), so one simulation's value swings between about 0 and 1 with the others' cards drawn,
+and 32 of them rank the moves by chance. Trusting the priors more (``c_puct=5``) gives 0.475
+[0.380, 0.572] at 2 seats (100 games, seed 5) and 0.315 [0.232, 0.411] at 4 (100 games,
+seed 7). :mod:`tablezoo.training.calibrate` refits the head to the network's own games (the policy,
+and so ``agent``'s moves, unchanged): ``python -m tablezoo.training.calibrate
+bots/agents/sechs_nimmt.npz sechs_nimmt --seats 2 3 4 5 6 7 8 9 10 --games 100 --out
+refit.npz`` brings the squared error on held-out games from 0.174 to 0.120 (a constant's:
+0.154), and ``refit.npz:search=32`` gives 0.445 [0.378, 0.514] at 2 seats (200 games, seed
+5); a head refitted on 2 and 4 seats alone gave 0.502 [0.434, 0.571] there but 0.172 [0.126,
+0.231] at 4 seats (200 games, seed 7): at 4 seats 32 simulations, about three a card with
+three hands and cards drawn, are too few to rank the cards better than the priors do.
+Modelling the others by their most likely move instead of a draw from their policy did not
+change that (0.205 [0.138, 0.294], 100 games). The shipped head is left as it is.
+
 Only the engine's contract is used: ``determinize``, ``legal_actions``,
 ``apply``, ``advance``, ``observe``, ``observe_batch``, ``winners``. :mod:`tablezoo.training.expert`
 trains the network on this search's own choices (expert iteration).

@@ -122,6 +122,49 @@ def test_search_never_reads_the_hidden_state() -> None:
     assert np.array_equal(a.visits, b.visits)
 
 
+def secret_round_starts(game: Game[Any], seed: int, count: int) -> list[Any]:
+    """Copies of the states where a round of secret choices begins (its first seat to choose), along
+    a game of random moves."""
+    rng = np.random.default_rng(seed)
+    state, starts, round_seats = game.initial_state(), [], set()
+    while len(starts) < count and (mover := game.advance(state, rng)) != TERMINAL:
+        if not game.secret_decision(state):
+            round_seats = set()
+        elif mover in round_seats or not round_seats:  # a seat chooses again: a new round
+            round_seats = {mover}
+            starts.append(game.clone(state))
+        else:
+            round_seats.add(mover)
+        legal = game.legal_actions(state)
+        game.apply(state, legal[int(rng.integers(len(legal)))])
+    return starts
+
+
+@pytest.mark.parametrize(
+    ("name", "n"), [("sechs_nimmt", 2), ("sechs_nimmt", 4), ("diamant", 3), ("diamant", 4)]
+)
+def test_the_others_of_a_secret_round_are_modelled_blind_to_the_searchers_choice(name: str, n: int) -> None:
+    # the search models another seat's move from that seat's observation alone (NetworkEvaluator
+    # reads nothing else): whatever the first seat of a round chooses in secret, every later seat of
+    # the round sees the same, so their modelled choices cannot answer it
+    game = make(name, n)  # the games with secret choices
+    later = 0
+    for state in secret_round_starts(game, seed=n, count=40):
+        first = game.to_move(state)
+        views = set()
+        for action in game.legal_actions(state):
+            x = game.clone(state)
+            game.apply(x, action)
+            seen = []
+            while (mover := game.to_move(x)) >= 0 and mover != first and game.secret_decision(x):
+                seen.append(game.observe(x, mover).tobytes())
+                game.apply(x, game.legal_actions(x)[0])
+            views.add(tuple(seen))
+            later += len(seen)
+        assert len(views) == 1
+    assert later > 0
+
+
 def test_search_alone_beats_random_play() -> None:
     # an untrained network has no preference; its search's simulations (real outcomes of the engine)
     # are what make the agent win well above its fair share of 1/3 at a Diamant table of randoms
