@@ -39,7 +39,9 @@ def games_per_hour(game: str, bot: str, games: int, jobs: int, core: str, seed: 
     """Seconds to play ``games`` games of ``bot`` at every seat on ``core`` in ``jobs``
     processes (one part of the tournament each, at most :data:`PART_GAMES` games), and the
     games per hour that makes."""
-    parts = split_tournament(game, SEATS, [bot] * SEATS, games, seed, parts=max(jobs, -(-games // PART_GAMES)))
+    parts = split_tournament(
+        game, SEATS, [bot] * SEATS, games, seed, parts=max(jobs, -(-games // PART_GAMES))
+    )
     os.environ["TABLEZOO_CORE"] = core  # the processes make their games on this core
     start = time.perf_counter()
     with ProcessPoolExecutor(jobs) as pool:
@@ -49,10 +51,14 @@ def games_per_hour(game: str, bot: str, games: int, jobs: int, core: str, seed: 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--games", nargs="+", default=list(GAMES), choices=list(GAMES), help="the games")
     parser.add_argument("--teacher-games", type=int, default=40, help="imitation games per game and core")
-    parser.add_argument("--search-games", type=int, default=8, help="search self-play games per game and core")
+    parser.add_argument(
+        "--search-games", type=int, default=8, help="search self-play games per game and core"
+    )
     parser.add_argument("--jobs", type=int, default=2, help="processes side by side (the training's workers)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default=None, help="write the JSON here")
