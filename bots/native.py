@@ -14,16 +14,26 @@ the Python bot's class too (:func:`native_twin`): it is that bot, played by the 
 A port is handed the whole state (:meth:`~tablezoo.bots.core.Seat.native_state`) and reads
 only what its seat may know: a port of a hidden-information bot plans on the core's
 determinisations, as its twin plans on ``seat.sample_state``.
+
+The network-guided search (``agent:search=N``, :class:`~tablezoo.bots.search.AgentBot`) has a
+port too, :class:`NativeAgentBot`: the core's forward pass of the same network
+(:func:`native_net`) guiding the core's search (``native/src/search.h``), on the games the
+core determinises (:attr:`~tablezoo.games.native.NativeGame.has_native_search`), with the
+settings it plays (:func:`has_native_search`).
 """
 
 from __future__ import annotations
 
 import functools
+import weakref
+from collections.abc import Mapping
 from typing import Any, cast
 
 import numpy as np
 
 from tablezoo.bots.core import Bot, Seat
+from tablezoo.bots.net import ActionHead, PolicyValueNet
+from tablezoo.bots.search import AgentBot
 from tablezoo.games.core import Game
 
 
@@ -76,3 +86,86 @@ def native_twin(cls: type[Bot]) -> type[NativePortBot]:
     doc = f"{cls.__name__} played by the native core's port of it (see :mod:`tablezoo.bots.native`)."
     twin = type(f"Native{cls.__name__}", (base, cls), {"__doc__": doc, "__module__": __name__})
     return cast(type[NativePortBot], twin)
+
+
+_NATIVE_NETS: weakref.WeakKeyDictionary[PolicyValueNet, Any] = weakref.WeakKeyDictionary()
+
+
+def native_net(net: PolicyValueNet) -> Any:
+    """The native core's twin of ``net``: its forward pass (``native/src/net.h``) from the same
+    arrays, handed over once per network (the bots of a table share it; none changes it)."""
+    twin = _NATIVE_NETS.get(net)
+    if twin is None:
+        from tablezoo.games import _native  # type: ignore[attr-defined]  # built: a native game asked
+
+        head = None
+        if net.head is not None:
+            head = {name: getattr(net.head, name) for name in ActionHead.ARRAYS} | {"size": net.head.size}
+        twin = _native.PolicyValueNet(
+            net.weights,
+            net.biases,
+            net.value_w,
+            None if net.value_b is None else np.array([net.value_b], np.float32),
+            net.scale,
+            head,
+            net.activation,
+            net.padded,
+        )
+        _NATIVE_NETS[net] = twin
+    return twin
+
+
+NATIVE_SEARCH_SETTINGS = ("search", "c_puct", "horizon")
+"""The settings of :class:`~tablezoo.bots.search.AgentBot` the native search plays (any values);
+another (``batch`` other than 1) is the Python search's."""
+
+
+def has_native_search(game: Game[Any], net: PolicyValueNet, settings: Mapping[str, Any]) -> bool:
+    """Whether ``AgentBot(net, **settings)`` on ``game`` has a native port: ``game`` runs on the
+    native core and determinises there, ``net`` has a value head, it searches (``search`` 1 or
+    more: the network alone is AgentBot's own), and every other setting is one the port plays."""
+    return (
+        bool(getattr(game, "has_native_search", False))
+        and net.has_value_head
+        and settings.get("search", 0) >= 1
+        and all(
+            key in NATIVE_SEARCH_SETTINGS or (key, value) == ("batch", 1) for key, value in settings.items()
+        )
+    )
+
+
+class NativeAgentBot(AgentBot):
+    """:class:`~tablezoo.bots.search.AgentBot`'s search played by the native core: the same
+    simulation (``native/src/search.h`` reads like :func:`tablezoo.bots.search.search`), the
+    network's forward pass in the core (:func:`native_net`). Its randomness is the core's own
+    generator, seeded with ``seed`` (one from the operating system when None) and again by
+    ``reset(seed)``: its moves differ from the Python search's in the draws, and it is the same
+    player (``tests/bots/test_native_search.py``). It is an AgentBot (its ``net``,
+    ``simulations``, ``c_puct`` and ``horizon`` are the Python bot's)."""
+
+    def __init__(
+        self,
+        game: Game[Any],
+        net: PolicyValueNet,
+        search: int,
+        c_puct: float = 1.5,
+        horizon: int = 0,
+        batch: int = 1,
+        seed: int | None = None,
+        name: str = "agent",
+    ) -> None:
+        if batch != 1:
+            raise ValueError(
+                f"the native search runs one simulation after the other (batch=1), not batch={batch}"
+            )
+        super().__init__(net, search=search, c_puct=c_puct, horizon=horizon, seed=seed, name=name)
+        seed = _fresh_seed() if seed is None else seed
+        self._port = game.native_search(native_net(net), search, c_puct, horizon, seed)  # type: ignore[attr-defined]
+
+    def reset(self, seed: int | None = None) -> None:
+        """Start a new game; reseed the search's randomness when ``seed`` is given."""
+        self._port.reset(seed)
+
+    def act(self, seat: Seat) -> int:
+        """The native search's move for ``seat``."""
+        return int(self._port.act(seat.native_state()))

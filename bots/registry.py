@@ -23,7 +23,9 @@ value is refused with the list of what the bot takes.
 On a game of the native core, a bot the core has a port of (every game's ``heuristic``,
 Heckmeck's ``solver``) is that port (:mod:`tablezoo.bots.native`) when asked for with its
 default settings: the same player, many times faster. The Python bot plays on the Python
-core, with settings, and as the reference.
+core, with settings, and as the reference. ``agent:search=N`` (and a network file's
+``:search=N``) is the core's search where the core determinises the game, for any ``N``,
+``c_puct`` and ``horizon`` (``batch`` other than 1: the Python search).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from typing import Any
 
 from tablezoo.bots import court, diamant, heckmeck, sechs_nimmt
 from tablezoo.bots.core import Bot, RandomBot
-from tablezoo.bots.native import has_native_port, native_twin
+from tablezoo.bots.native import NativeAgentBot, has_native_port, has_native_search, native_twin
 from tablezoo.bots.net import PolicyValueNet, load_model
 from tablezoo.bots.policy import PolicyBot
 from tablezoo.bots.search import AgentBot
@@ -123,7 +125,16 @@ def _file_bot(path: Path, game: Game[Any], name: str, settings: str) -> Bot:
     model.check_fits(game, path.name)
     if not model.has_value_head:
         return PolicyBot(model, name)
-    return AgentBot(model, name=name, **_settings(AgentBot, name, settings) if settings else {})
+    return _agent_bot(model, game, name, name, settings)
+
+
+def _agent_bot(net: PolicyValueNet, game: Game[Any], name: str, base: str, settings: str) -> Bot:
+    """``AgentBot(net)`` with ``settings``: its native port where the game runs on the native core,
+    has one, and the settings are ones the port plays (:func:`~tablezoo.bots.native.has_native_search`)."""
+    kwargs = _settings(AgentBot, base, settings) if settings else {}
+    if has_native_search(game, net, kwargs):
+        return NativeAgentBot(game, net, name=name, **kwargs)
+    return AgentBot(net, name=name, **kwargs)
 
 
 def game_bot_names(game_name: str) -> list[str]:
@@ -143,8 +154,7 @@ def make_bot(name: str, game: Game[Any]) -> Bot:
     if base.endswith(".npz"):
         return _file_bot(Path(base), game, Path(base).stem, settings)
     if base == "agent":
-        net = shipped_agent(game)
-        return AgentBot(net, name=name, **_settings(AgentBot, base, settings) if settings else {})
+        return _agent_bot(shipped_agent(game), game, name, base, settings)
     classes = game_bots(game.info.name)
     if base not in classes:
         raise ConfigError(f"no bot {base!r} for {game.info.title}; bots: {', '.join(bot_names(game))}")

@@ -158,6 +158,25 @@ class NativeGame(Game[Any]):
             raise ConfigError(f"the native core has no port of {title}'s bot {name!r}; ports: {ports}")
         return self._native.ports[name](self._native, seed)
 
+    @property
+    def has_native_search(self) -> bool:
+        """Whether the core runs :class:`~tablezoo.bots.search.AgentBot`'s search for this game (it
+        needs the game's determinisation in the core)."""
+        return self._native.agent_search is not None
+
+    def native_search(
+        self, net: Any, simulations: int, c_puct: float = 1.5, horizon: int = 0, seed: int = 0
+    ) -> Any:
+        """A new native search of ``simulations`` simulations for this game, guided by ``net`` (the
+        core's network: :func:`tablezoo.bots.native.native_net`), its randomness seeded with
+        ``seed``: its ``act(state)`` takes a native state of the game, ``reset(seed=None)`` starts a
+        new game. ``horizon`` 0 is AgentBot's default (two rounds of the others)."""
+        if self._native.agent_search is None:
+            raise ConfigError(
+                f"the native core has no search for {self.info.title}: it does not determinise it yet"
+            )
+        return self._native.agent_search(self._native, net, simulations, c_puct, horizon, seed)
+
     def __getattr__(self, name: str) -> Any:
         # A game's own helpers (Heckmeck's claims, Court's roll_size, ...) read states
         # through their fields, which a native state has too: they come from the reference.

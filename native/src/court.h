@@ -291,6 +291,11 @@ class Court {
   void apply_chance(State& s, const Outcome& o) const;
 
   void observe(const State& s, int seat, float* out) const;
+  // Game.determinize: everything is public (the dice to come are chance), so a plain copy.
+  template <class Bits>
+  void determinize(const State& s, int, Bits&, State& out) const {
+    out = s;
+  }
   std::vector<double> scores(const State& s) const;
   std::vector<int> winners(const State& s) const;
   void validate(const State& s) const;

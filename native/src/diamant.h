@@ -116,6 +116,14 @@ class Diamant {
   void apply_chance(State& s, const Outcome& o) const;
 
   void observe(const State& s, int seat, float* out) const;
+  // Diamant.determinize, draw for draw: a copy with the other seats' pending choices drawn
+  // anew, go or camp alike (rng.integers(2)); nothing else is hidden (the deck has no order).
+  template <class Bits>
+  void determinize(const State& s, int seat, Bits& bits, State& out) const {
+    out = s;  // a copy into the caller's state: its lists keep their room
+    for (int other = 0; other < n_; ++other)
+      if (other != seat && out.choices[other]) out.choices[other] = static_cast<Choice>(numpy_integers(bits, 2));
+  }
 
   // The heuristic bot (bots/diamant.py, DiamantThresholdBot with its defaults): back to camp
   // once two hazard types are out, or once its haul and its share of the pool reach 10 gems.

@@ -109,6 +109,11 @@ class Heckmeck {
   void apply_chance(State& s, const Outcome& o) const;
 
   void observe(const State& s, int seat, float* out) const;
+  // Game.determinize: everything is public (the dice to come are chance), so a plain copy.
+  template <class Bits>
+  void determinize(const State& s, int, Bits&, State& out) const {
+    out = s;
+  }
 
   // The heuristic bot (bots/heckmeck.py, HeckmeckGreedyBot with its defaults): keeps worms
   // first, then the face worth most; stops on a claim once the sum reaches 27 or fewer than

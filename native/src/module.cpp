@@ -70,6 +70,7 @@ PYBIND11_MODULE(_native, m) {
     return raw_below(bits, total);
   });
 
+  bind_net(m);
   bind_game<heckmeck::Heckmeck>(m, "Heckmeck");
   bind_game<sechs_nimmt::SechsNimmt>(m, "SechsNimmt");
   bind_game<diamant::Diamant>(m, "Diamant");

@@ -1,0 +1,280 @@
+// The network-guided search of tablezoo/bots/search.py in the core: AgentBot's determinised
+// information-set Monte Carlo tree search, one simulation after the other (batch=1), no root
+// noise, the move visited most.
+//
+// It reads like its Python twin, function for function (Node.select, search, _simulation,
+// AgentBot.act; the network's answers are NetworkEvaluator's: the seat's observation, read
+// padded or plain as the network reads it, through the network's one-observation path). One
+// simulation, from seat s deciding in state x:
+//
+//   1. determinise: the game's determinize(x, s, rng, out) draws everything s cannot see;
+//   2. descend the tree of s's own decisions, a node per observation of s, by PUCT with the
+//      network's priors;
+//   3. between two decisions of s, chance is drawn by the engine's odds (sample_chance) and
+//      every other seat samples the network's policy from its own observation;
+//   4. the end of the game gives s's win share, a new node (or the horizon-th decision of the
+//      others) the network's win-share head on s's observation; the value is added to every
+//      (node, move) on the way down.
+//
+// Its randomness is the bot's own Rng (the Python search draws from a numpy Generator), so its
+// moves differ from its twin's in the draws; it is the same player, measured head to head
+// (tests/bots/test_native_search.py).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "net.h"
+#include "tablezoo/core.h"
+
+namespace tablezoo {
+
+// Whether game G determinises in the core: a member
+//
+//   template <class Bits> void determinize(const State& s, int seat, Bits& bits, State& out) const;
+//
+// that writes into `out` a copy of s with everything `seat` cannot see drawn anew from `bits`
+// (the twin of the Python game's determinize, draw for draw from a numpy Generator's bits). A
+// game that hides nothing copies s. A game without it has no native search: make_bot seats the
+// Python search there.
+template <class G, class = void>
+struct determinizes : std::false_type {};
+template <class G>
+struct determinizes<G, std::void_t<decltype(std::declval<const G&>().determinize(
+                           std::declval<const typename G::State&>(), 0, std::declval<Rng&>(),
+                           std::declval<typename G::State&>()))>> : std::true_type {};
+
+// How a network reads a game's plain observation: padded (the entries placed by the game's
+// padding index, the seat count's one-hot entry set, as observe_padded builds it) or as it is.
+struct Reading {
+  std::vector<int> index;  // where each entry of the plain observation goes
+  int size = 0;            // the padded observation's size; 0: the plain observation is read
+  int seats_at = -1;       // the one-hot seat count's entry
+
+  // What the network reads of `plain` (observation_size entries), in `out`.
+  const float* read(const std::vector<float>& plain, std::vector<float>& out) const {
+    if (size == 0) return plain.data();
+    out.assign(size, 0.0f);
+    for (size_t i = 0; i < plain.size(); ++i) out[index[i]] = plain[i];
+    out[seats_at] = 1.0f;
+    return out.data();
+  }
+};
+
+// A uniform double in [0, 1) from 53 bits.
+inline double uniform(Rng& rng) { return static_cast<double>(rng.next_uint64() >> 11) * 0x1.0p-53; }
+
+// net.py masked_softmax: the policy over `legal` (in its order) from the full logits, float32.
+inline void masked_softmax(const std::vector<float>& logits, const std::vector<int>& legal, std::vector<float>& out) {
+  out.resize(legal.size());
+  float top = logits[legal[0]];
+  for (int a : legal) top = std::max(top, logits[a]);
+  float sum = 0.0f;
+  for (size_t i = 0; i < legal.size(); ++i) sum += out[i] = std::exp(logits[legal[i]] - top);
+  for (float& p : out) p /= sum;
+}
+
+// rng.choice(len(p), p=p): the index whose share of the cumulative sum holds a uniform draw.
+inline int sample(const std::vector<float>& p, Rng& rng) {
+  double total = 0.0;
+  for (float q : p) total += q;
+  const double u = uniform(rng) * total;
+  double cumulative = 0.0;
+  for (size_t i = 0; i + 1 < p.size(); ++i) {
+    cumulative += p[i];
+    if (u < cumulative) return static_cast<int>(i);
+  }
+  return static_cast<int>(p.size()) - 1;
+}
+
+template <class G>
+class AgentSearch {
+ public:
+  using State = typename G::State;
+
+  // search.py Node: one information state of the searching seat.
+  struct Node {
+    std::vector<int> legal;
+    std::vector<float> prior;
+    std::vector<double> visits;
+    std::vector<double> value;  // summed win shares
+    double total = 0;
+    double value0 = 0;          // the network's estimate: the Q of a move not tried yet
+
+    Node(std::vector<int> moves, std::vector<float> p, double v0)
+        : legal(std::move(moves)), prior(std::move(p)), visits(legal.size(), 0.0), value(legal.size(), 0.0), value0(v0) {}
+
+    // Node.select: the index (into legal) of the move PUCT tries next.
+    int select(double c_puct) const {
+      const double root = std::sqrt(total + 1);
+      int best = 0;
+      double top = -INFINITY;
+      for (size_t i = 0; i < legal.size(); ++i) {
+        const double q = visits[i] > 0 ? value[i] / visits[i] : value0;
+        const double u = c_puct * prior[i] * (root / (1.0 + visits[i]));
+        if (q + u > top) {
+          top = q + u;
+          best = static_cast<int>(i);
+        }
+      }
+      return best;
+    }
+  };
+
+  // `horizon` 0: two rounds of the others, 2 (n - 1), as AgentBot's default.
+  AgentSearch(std::shared_ptr<const PolicyValueNet> net, Reading reading, int simulations, double c_puct, int horizon)
+      : net_(std::move(net)), reading_(std::move(reading)), simulations_(simulations), c_puct_(c_puct), horizon_(horizon) {}
+
+  void reset() {}
+
+  // AgentBot.act: the move visited most, ties to the higher prior.
+  int act(const G& game, const State& s, int seat, Rng& rng) {
+    const Node& root = search(game, s, seat, rng);
+    int best = 0;
+    for (size_t i = 1; i < root.legal.size(); ++i)
+      if (root.visits[i] > root.visits[best] || (root.visits[i] == root.visits[best] && root.prior[i] > root.prior[best]))
+        best = static_cast<int>(i);
+    return root.legal[best];
+  }
+
+  // search(): run the simulations from seat's decision in s; the root node. The root is
+  // evaluated on the first simulation's determinisation (with the seat's observation); a root
+  // with one legal move is not searched.
+  const Node& search(const G& game, const State& s, int seat, Rng& rng) {
+    nodes_.clear();
+    tree_.clear();
+    std::vector<int> legal;
+    game.legal_actions(s, legal);
+    if (legal.size() == 1) {
+      nodes_.emplace_back(legal, std::vector<float>{1.0f}, 0.0);
+      nodes_[0].visits[0] = nodes_[0].total = simulations_;
+      return nodes_[0];
+    }
+    const int horizon = horizon_ ? horizon_ : 2 * (game.num_seats() - 1);
+    observe(game, s, seat);
+    game.determinize(s, seat, rng, first_);  // the first simulation's: the root's priors are asked on it
+    const double value = evaluate();
+    std::vector<float> prior;
+    masked_softmax(logits_, legal, prior);
+    nodes_.emplace_back(std::move(legal), std::move(prior), value);
+    tree_.emplace(key(), 0);
+    for (int started = 0; started < simulations_; ++started) {
+      if (started == 0)
+        x_ = first_;
+      else
+        game.determinize(s, seat, rng, x_);
+      simulation(game, seat, horizon, rng);
+    }
+    return nodes_[0];
+  }
+
+ private:
+  // _simulation: one simulation on the determinised state x_ (see the top of this file).
+  void simulation(const G& game, int seat, int horizon, Rng& rng) {
+    State& x = x_;
+    int node = 0;
+    path_.clear();
+    double v;
+    while (true) {
+      Node& n = nodes_[node];
+      const int i = n.select(c_puct_);
+      n.visits[i] += 1;
+      n.total += 1;
+      path_.emplace_back(node, i);
+      game.apply(x, n.legal[i]);
+      int others = 0;
+      int mover = advance(game, x, rng);
+      while (mover != kTerminal && mover != seat && others < horizon) {
+        moves_.clear();
+        game.legal_actions(x, moves_);
+        observe(game, x, mover);
+        evaluate();
+        masked_softmax(logits_, moves_, policy_);
+        game.apply(x, moves_[sample(policy_, rng)]);
+        ++others;
+        mover = advance(game, x, rng);
+      }
+      if (mover == kTerminal) {
+        v = win_share(game, x, seat);
+        break;
+      }
+      observe(game, x, seat);
+      if (mover != seat) {
+        v = evaluate();
+        break;
+      }
+      moves_.clear();
+      game.legal_actions(x, moves_);
+      const auto found = tree_.find(key());
+      if (found == tree_.end() || nodes_[found->second].legal != moves_) {
+        // a new information state (or, where an observation leaves out something that changes
+        // the legal moves, another state behind the same one: valued, not entered)
+        v = evaluate();
+        if (found == tree_.end()) {
+          std::vector<float> prior;
+          masked_softmax(logits_, moves_, prior);
+          tree_.emplace(key(), static_cast<int>(nodes_.size()));
+          nodes_.emplace_back(moves_, std::move(prior), v);
+        }
+        break;
+      }
+      node = found->second;
+    }
+    for (const auto& [n, i] : path_) nodes_[n].value[i] += v;
+  }
+
+  // Resolve chance by the engine's odds until a seat is to move or the game is over.
+  static int advance(const G& game, State& x, Rng& rng) {
+    int mover = game.to_move(x);
+    while (mover == kChance) {
+      game.apply_chance(x, game.sample_chance(x, rng));
+      mover = game.to_move(x);
+    }
+    return mover;
+  }
+
+  // net.py win_share: the part of the win seat takes in a finished game.
+  static double win_share(const G& game, const State& x, int seat) {
+    const std::vector<int> winners = game.winners(x);
+    for (int w : winners)
+      if (w == seat) return 1.0 / static_cast<double>(winners.size());
+    return 0.0;
+  }
+
+  // seat's observation of x, into obs_.
+  void observe(const G& game, const State& x, int seat) {
+    obs_.resize(game.observation_size());
+    game.observe(x, seat, obs_.data());
+  }
+
+  // The tree's key of obs_: its bytes (obs.tobytes()).
+  std::string key() const { return std::string(reinterpret_cast<const char*>(obs_.data()), obs_.size() * sizeof(float)); }
+
+  // NetworkEvaluator on one request: the network's logits (into logits_) and win share of obs_
+  // (the observation of the seat asked about, observe's).
+  double evaluate() {
+    logits_.resize(net_->num_actions());
+    return net_->evaluate(reading_.read(obs_, input_), logits_.data(), work_);
+  }
+
+  std::shared_ptr<const PolicyValueNet> net_;
+  Reading reading_;
+  int simulations_;
+  double c_puct_;
+  int horizon_;
+  std::vector<Node> nodes_;                    // the tree: nodes_[0] is the root...
+  std::unordered_map<std::string, int> tree_;  // ...each one's index by the seat's observation
+  std::vector<std::pair<int, int>> path_;      // (node, move index) of this simulation
+  State first_, x_;                            // the first determinisation, and the one played on
+  std::vector<int> moves_;
+  std::vector<float> obs_, input_, logits_, policy_;
+  PolicyValueNet::Work work_;
+};
+
+}  // namespace tablezoo
