@@ -125,7 +125,8 @@ bool one_card_camps(const Table& table, int seat, int staying, int leaving);
 // the threshold rule, the cards from a source of uniform doubles (one per card).
 class Rollout {
  public:
-  Rollout(int me, int others_haul, int others_hazards) : me_(me), others_haul_(others_haul), others_hazards_(others_hazards) {}
+  Rollout(int me, int others_haul, int others_hazards)
+      : me_(me), others_haul_(others_haul), others_hazards_(others_hazards) {}
 
   // Per seat: camps now (seats out: no), into `camps` (choices). `mine` forces this seat's choice.
   void choices(const Table& table, std::optional<bool> mine, std::vector<Flag>& camps) const;

@@ -229,6 +229,7 @@ def _share_of_wins(games: int, seed: int) -> tuple[float, tuple[float, float]]:
 
 def test_the_port_is_the_same_player_as_its_twin() -> None:
     """Over seeded 4-seat games of two ports and two Python bots, the ports' share of the wins
-    has a 95% interval that holds 0.5 (1,000 games, by hand: see DiamantSearchBot's docstring)."""
-    rate, (low, high) = _share_of_wins(40, 2026)
+    has a 95% interval that holds 0.5. Thirty games (about 20 s) only catch a gross difference
+    (the interval is about 0.5 +- 0.17); 1,000 games, by hand, are in DiamantSearchBot's docstring."""
+    rate, (low, high) = _share_of_wins(30, 0)
     assert low < 0.5 < high, (rate, low, high)
