@@ -41,7 +41,8 @@ compiler:
 
 # The native core rebuilt with AddressSanitizer and UndefinedBehaviorSanitizer (the in-place
 # extension removed first, or setuptools would keep it), the engine's contract, lockstep,
-# bad-input, batched-env, native-bot and native-search tests run on it, then the core rebuilt as usual.
+# bad-input, batched-env, native-bot (every game's ports) and native-search tests run on it, then
+# the core rebuilt as usual.
 SANITIZER_RUNTIME = $$(g++ -print-file-name=libasan.so) $$(g++ -print-file-name=libubsan.so)
 sanitize: $(LINKED)
 	find games build -name '_native*.so' -delete
@@ -50,7 +51,7 @@ sanitize: $(LINKED)
 	LD_PRELOAD="$(SANITIZER_RUNTIME)" ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
 		TABLEZOO_CORE=native $(BIN)/pytest -q -p no:cacheprovider tests/games/test_contract.py \
 		tests/games/test_lockstep.py tests/games/test_native.py tests/envs/test_batched.py \
-		tests/bots/test_native_bots.py tests/bots/test_native_search.py; status=$$?; \
+		tests/bots/test_native_*.py; status=$$?; \
 	find games build -name '_native*.so' -delete; \
 	$(BIN)/pip install --quiet --no-deps -e . --config-settings editable_mode=strict; exit $$status
 

@@ -274,6 +274,17 @@ class Rollout:
 class DiamantSearchBot:
     """Go or camp by Monte Carlo rollouts over the deck (see the module docstring).
 
+    On the native core, ``make_bot("search", game)`` seats its port (``Diamant::Search`` in
+    ``native/src/diamant.h``, with this simulator's ``Table``, ``threshold_camps``,
+    ``one_card_camps`` and ``Rollout`` piece for piece): the same futures, scored alike, each
+    sample's stream of cards drawn from the core's generator (seeded by the bot's own) rather
+    than ``random.Random``, so that its moves differ in the draws only. Given the same cards
+    its rollouts end as these do; it is the same player (two ports against two of these bots
+    at 4 seats, seats rotated, 1,000 games: the ports won 0.509 of the games, 95% CI
+    0.478-0.540, 23.0 gems a seat against 22.9) and about 60 times faster: 0.17-0.20 ms per
+    move against 11-13 ms (CPU time, default settings, the decisions of two seeded games at
+    3, 4, 6 and 8 seats).
+
     Args:
         samples: futures each of ``go`` and ``camp`` is played out on.
         seed: seed of the bot's own generator (``reset(seed)`` reseeds it).

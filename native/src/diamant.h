@@ -9,7 +9,9 @@
 #include <cstdint>
 #include <optional>
 #include <algorithm>
+#include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -82,6 +84,119 @@ struct State {
   }
 };
 
+
+// ----------------------------------------------------------------------------- the search bot's simulator
+// bots/diamant.py's simulator, piece for piece (Table, threshold_camps, one_card_camps,
+// Rollout): the search bot plays its futures on a small table of the public state, not on
+// the engine, for speed. A future's cards come from a source of uniform doubles in [0, 1),
+// `random()`, one per card, as the Python rollouts draw them from a random.Random: given the
+// same doubles, the two simulators turn the same cards and end with the same banked gems.
+
+// The public state of a game at a decision, as the rollouts keep it (Table).
+struct Table {
+  int cave = 1;                                 // 1..5
+  std::array<int, kKinds> deck{};               // cards left per kind
+  std::array<int, kHazards> seen{};             // per hazard type: seen in this cave
+  std::array<int, kHazards> removed{};          // per hazard type: cards removed from the game
+  std::vector<Flag> inside;
+  std::vector<int> hauls;
+  std::vector<int> banked;
+  int pool = 0;
+
+  // The table every seat sees (Table.of_view): no seat's pending choice is read.
+  static Table of_state(const State& s);
+
+  static constexpr auto fields() {
+    return std::make_tuple(field("cave", &Table::cave), field("deck", &Table::deck), field("seen", &Table::seen),
+                           field("removed", &Table::removed), field("inside", &Table::inside),
+                           field("hauls", &Table::hauls), field("banked", &Table::banked),
+                           field("pool", &Table::pool));
+  }
+};
+
+// The threshold rule (threshold_camps, the heuristic bot's) on `table`: does `seat` camp?
+bool threshold_camps(const Table& table, int seat, int haul, int hazards);
+
+// The one-card rule (one_card_camps): camp unless the next card's expected gain beats the
+// risk, `staying` seats expected to go on (this one included) and `leaving` to camp besides it.
+bool one_card_camps(const Table& table, int seat, int staying, int leaving);
+
+// Plays a Table to the end of the game (Rollout): `me` by the one-card rule, the others by
+// the threshold rule, the cards from a source of uniform doubles (one per card).
+class Rollout {
+ public:
+  Rollout(int me, int others_haul, int others_hazards)
+      : me_(me), others_haul_(others_haul), others_hazards_(others_hazards) {}
+
+  // Per seat: camps now (seats out: no), into `camps` (choices). `mine` forces this seat's choice.
+  void choices(const Table& table, std::optional<bool> mine, std::vector<Flag>& camps) const;
+  // The returners bank; whether anyone is still in (resolve).
+  static bool resolve(Table& table, const std::vector<Flag>& camps);
+  // Close the cave; whether another one follows (next_cave).
+  static bool next_cave(Table& table);
+
+  // From a decision of the seats in (this seat choosing `mine`: camp) to the game's end (play).
+  template <class Random>
+  void play(Table& table, bool mine, Random& rnd) {
+    std::optional<bool> forced = mine;
+    while (true) {
+      choices(table, forced, camps_);
+      const bool alive = resolve(table, camps_);
+      forced.reset();
+      if (!alive && !next_cave(table)) return;
+      while (!reveal(table, rnd))  // a second hazard: the next cave, if any
+        if (!next_cave(table)) return;
+    }
+  }
+
+  // Turn a card; whether the cave goes on (false: a second hazard ended it) (reveal). A cave
+  // just opened gets its first card here too; then the seats decide.
+  template <class Random>
+  static bool reveal(Table& table, Random& rnd) {
+    auto& deck = table.deck;
+    int total = 0;
+    for (int count : deck) total += count;
+    // the deck never runs out while someone is in (diamant.py); a table that says otherwise
+    // is refused rather than read past its end
+    if (!total) throw BadState("no card is left in the table's deck to turn");
+    int x = static_cast<int>(rnd.random() * total);
+    int k = 0;
+    while (x >= deck[k]) {
+      x -= deck[k];
+      ++k;
+    }
+    deck[k] -= 1;
+    if (k < kTreasureKinds) {
+      int in = 0;
+      for (Flag f : table.inside) in += f;
+      const int each = kKindValue[k] / in, rest = kKindValue[k] % in;
+      if (each)
+        for (size_t s = 0; s < table.inside.size(); ++s)
+          if (table.inside[s]) table.hauls[s] += each;
+      table.pool += rest;
+      return true;
+    }
+    const int t = k - kTreasureKinds;
+    if (table.seen[t]) {
+      table.removed[t] += 1;
+      return false;
+    }
+    table.seen[t] = 1;
+    return true;
+  }
+
+ private:
+  int me_, others_haul_, others_hazards_;
+  std::vector<Flag> camps_;  // scratch
+};
+
+// The uniform doubles of a future, as random.Random(seed).random() makes them from its bits
+// (53 of them), here from the core's Rng seeded with the future's seed.
+struct Uniforms {
+  Rng rng;
+  double random() { return static_cast<double>(rng.next_uint64() >> 11) * 0x1.0p-53; }
+};
+
 class Diamant {
  public:
   using State = diamant::State;
@@ -141,6 +256,31 @@ class Diamant {
       return risky || rich ? kCamp : kGo;
     }
   };
+
+  // The search bot (bots/diamant.py, DiamantSearchBot with its defaults): go or camp by the
+  // mean score of `samples` futures of each, played out by Rollout. Common random numbers as
+  // its twin's: each sample's seed (from the bot's Rng) seeds one stream of cards that both
+  // actions are played on. It reads only the public Table, as its twin reads the seat's view.
+  class Search {
+   public:
+    static constexpr const char* name = "search";
+    int samples = 96, others_haul = 10, others_hazards = 2;
+    double margin_weight = 0.01;
+    void reset() {}
+    int act(const Diamant& game, const State& s, int seat, Rng& rng);
+    void action_values(const Diamant& game, const State& s, int seat, Rng& rng, std::vector<double>& out);
+
+    // The mean score of go and of camp (evaluate).
+    std::array<double, 2> evaluate(const State& s, int seat, Rng& rng);
+    // The win credit at the end of the game plus margin_weight times the lead (score).
+    double score(const std::vector<int>& banked, int me) const;
+
+   private:
+    Table future_;  // scratch: the table a future is played on
+  };
+  // The native ports of this game's Python bots (bind.h binds each for Python).
+  using Ports = std::tuple<Search>;
+
   std::vector<double> scores(const State& s) const;
   std::vector<int> winners(const State& s) const;
   void validate(const State& s) const;
