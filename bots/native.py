@@ -33,7 +33,7 @@ import numpy as np
 
 from tablezoo.bots.core import Bot, Seat
 from tablezoo.bots.net import ActionHead, PolicyValueNet
-from tablezoo.bots.search import AgentBot
+from tablezoo.bots.search import DIRICHLET_ALPHA, AgentBot, Node
 from tablezoo.games.core import Game
 
 
@@ -169,3 +169,13 @@ class NativeAgentBot(AgentBot):
     def act(self, seat: Seat) -> int:
         """The native search's move for ``seat``."""
         return int(self._port.act(seat.native_state()))
+
+    def root(self, seat: Seat, noise: float = 0.0, dirichlet_alpha: float = DIRICHLET_ALPHA) -> Node:
+        """The root :func:`tablezoo.bots.search.search` returns, searched in the core: its legal
+        moves, priors (``noise`` of Dirichlet noise of concentration ``dirichlet_alpha`` mixed in,
+        as expert iteration's self-play asks) and visits; its values are not kept."""
+        legal, prior, visits = self._port.root(seat.native_state(), noise, dirichlet_alpha)
+        node = Node(list(legal), np.asarray(prior, np.float64), 0.0)
+        node.visits = np.asarray(visits, np.float64)
+        node.total = int(node.visits.sum())
+        return node

@@ -90,6 +90,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from tablezoo.bots.core import Seat
+from tablezoo.bots.native import NativeAgentBot, has_native_search
 from tablezoo.bots.net import PolicyValueNet, win_share
 from tablezoo.bots.registry import make_bot
 from tablezoo.bots.search import AgentBot, search
@@ -433,13 +434,28 @@ def teacher_choice(
     return choose
 
 
-def search_choice(config: ExpertConfig, net: PolicyValueNet, rng: np.random.Generator) -> Choice:
-    """The search's moves, its visit distribution the target, with noise at the root."""
+def search_choice(
+    config: ExpertConfig, game: Game[Any], net: PolicyValueNet, rng: np.random.Generator
+) -> Choice:
+    """The search's moves, its visit distribution the target, with noise at the root: searched in
+    the core where it has a native search of ``game`` (:class:`~tablezoo.bots.native.NativeAgentBot`,
+    seeded from ``rng``), by :func:`~tablezoo.bots.search.search` elsewhere."""
+    native = None
+    if has_native_search(game, net, {"search": config.simulations}):
+        native = NativeAgentBot(game, net, config.simulations, seed=int(rng.integers(2**63)))
 
     def choose(at: Seat) -> tuple[int, np.ndarray]:
-        root = search(
-            at, net, config.simulations, rng, noise=config.root_noise, dirichlet_alpha=config.dirichlet_alpha
-        )
+        if native is not None:
+            root = native.root(at, noise=config.root_noise, dirichlet_alpha=config.dirichlet_alpha)
+        else:
+            root = search(
+                at,
+                net,
+                config.simulations,
+                rng,
+                noise=config.root_noise,
+                dirichlet_alpha=config.dirichlet_alpha,
+            )
         target = np.zeros(at.game.num_actions, np.float32)
         target[root.legal] = root.visits / root.visits.sum()
         return root.legal[int(np.argmax(root.visits + 1e-3 * root.prior))], target
@@ -464,7 +480,7 @@ def play_one(task: Recording) -> Samples:
     rng = np.random.default_rng(task.seed)
     chance = np.random.default_rng(rng.integers(2**63))
     if task.player.endswith(".npz"):
-        choose = search_choice(config, cached_net(task.player), rng)
+        choose = search_choice(config, game, cached_net(task.player), rng)
     else:
         choose = teacher_choice(config, task, game, rng)
     state = game.initial_state()

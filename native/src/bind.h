@@ -951,7 +951,16 @@ py::object bind_search(py::module_& m, const std::string& game_name) {
         .def("act", [](BP& bp, py::handle state) {
           const auto& s = bp.decision(state);
           return bp.port.act(bp.bound().game, s, bp.bound().game.to_move(s), bp.rng);
-        }, py::arg("state"), "The search's move for the seat to move.");
+        }, py::arg("state"), "The search's move for the seat to move.")
+        .def("root", [](BP& bp, py::handle state, double noise, double dirichlet_alpha) {
+          if (!(noise >= 0.0 && noise <= 1.0)) throw py::value_error("noise is a weight, 0 to 1, not " + std::to_string(noise));
+          if (!(dirichlet_alpha > 0.0 && dirichlet_alpha < 1e6))
+            throw py::value_error("dirichlet_alpha is above 0, not " + std::to_string(dirichlet_alpha));
+          const auto& s = bp.decision(state);
+          const auto& root = bp.port.search(bp.bound().game, s, bp.bound().game.to_move(s), bp.rng, noise, dirichlet_alpha);
+          return py::make_tuple(root.legal, root.prior, root.visits);
+        }, py::arg("state"), py::arg("noise") = 0.0, py::arg("dirichlet_alpha") = 0.3,
+        "The searched root of the seat to move: its legal moves, priors (noise mixed in) and visits.");
     return cls;
   }
 }

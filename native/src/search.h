@@ -93,6 +93,38 @@ inline int sample(const std::vector<float>& p, Rng& rng) {
   return static_cast<int>(p.size()) - 1;
 }
 
+// A standard normal draw (Box and Muller's).
+inline double normal(Rng& rng) {
+  const double radius = std::sqrt(-2.0 * std::log1p(-uniform(rng)));
+  return radius * std::cos(6.283185307179586 * uniform(rng));
+}
+
+// A Gamma(shape, 1) draw, shape > 0: Marsaglia and Tsang's method, a shape below 1 raised by
+// one and scaled by U^(1/shape).
+inline double gamma(double shape, Rng& rng) {
+  if (shape < 1.0) return gamma(shape + 1.0, rng) * std::pow(uniform(rng), 1.0 / shape);
+  const double d = shape - 1.0 / 3.0, c = 1.0 / std::sqrt(9.0 * d);
+  while (true) {
+    double x, v;
+    do {
+      x = normal(rng);
+      v = 1.0 + c * x;
+    } while (v <= 0.0);
+    v = v * v * v;
+    const double u = uniform(rng);
+    if (u < 1.0 - 0.0331 * x * x * x * x || std::log(u) < 0.5 * x * x + d * (1.0 - v + std::log(v))) return d * v;
+  }
+}
+
+// rng.dirichlet(np.full(k, alpha)): k shares from Gamma(alpha) draws (even shares where every
+// draw underflows to 0).
+inline void dirichlet(double alpha, size_t k, Rng& rng, std::vector<double>& out) {
+  out.resize(k);
+  double sum = 0.0;
+  for (double& x : out) sum += x = gamma(alpha, rng);
+  for (double& x : out) x = sum > 0.0 ? x / sum : 1.0 / static_cast<double>(k);
+}
+
 template <class G>
 class AgentSearch {
  public:
@@ -145,8 +177,9 @@ class AgentSearch {
 
   // search(): run the simulations from seat's decision in s; the root node. The root is
   // evaluated on the first simulation's determinisation (with the seat's observation); a root
-  // with one legal move is not searched.
-  const Node& search(const G& game, const State& s, int seat, Rng& rng) {
+  // with one legal move is not searched. `noise`: the weight of Dirichlet noise of concentration
+  // `alpha` mixed into the root's priors (expert iteration's self-play; 0 at a table).
+  const Node& search(const G& game, const State& s, int seat, Rng& rng, double noise = 0.0, double alpha = 0.3) {
     nodes_.clear();
     tree_.clear();
     std::vector<int> legal;
@@ -162,6 +195,11 @@ class AgentSearch {
     const double value = evaluate();
     std::vector<float> prior;
     masked_softmax(logits_, legal, prior);
+    if (noise > 0.0) {
+      dirichlet(alpha, legal.size(), rng, spread_);
+      for (size_t i = 0; i < prior.size(); ++i)
+        prior[i] = static_cast<float>((1.0 - noise) * prior[i] + noise * spread_[i]);
+    }
     nodes_.emplace_back(std::move(legal), std::move(prior), value);
     tree_.emplace(key(), 0);
     for (int started = 0; started < simulations_; ++started) {
@@ -274,6 +312,7 @@ class AgentSearch {
   State first_, x_;                            // the first determinisation, and the one played on
   std::vector<int> moves_;
   std::vector<float> obs_, input_, logits_, policy_;
+  std::vector<double> spread_;                 // the root's Dirichlet noise
   PolicyValueNet::Work work_;
 };
 

@@ -273,3 +273,32 @@ def test_the_native_search_refuses_what_it_cannot_search() -> None:
         game.native_search(policy, 4)
     with pytest.raises(TypeError):
         game.native_search("net", 4)
+
+
+def test_the_native_root_is_what_expert_iteration_trains_on() -> None:
+    """``NativeAgentBot.root``: every simulation counted at the root's legal moves; Dirichlet
+    noise mixed into the priors with the weight asked (none: the network's policy), the
+    noise's concentration showing in how far the priors move; out-of-range noise refused."""
+    game = make("heckmeck", 3, core="native")
+    net = shipped_agent(game)
+    bot = NativeAgentBot(game, net, 16, seed=1)
+    state = next(s for s in positions(game, 40, seed=4) if len(game.legal_actions(s)) > 2)
+    seat = Seat.of(game, state, game.to_move(state))
+    plain = bot.root(seat)
+    assert plain.legal == seat.legal and plain.visits.sum() == plain.total == 16
+    logits, _ = net.evaluate(net.reads(game, seat.observation))
+    shifted = np.exp(logits[seat.legal] - logits[seat.legal].max())
+    np.testing.assert_allclose(plain.prior, shifted / shifted.sum(), rtol=1e-4, atol=1e-6)
+    spread = {
+        alpha: [bot.root(seat, noise=1.0, dirichlet_alpha=alpha).prior for _ in range(200)]
+        for alpha in (0.05, 50.0)
+    }
+    for priors in spread.values():
+        np.testing.assert_allclose(np.sum(priors, axis=1), 1.0, atol=1e-5)
+    # concentration 0.05 piles the noise on one move, 50 spreads it evenly
+    assert np.mean(np.max(spread[0.05], axis=1)) > 0.9 > 0.6 > np.mean(np.max(spread[50.0], axis=1))
+    half = bot.root(seat, noise=0.5)
+    assert np.all(half.prior >= 0.5 * plain.prior - 1e-6)
+    for noise, alpha in ((1.5, 0.3), (-0.1, 0.3), (0.2, 0.0)):
+        with pytest.raises(ValueError, match=r"noise is a weight|dirichlet_alpha is above 0"):
+            bot.root(seat, noise=noise, dirichlet_alpha=alpha)

@@ -376,11 +376,16 @@ def test_a_run_resumes_by_its_saved_settings(
         main(["expert", "court", "--resume", str(copy)])
 
 
-def test_the_search_noise_of_self_play_is_the_runs_setting() -> None:
+@pytest.mark.parametrize("core", ["python", "native"])
+def test_the_search_noise_of_self_play_is_the_runs_setting(core: str) -> None:
+    """On either core (the native one searches in the core where it can)."""
     from tablezoo.bots.core import Seat
+    from tablezoo.games.native import available
     from tablezoo.training.expert import search_choice
 
-    game = make("diamant", 3)
+    if core == "native" and not available():
+        pytest.skip("the native core is not built")
+    game = make("diamant", 3, core=core)
     net = PolicyValueNet.initial(game, (8,), seed=1)
     state = game.initial_state()
     at = Seat.of(game, state, game.advance(state, np.random.default_rng(0)))
@@ -388,7 +393,7 @@ def test_the_search_noise_of_self_play_is_the_runs_setting() -> None:
 
     def visits(**settings: float) -> np.ndarray:
         config = ExpertConfig(game="diamant", simulations=8, **settings)  # type: ignore[arg-type]
-        return search_choice(config, net, np.random.default_rng(3))(at)[1]
+        return search_choice(config, game, net, np.random.default_rng(3))(at)[1]
 
     assert np.array_equal(visits(), visits(root_noise=0.25, dirichlet_alpha=0.3))
     assert not np.array_equal(visits(root_noise=1.0), visits(root_noise=1.0, dirichlet_alpha=20.0))
