@@ -50,7 +50,7 @@ sanitize: $(LINKED)
 	LD_PRELOAD="$(SANITIZER_RUNTIME)" ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
 		TABLEZOO_CORE=native $(BIN)/pytest -q -p no:cacheprovider tests/games/test_contract.py \
 		tests/games/test_lockstep.py tests/games/test_native.py tests/envs/test_batched.py \
-		tests/bots/test_native_bots.py; status=$$?; \
+		tests/bots/test_native_*.py; status=$$?; \
 	find games build -name '_native*.so' -delete; \
 	$(BIN)/pip install --quiet --no-deps -e . --config-settings editable_mode=strict; exit $$status
 
