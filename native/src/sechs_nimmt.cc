@@ -563,6 +563,175 @@ int SechsNimmt::Heuristic::act(const SechsNimmt& game, const State& s, int seat,
   return card - 1;
 }
 
+// ------------------------------------------------------------------ the Monte Carlo bots
+// bots/sechs_nimmt.py's SechsNimmtMonteCarloBot and SechsNimmtSearchBot, function by function.
+// They plan on determinisations (determinize) drawn from the bot's own Rng, and their rollouts
+// draw from Rngs seeded from it, where the Python bots draw from numpy's generator and
+// Python's random.Random: the same player, not the same draws.
+
+namespace {
+
+// random.random(): a double uniform in [0, 1), from the top 53 bits of one draw.
+double uniform(Rng& rng) { return static_cast<double>(rng.next_uint64() >> 11) * 0x1.0p-53; }
+
+// The heads each seat has now: its total before the round and what it took this round (the
+// outcome of a rollout is read as the change of these).
+void heads_now(const State& s, std::vector<int>& out) {
+  out.resize(s.totals.size());
+  for (size_t seat = 0; seat < out.size(); ++seat) out[seat] = s.totals[seat] + s.round_heads[seat];
+}
+
+}  // namespace
+
+// random_rollout
+void SechsNimmt::random_rollout(State& s, Rng& rng) const {
+  const int start = s.round;
+  while (s.round == start) {
+    if (s.phase == kChoose) {
+      const auto& hand = s.hands[s.turn];
+      apply(s, hand[rng.below(hand.size())] - 1);
+    } else if (s.phase == kRow) {
+      apply(s, row_action_ + static_cast<int>(rng.below(kRows)));
+    } else {
+      return;
+    }
+  }
+}
+
+// mixed_rollout. The heuristic's card for a seat of a sampled state is judged from that seat's
+// own hand and the public cards (_rollout_card): the native heuristic reads no more.
+void SechsNimmt::mixed_rollout(State& s, Rng& rng, double greedy) const {
+  const int start = s.round;
+  const Heuristic heuristic;
+  while (s.round == start) {
+    if (s.phase == kRow) {
+      if (uniform(rng) < greedy)
+        apply(s, row_action_ + best_row(s.rows));
+      else
+        apply(s, row_action_ + static_cast<int>(rng.below(kRows)));
+      continue;
+    }
+    if (s.phase != kChoose) return;
+    const int seat = s.turn;
+    const auto& hand = s.hands[seat];
+    if (uniform(rng) < greedy)
+      apply(s, heuristic.act(*this, s, seat, rng));  // the heuristic draws nothing
+    else
+      apply(s, hand[rng.below(hand.size())] - 1);
+  }
+}
+
+// SechsNimmtMonteCarloBot.act
+int SechsNimmt::MonteCarlo::act(const SechsNimmt& game, const State& s, int seat, Rng& rng) {
+  if (s.phase != kChoose) return Heuristic().act(game, s, seat, rng);
+  legal_.clear();
+  game.legal_actions(s, legal_);
+  if (legal_.size() == 1) return legal_.front();
+  evaluate(game, s, seat, rng);
+  size_t best = 0;  // the least mean, the lowest card of equal ones (legal_ is ascending)
+  for (size_t k = 1; k < legal_.size(); ++k)
+    if (means_[k] < means_[best]) best = k;
+  return legal_[best];
+}
+
+// SechsNimmtMonteCarloBot.evaluate: the mean score of each legal move over `samples`
+// determinisations, with random rollouts (one stream for the whole decision).
+void SechsNimmt::MonteCarlo::evaluate(const SechsNimmt& game, const State& s, int seat, Rng& rng) {
+  const int n = game.n_;
+  Rng rnd(rng.next_uint64());
+  means_.assign(legal_.size(), 0.0);
+  std::vector<int> before, after;
+  for (int i = 0; i < samples; ++i) {
+    game.determinize(s, seat, rng, sample_);
+    heads_now(sample_, before);
+    for (size_t k = 0; k < legal_.size(); ++k) {
+      state_ = sample_;
+      game.apply(state_, legal_[k]);
+      game.random_rollout(state_, rnd);
+      heads_now(state_, after);
+      const int mine = after[seat] - before[seat];
+      int theirs = -mine;
+      for (int other = 0; other < n; ++other) theirs += after[other] - before[other];
+      means_[k] += mine - theirs / static_cast<double>(n - 1);
+    }
+  }
+  for (double& mean : means_) mean /= samples;
+}
+
+// SechsNimmtSearchBot.choose: the move to play; scores_ holds every legal move's score (lower
+// is better), or nothing where the bot does not search (the logic draft, a forced move).
+int SechsNimmt::Search::choose(const SechsNimmt& game, const State& s, int seat, Rng& rng) {
+  legal_.clear();
+  game.legal_actions(s, legal_);
+  scores_.clear();
+  if (s.phase == kDraft || legal_.size() == 1) return Heuristic().act(game, s, seat, rng);
+  const size_t count = legal_.size();
+  sums_.assign(count, 0.0);
+  counts_.assign(count, 0);
+  all_.resize(count);
+  std::iota(all_.begin(), all_.end(), 0);
+  evaluate(game, s, seat, rng, all_, samples);
+  scores_.resize(count);
+  for (size_t k = 0; k < count; ++k) scores_[k] = sums_[k] / counts_[k];
+  const std::vector<int>* candidates = &all_;
+  if (count > static_cast<size_t>(keep) && extra) {
+    // the `keep` best by (score, action): legal_ is ascending, so by (score, index)
+    best_ = all_;
+    std::stable_sort(best_.begin(), best_.end(), [&](int a, int b) { return scores_[a] < scores_[b]; });
+    best_.resize(keep);
+    evaluate(game, s, seat, rng, best_, extra);
+    double worst = -INFINITY;  // the worst mean kept
+    for (int k : best_) worst = std::max(worst, sums_[k] / counts_[k]);
+    for (size_t k = 0; k < count; ++k)
+      scores_[k] = std::find(best_.begin(), best_.end(), static_cast<int>(k)) != best_.end()
+                       ? sums_[k] / counts_[k]
+                       : std::max(scores_[k], worst);
+    candidates = &best_;
+  }
+  int move = candidates->front();  // the least score, the lowest action of equal ones
+  for (int k : *candidates)
+    if (scores_[k] < scores_[move] || (scores_[k] == scores_[move] && k < move)) move = k;
+  return legal_[move];
+}
+
+// SechsNimmtSearchBot.action_values: minus each move's mean score, a move the first pass cut
+// no better than the worst it kept; where the bot does not search, 0 for its move and -inf
+// for every other.
+void SechsNimmt::Search::action_values(const SechsNimmt& game, const State& s, int seat, Rng& rng,
+                                       std::vector<double>& out) {
+  const int move = choose(game, s, seat, rng);
+  out.clear();
+  for (size_t k = 0; k < legal_.size(); ++k)
+    out.push_back(scores_.empty() ? (legal_[k] == move ? 0.0 : -INFINITY) : -scores_[k]);
+}
+
+// SechsNimmtSearchBot.evaluate: add to sums_ and counts_ the scores of the legal moves `which`
+// (indices into legal_) on `draws` new determinisations. Every move meets the same
+// determinisations and the same random stream in its rollout (common random numbers).
+void SechsNimmt::Search::evaluate(const SechsNimmt& game, const State& s, int seat, Rng& rng,
+                                  const std::vector<int>& which, int draws) {
+  const int n = game.n_;
+  const double w = relative / (n - 1);
+  std::vector<int> before, after;
+  for (int i = 0; i < draws; ++i) {
+    game.determinize(s, seat, rng, sample_);
+    const uint64_t stream = rng.next_uint64();
+    heads_now(sample_, before);
+    for (int k : which) {
+      state_ = sample_;
+      game.apply(state_, legal_[k]);
+      Rng rnd(stream);
+      game.mixed_rollout(state_, rnd, greedy);
+      heads_now(state_, after);
+      const int mine = after[seat] - before[seat];
+      int theirs = -mine;
+      for (int other = 0; other < n; ++other) theirs += after[other] - before[other];
+      sums_[k] += mine - w * theirs;
+      counts_[k] += 1;
+    }
+  }
+}
+
 // ------------------------------------------------------------------ results
 
 std::vector<double> SechsNimmt::scores(const State& s) const {

@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -164,6 +165,107 @@ class SechsNimmt {
     void reset() {}
     int act(const SechsNimmt& game, const State& s, int seat, Rng&) const;
   };
+
+  // A state consistent with what `seat` knows, everything else drawn anew (games/sechs_nimmt.py,
+  // SechsNimmt.determinize, draw for draw): in a trick (not under logic) the other hands are
+  // dealt again from the cards the seat has neither seen face-up this round (the rows, the
+  // taken cards, the revealed cards to place) nor holds, each as many cards as it held; then
+  // each other seat that has chosen its card for the trick chooses one of its (new) hand at
+  // random. Under logic the hands are public and only the chosen cards are drawn. With a
+  // numpy Generator's bits it draws what the reference draws; the ports draw from their Rng.
+  template <class Bits>
+  void determinize(const State& s, int seat, Bits& bits, State& out) const {
+    out = s;  // a copy into the caller's state: its lists keep their room
+    if (!logic_ && (s.phase == kChoose || s.phase == kRow)) {
+      std::array<bool, kFullDeck + 1> known{};
+      for (int c : s.hands[seat]) known[c] = true;
+      for (const auto& row : s.rows)
+        for (int c : row) known[c] = true;
+      for (const auto& pile : s.piles)
+        for (int c : pile) known[c] = true;
+      for (int p : s.pending) known[s.trick[p]] = true;
+      std::array<int, kFullDeck> unknown;  // ascending
+      int count = 0;
+      for (int c = 1; c <= deck_; ++c)
+        if (!known[c]) unknown[count++] = c;
+      // rng.permutation(len(unknown)), applied to the unknown cards themselves: the same swaps
+      // (numpy_permutation in core.h) leave unknown[i] = the reference's unknown[order[i]]
+      for (int i = count - 1; i >= 1; --i)
+        std::swap(unknown[i], unknown[numpy_interval(bits, static_cast<uint64_t>(i))]);
+      int at = 0;
+      for (int other = 0; other < n_; ++other) {
+        if (other == seat) continue;
+        auto& hand = out.hands[other];
+        const int k = static_cast<int>(hand.size());
+        hand.assign(unknown.begin() + at, unknown.begin() + at + k);
+        std::sort(hand.begin(), hand.end());
+        at += k;
+      }
+    }
+    for (int other = 0; other < n_; ++other) {
+      const auto& hand = out.hands[other];
+      if (other != seat && out.chosen[other] && !hand.empty())
+        out.chosen[other] = hand[numpy_integers(bits, hand.size())];
+    }
+  }
+
+  // The plain determinised Monte Carlo bot (bots/sechs_nimmt.py, SechsNimmtMonteCarloBot, with
+  // its default samples): at a card choice every card of the hand is played on each of
+  // `samples` determinisations and the round played out at random (random_rollout); the card of
+  // least mean score (the heads this seat takes, less the others' mean) is played. The row
+  // choice and the logic draft are the heuristic's.
+  class MonteCarlo {
+   public:
+    static constexpr const char* name = "montecarlo";
+    int samples = 24;
+    void reset() {}
+    int act(const SechsNimmt& game, const State& s, int seat, Rng& rng);
+
+   private:
+    void evaluate(const SechsNimmt& game, const State& s, int seat, Rng& rng);
+    std::vector<int> legal_;     // the legal moves of the position to decide
+    std::vector<double> means_;  // each one's mean score (evaluate)
+    State sample_, state_;       // scratch: a determinisation, and a move played out on it
+  };
+
+  // The determinised Monte Carlo search (bots/sechs_nimmt.py, SechsNimmtSearchBot, with its
+  // default settings; `model` is off): every card (or row) is played on `samples`
+  // determinisations, the `keep` best by mean on `extra` more each (successive halving); every
+  // candidate meets the same determinisations and the same random stream in its rollout
+  // (common random numbers), and a rollout plays each move as the heuristic would with
+  // probability `greedy`, else at random (mixed_rollout). A score is the heads this seat takes
+  // to the end of the round less `relative` times the others' mean. The logic draft and a
+  // forced move are the heuristic's. It values moves as its twin does (action_values).
+  class Search {
+   public:
+    static constexpr const char* name = "search";
+    int samples = 16, keep = 3, extra = 32;
+    double greedy = 0.5, relative = 1.0;
+    void reset() {}
+    int act(const SechsNimmt& game, const State& s, int seat, Rng& rng) { return choose(game, s, seat, rng); }
+    void action_values(const SechsNimmt& game, const State& s, int seat, Rng& rng, std::vector<double>& out);
+
+   private:
+    int choose(const SechsNimmt& game, const State& s, int seat, Rng& rng);
+    void evaluate(const SechsNimmt& game, const State& s, int seat, Rng& rng, const std::vector<int>& which,
+                  int draws);
+    std::vector<int> legal_;       // the legal moves of the position to decide
+    std::vector<int> all_, best_;  // indices into legal_: every move, and the ones kept
+    std::vector<double> sums_;     // per legal move: its scores added up...
+    std::vector<int> counts_;      // ...over this many samples
+    std::vector<double> scores_;   // per legal move: its score (choose); empty when not searched
+    State sample_, state_;         // scratch: a determinisation, and a move played out on it
+  };
+  // The native ports of this game's Python bots (bind.h binds each for Python).
+  using Ports = std::tuple<MonteCarlo, Search>;
+
+  // Play s to the end of its round, every card and row chosen uniformly at random from rng
+  // (bots/sechs_nimmt.py, random_rollout).
+  void random_rollout(State& s, Rng& rng) const;
+  // Play s to the end of its round, each card and row choice the heuristic's with probability
+  // greedy, else uniform (bots/sechs_nimmt.py, mixed_rollout).
+  void mixed_rollout(State& s, Rng& rng, double greedy) const;
+
   std::vector<double> scores(const State& s) const;
   std::vector<int> winners(const State& s) const;
   void validate(const State& s) const;
