@@ -8,10 +8,11 @@ game's ``heuristic``, Heckmeck's ``solver``, ...), at the smallest, the usual an
 largest seat count:
 
 - **Time per move.** The positions are the decisions of ``--positions-games`` seeded games
-  the port plays at every seat. The Python bot (the twin's class with its defaults) and the
-  port each play through them in order, as in a game (so a bot that keeps what it learnt
-  within a turn keeps it here too), and are timed per call of ``act`` and, where the bot
-  values its moves, ``action_values``. A deterministic bot (one that takes no ``seed``)
+  the port plays at every seat. The Python bot (the twin's class with its defaults, on the
+  Python core's copy of each position: its quickest) and the port each play through them
+  in order, as in a game (so a bot that keeps what it learnt within a turn keeps it here
+  too), and are timed per call of ``act`` and, where the bot values its moves,
+  ``action_values``. A deterministic bot (one that takes no ``seed``)
   must make its twin's move at every position, and give the same values to 1e-9.
 - **The same player.** A randomised bot (one that takes a ``seed``) draws from the core's
   generator, not numpy's, so its moves differ from its twin's in the draws. It plays
@@ -76,8 +77,10 @@ def timing(game: Any, name: str, cls: type, at: list[Seat]) -> dict[str, Any]:
     """Both bots timed on the positions ``at``; a deterministic port checked move for move."""
     row: dict[str, Any] = {}
     methods = ["act", "action_values"] if hasattr(cls, "action_values") else ["act"]
+    python = make(game.info.name, game.num_seats, core="python", **game.options)
+    at_python = [Seat.of(python, game.to_reference(s.native_state()), s.seat) for s in at]
     for method in methods:
-        py_ms, py_answers = ms_per_move(cls(), at, method)
+        py_ms, py_answers = ms_per_move(cls(), at_python, method)  # on the Python core: its quickest
         native_ms, native_answers = ms_per_move(native_twin(cls)(game, name), at, method)
         if not randomised(cls):
             if method == "act":

@@ -399,7 +399,7 @@ class SechsNimmtSearchBot:
     the core's generator (its win share against this bot over seeded two-seat games holds 0.5
     in its 95% interval: ``tests/bots/test_native_sechs_nimmt_ports.py``). 20 to 38 times
     quicker per move (0.45 ms against 17 at 2 seats, 1.1 against 28 at 4, 2.0 against 41
-    at 7: ``benchmarks/sechs_nimmt_ports.py``).
+    at 7: ``benchmarks/native_bots.py``).
 
     Args:
         samples: determinisations every candidate is played out on in the first pass.
@@ -540,7 +540,7 @@ class SechsNimmtMonteCarloBot:
     core's generator (its win share against this bot over seeded two-seat games holds 0.5 in
     its 95% interval: ``tests/bots/test_native_sechs_nimmt_ports.py``). About 35 times
     quicker per move (0.12 ms against 4.4 at 2 seats, 0.30 against 10.6 at 7:
-    ``benchmarks/sechs_nimmt_ports.py``).
+    ``benchmarks/native_bots.py``).
 
     Args:
         samples: determinisations per decision (every card is played on each).

@@ -74,24 +74,12 @@ PYBIND11_MODULE(_native, m) {
   bind_game<heckmeck::Heckmeck>(m, "Heckmeck");
   bind_game<sechs_nimmt::SechsNimmt>(m, "SechsNimmt");
   {
-    // 6 nimmt!'s determinisation and rollouts, the pieces its Monte Carlo ports plan with, for
-    // the tests that hold them to the Python game's and bots' own
+    // 6 nimmt!'s rollouts, the pieces its Monte Carlo ports plan with (beside the game's
+    // determinize, bound for every game that has one), for the tests that hold them to the
+    // Python bots' own
     using G = sechs_nimmt::SechsNimmt;
     auto game_class = py::reinterpret_borrow<py::class_<Bound<G>>>(m.attr("SechsNimmt"));
     game_class
-        .def("determinize", [](const Bound<G>& b, const Boxed<G>& box, int seat, py::handle rng) {
-          const G::State& s = b.check(box);
-          Boxed<G> out = b.box(G::State{});
-          if (py::isinstance<Rng>(rng)) {
-            b.game.determinize(s, b.check_seat(seat), rng.cast<Rng&>(), out.s);
-          } else {
-            NumpyBits bits(rng);
-            b.game.determinize(s, b.check_seat(seat), bits, out.s);
-          }
-          return out;
-        }, py::arg("state"), py::arg("seat"), py::arg("rng"),
-           "A state consistent with what the seat knows, the rest drawn anew: from a numpy Generator "
-           "as SechsNimmt.determinize draws it, or from an Rng as the ports draw theirs.")
         .def("rollout", [](const Bound<G>& b, Boxed<G>& box, Rng& rng, std::optional<double> greedy) {
           G::State& s = b.check(box);
           if (greedy && !(*greedy >= 0.0 && *greedy <= 1.0))
