@@ -16,9 +16,9 @@ largest seat count:
   must make its twin's move at every position, and give the same values to 1e-9.
 - **The same player.** A randomised bot (one that takes a ``seed``) draws from the core's
   generator, not numpy's, so its moves differ from its twin's in the draws. It plays
-  ``--head-to-head`` games (default 1,000) at two seats against its twin, seats rotated,
-  seeded; its win share and 95% interval over games are reported, and ``same_player``
-  says whether the interval holds 0.5.
+  ``--head-to-head`` games (default 1,000) against its twin, seats rotated,
+  seeded (four seats, two of each, where the game needs more than two); its win share and
+  95% interval over games are reported, and ``same_player`` says whether the interval holds 0.5.
 
 The JSON has a row per game, seat count and bot, with both times and their ratio; the
 machine and the Python version beside them.
@@ -39,7 +39,7 @@ from tablezoo.bots.core import Seat
 from tablezoo.bots.native import NativePortBot, native_twin
 from tablezoo.bots.registry import game_bots
 from tablezoo.games import GAMES, game_class, make
-from tablezoo.training.evaluate import tournament
+from tablezoo.training.evaluate import tournament, wilson
 
 
 def randomised(cls: type) -> bool:
@@ -97,16 +97,20 @@ def timing(game: Any, name: str, cls: type, at: list[Seat]) -> dict[str, Any]:
 
 
 def head_to_head(name: str, bot: str, cls: type, games: int, seed: int) -> dict[str, Any]:
-    """The port against its Python twin over ``games`` two-seat games, seats rotated."""
-    game = make(name, max(2, game_class(name).info.min_seats), core="native")
-    lineup = [("port", lambda: native_twin(cls)(game, bot)), ("python", cls)]
+    """The port against its Python twin over ``games`` games, seats rotated: two seats, or four
+    (two of each, alternating) where the game needs more. The port's win share of a game is the
+    part of the win its seats take (fair: 0.5); the interval is over games."""
+    seats = 2 if game_class(name).info.min_seats <= 2 else 4
+    game = make(name, seats, core="native")
+    lineup = [("port", lambda: native_twin(cls)(game, bot)), ("python", cls)] * (seats // 2)
     start = time.perf_counter()
     port, python = tournament(game, lineup, games=games, seed=seed)
-    low, high = port.interval()
+    shares = np.asarray(port.credits).reshape(games, seats // 2).sum(axis=1)  # per game, both port seats
+    low, high = wilson(float(shares.mean()), games)
     return {
-        "seats": game.num_seats,
-        "games": port.games,
-        "port_win_share": round(port.win_rate, 4),
+        "seats": seats,
+        "games": games,
+        "port_win_share": round(float(shares.mean()), 4),
         "interval": [round(low, 4), round(high, 4)],
         "port_mean_score": round(port.mean_score, 3),
         "python_mean_score": round(python.mean_score, 3),
