@@ -546,10 +546,15 @@ def ship_run(ship: ShipConfig) -> tuple[Path, str]:
     return shipped, card
 
 
+LEAGUE_MARK = "<!-- strength league"
+"""Where a card's section on the strength league begins (``benchmarks/strength.py --cards``)."""
+
+
 def remeasure(game_name: str, ship: ShipConfig) -> tuple[Path, str]:
     """Measure the agent shipped for ``game_name`` again (``ship``'s games, search and seed;
     its run, round and average are not read): rewrite its card's strength section, naming the
-    command, and its ``.json``; the network and the card's training section stay as they are."""
+    command, and its ``.json``; the network, the card's training section and its strength league
+    section stay as they are."""
     shipped = AGENTS_DIR / f"{game_name}.npz"
     if not shipped.exists():
         raise ConfigError(
@@ -563,10 +568,13 @@ def remeasure(game_name: str, ship: ShipConfig) -> tuple[Path, str]:
     start, end = old.find("## How it was trained"), old.find("## How strong it is")
     if start < 0 or end < start:
         raise ConfigError(f"{shipped.with_suffix('.md')} is not a model card of `tablezoo ship`")
+    league = old.find(LEAGUE_MARK)  # the strength league's section, which benchmarks/strength.py writes
     strength = measure_strength(game_name, shipped, ship)
     measured = f"Measured by `{ship.command()}`.\n\n"
     section = strength_section(game_name, ship, strength).replace("\n\n", "\n\n" + measured, 1)
     card = card_text(game_name, old[start:end].rstrip("\n") + "\n", section)
+    if league >= 0:
+        card = card.rstrip("\n") + "\n\n" + old[league:]
     shipped.with_suffix(".md").write_text(card)
     shipped.with_suffix(".json").write_text(json.dumps(strength.rows, indent=1) + "\n")
     return shipped, card

@@ -136,6 +136,7 @@ def test_a_games_name_measures_its_shipped_agent_again(
     card = (tmp_path / "court.md").read_text()
     training = old[old.index("## How it was trained") : old.index("## How strong it is")]
     assert training in card and (tmp_path / "court.npz").read_bytes() == network
+    assert card.endswith(old[old.index(ship.LEAGUE_MARK) :])  # the strength league's section kept
     assert "Measured by `python -m tablezoo.training.ship court --games 4 --search 0`." in card
     rows = json.loads((tmp_path / "court.json").read_text())
     assert {r["games"] for r in rows} == {4} and len(rows) == 4  # seats 2 to 5 (the targets are among them)
