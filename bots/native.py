@@ -3,9 +3,10 @@
 A bot's native port (``native/``: every game's heuristic, and the bots of the game's
 ``Ports``) reads like its Python twin. A deterministic port makes its twin's moves, move for
 move and value for value; a randomised one (To Court the King's heuristic, whose stopping
-rollouts draw dice) draws from the core's own random generator, so its moves differ from its
-twin's in the draws but it is the same player, measured over head-to-head games
-(``tests/bots/test_native_bots.py``). Either is many times faster.
+rollouts draw dice; 6 nimmt!'s ``montecarlo`` and ``search``; Diamant's ``search``) draws from
+the core's own random generator, so its moves differ from its twin's in the draws but it is
+the same player, measured over head-to-head games (``tests/bots/test_native_*.py``,
+``benchmarks/native_bots.py``). Either is many times faster.
 :func:`tablezoo.bots.registry.make_bot` seats one where the game runs on the native core and
 has a port of the bot asked for (with its default settings); the Python bot plays everywhere
 else and stays the reference. The port's bot is a :class:`NativePortBot` and an instance of

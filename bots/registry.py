@@ -21,8 +21,9 @@ search. The settings are the bot class's keyword arguments; a wrong name or
 value is refused with the list of what the bot takes.
 
 On a game of the native core, a bot the core has a port of (every game's ``heuristic``,
-Heckmeck's ``solver``) is that port (:mod:`tablezoo.bots.native`) when asked for with its
-default settings: the same player, many times faster. The Python bot plays on the Python
+Heckmeck's ``solver``, 6 nimmt!'s ``montecarlo`` and ``search``, Diamant's ``search``) is
+that port (:mod:`tablezoo.bots.native`) when asked for with its default settings: the same
+player, many times faster. The Python bot plays on the Python
 core, with settings, and as the reference. ``agent:search=N`` (and a network file's
 ``:search=N``) is the core's search where the core determinises the game, for any ``N``,
 ``c_puct`` and ``horizon`` (``batch`` other than 1: the Python search).
