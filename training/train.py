@@ -241,11 +241,19 @@ def train(config: TrainConfig, command: list[str] | None = None) -> Path:
 
 
 def new_run(config: TrainConfig, game: Game[Any], suffix: str = "") -> Path:
-    """A new run folder in ``config.out``, named after the env, the seats, the time and the seed."""
+    """A new run folder in ``config.out``, named after the env, the seats, the time and the seed
+    (``-2``, ``-3``, ... after it where a run of the same second has the name already)."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    run = Path(config.out) / f"{config.env}-{game.num_seats}p-{stamp}-s{config.seed}{suffix}"
-    run.mkdir(parents=True, exist_ok=False)
-    return run
+    name = f"{config.env}-{game.num_seats}p-{stamp}-s{config.seed}{suffix}"
+    Path(config.out).mkdir(parents=True, exist_ok=True)
+    run, k = Path(config.out) / name, 1
+    while True:
+        try:
+            run.mkdir()
+            return run
+        except FileExistsError:
+            k += 1
+            run = Path(config.out) / f"{name}-{k}"
 
 
 def save_config(

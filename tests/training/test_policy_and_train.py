@@ -12,7 +12,15 @@ from tablezoo.bots.policy import NumpyPolicy, PolicyBot
 from tablezoo.bots.registry import make_bot
 from tablezoo.games import make
 from tablezoo.games.core import ConfigError
-from tablezoo.training.train import HYPERPARAMS, TrainConfig, load_hyperparams, resolve_hyperparams, train
+from tablezoo.training import train as training_train
+from tablezoo.training.train import (
+    HYPERPARAMS,
+    TrainConfig,
+    load_hyperparams,
+    new_run,
+    resolve_hyperparams,
+    train,
+)
 
 pytest.importorskip("sb3_contrib", reason="needs the train extra")
 
@@ -192,3 +200,16 @@ def test_hyperparams_are_keyed_by_env_id() -> None:
     assert heckmeck["gamma"] != court.get("gamma") or heckmeck["net_arch"] != court["net_arch"]
     assert heckmeck["gae_lambda"] == court["gae_lambda"]  # from `default`
     assert court["learning_rate"] < heckmeck["learning_rate"]  # court_v0's own (the fine-tuning entry)
+
+
+def test_two_runs_of_the_same_second_get_two_folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(training_train.time, "strftime", lambda fmt: "20261203-120000")
+    config = TrainConfig(env="diamant_v0", out=str(tmp_path / "runs"), seed=1)
+    game = make("diamant", 3)
+    runs = [new_run(config, game) for _ in range(3)]
+    assert [r.name for r in runs] == [
+        "diamant_v0-3p-20261203-120000-s1",
+        "diamant_v0-3p-20261203-120000-s1-2",
+        "diamant_v0-3p-20261203-120000-s1-3",
+    ]
+    assert all(r.is_dir() for r in runs)
