@@ -337,6 +337,13 @@ class ExpertConfig:
             return IMITATION
         return LEAGUE if iteration < self.teacher_rounds + self.league_rounds else SEARCH
 
+    def round_games(self, iteration: int) -> int:
+        """The games round ``iteration`` plays to learn from (its evaluation games not counted)."""
+        stage = self.stage(iteration)
+        if stage == IMITATION:
+            return self.teacher_games
+        return self.league_games if stage == LEAGUE else self.games
+
     def league_step_size(self, league_round: int) -> float:
         """Adam's step size in league round ``league_round`` (0-based): a half cosine over the league
         rounds from ``league_learning_rate`` to ``league_learning_rate_end``."""
@@ -698,6 +705,7 @@ def play_round(
     entry = {
         "iteration": iteration,
         "player": _player(config, stage, learner),
+        "games": config.round_games(iteration),
         "decisions": done.decisions,
         "new_samples": done.new_samples,
         "buffer": len(done.data),

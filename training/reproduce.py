@@ -8,7 +8,9 @@ A network shipped by :mod:`tablezoo.training.ship` records, in its ``meta``
 under :data:`RECIPE`, the ``tablezoo expert`` commands that trained it, oldest
 first, and the ship command: where a run started from another's network
 (``--init``), the command that trained that one comes first, and so on back to
-a fresh network (:func:`training_chain`). A command names only the settings
+a fresh network (:func:`training_chain`). A run started from a shipped network
+(``--init bots/agents/GAME.npz``) goes on from the commands that one records.
+A command names only the settings
 that differ from the defaults (:func:`expert_command`), so the defaults must
 stay what they were when the network was trained: every setting of the method
 is a field of :class:`~tablezoo.training.expert.ExpertConfig`, and ``--dry-run``
@@ -17,6 +19,11 @@ prints all of them for each run.
 Commands recorded before runs counted their rounds (``--iterations K``, the
 last round's index) are read as ``--rounds K+1``; run folders of that time are
 read the same way (:meth:`~tablezoo.training.expert.ExpertConfig.saved`).
+
+At the end it prints what the reproduction took, a line per run and one for them
+all (:class:`Spent`): rounds, the games they learnt from, and hours, both as the
+runs' logs record them (over every call, where a stop was resumed) and as this
+call took them.
 """
 
 from __future__ import annotations
@@ -24,7 +31,8 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
-from dataclasses import asdict
+import time
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -83,18 +91,44 @@ def base_command(init: str) -> str | None:
     return expert_command(json.loads(config_file.read_text()), iteration + 1)
 
 
+def trained_by(command: str) -> str:
+    """The network a recorded ``tablezoo expert`` command ends with: its run's last ``net-<k>.npz``."""
+    config = parse_expert(shlex.split(command)[2:], check=False)
+    return str(config.run_dir / f"net-{config.rounds - 1}.npz")
+
+
+def recorded_commands(init: str) -> list[str]:
+    """The ``tablezoo expert`` commands a shipped network (``init``, with no run folder beside it)
+    records as its training (:data:`RECIPE`), oldest first; none where it records none."""
+    path = Path(init)
+    if not path.is_file():
+        return []
+    return [c for c in PolicyValueNet.load(path).meta.get(RECIPE, []) if c.startswith(EXPERT)]
+
+
 def training_chain(config: dict[str, Any], rounds: int) -> tuple[list[tuple[str, str]], str | None]:
     """The ``tablezoo expert`` commands that train a run's network again, oldest first: where the run
     started from a saved network (``--init``), the command that trained that one comes first, and
     so on back to a run from a fresh network. Each command comes with the network the next one
     starts from ("" for the last). Second: where the chain ends at a network whose training no run
-    folder records, that network, else None (the chain trains the network from nothing)."""
+    folder records, that network, else None (the chain trains the network from nothing).
+
+    A run that started from a shipped network (``--init bots/agents/GAME.npz``: no run folder beside
+    it) goes on from the commands that network records: they come first, and the run's command
+    starts from the network the last of them trains, since the shipped file is replaced when the
+    new network ships."""
+    config = dict(config)
+    recorded = recorded_commands(config["init"]) if config.get("init") else []
+    if recorded and base_command(config["init"]) is None:
+        config["init"] = trained_by(recorded[-1])
     chain = [(expert_command(config, rounds), "")]
     init, seen = config.get("init"), set()
     while init and init not in seen:
         seen.add(init)
         base = base_command(init)
         if base is None:
+            if recorded and init == trained_by(recorded[-1]):
+                return [*((c, trained_by(c)) for c in recorded), *chain], None
             return chain, init
         chain.insert(0, (base, init))
         init = json.loads((Path(init).parent / "config.json").read_text()).get("init")
@@ -155,8 +189,10 @@ def reproduce(game_name: str, path: Path, ship: bool = False, dry_run: bool = Fa
     for command in commands:
         if not command.startswith((EXPERT, SHIP)):
             raise ConfigError(f"{path} records {command!r}: only `{EXPERT}` and `{SHIP}` commands run")
+    spent: list[Spent] = []
     for command in commands:
         print(f"$ {command}", flush=True)
+        started = time.monotonic()
         if command.startswith(EXPERT):
             argv = shlex.split(command)[2:]
             if dry_run:  # the networks of earlier commands are not there yet: nothing is checked
@@ -165,11 +201,59 @@ def reproduce(game_name: str, path: Path, ship: bool = False, dry_run: bool = Fa
             config = parse_expert(argv)
             _check_resumable(config)
             run_expert(config)
+            spent.append(Spent.of_run(config, time.monotonic() - started))
         elif not dry_run:
             from tablezoo.training import ship as shipping
 
             shipping.main(shlex.split(command[len(SHIP) :]))
+            spent.append(Spent("ship", time.monotonic() - started))
+    if spent:
+        print(spent_text(spent), flush=True)
     return commands
+
+
+@dataclass(frozen=True)
+class Spent:
+    """What one command of a reproduction took."""
+
+    step: str
+    """The run's folder, or ``ship``."""
+    seconds: float
+    """Wall time of this call (a run that was finished before plays nothing: about 0)."""
+    rounds: int = 0
+    """The run's rounds, all of them, played by this call or before it."""
+    games: int = 0
+    """The games those rounds learnt from (:meth:`ExpertConfig.round_games`; evaluation games not
+    counted)."""
+    run_seconds: float = 0.0
+    """Those rounds' playing and fitting time as the run's log records it, over every call that
+    played them (a run's evaluation games are not in it)."""
+
+    @classmethod
+    def of_run(cls, config: ExpertConfig, seconds: float) -> Spent:
+        """A ``tablezoo expert`` command's, from its run's ``log.jsonl``."""
+        log_file = config.run_dir / "log.jsonl"
+        log = [json.loads(line) for line in log_file.open()] if log_file.is_file() else []
+        games = sum(config.round_games(entry["iteration"]) for entry in log)
+        run_seconds = sum(entry.get("play_seconds", 0) + entry.get("fit_seconds", 0) for entry in log)
+        return cls(str(config.run_dir), seconds, len(log), games, run_seconds)
+
+
+def spent_text(spent: list[Spent]) -> str:
+    """The closing report of :func:`reproduce`: each step's rounds, games and hours, and their sums."""
+    total = Spent(
+        "all",
+        sum(s.seconds for s in spent),
+        sum(s.rounds for s in spent),
+        sum(s.games for s in spent),
+        sum(s.run_seconds for s in spent),
+    )
+    lines = ["", "| step | rounds | games | hours (run logs) | hours (this call) |", "|---|---|---|---|---|"]
+    lines += [
+        f"| {s.step} | {s.rounds} | {s.games:,} | {s.run_seconds / 3600:.2f} | {s.seconds / 3600:.2f} |"
+        for s in [*spent, total]
+    ]
+    return "\n".join(lines)
 
 
 def cmd_reproduce(args: argparse.Namespace) -> None:

@@ -72,6 +72,11 @@ def test_a_shipped_chain_of_runs_is_trained_again_by_one_command(
     assert not (tmp_path / "a").exists()
     main(["reproduce", "diamant"])
     assert same_weights(PolicyValueNet.load(second / "net-0.npz"), shipped)
+    # it says what the reproduction took: a line per run, and the sum (4 teacher, 4 league games)
+    report = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ")]
+    assert report[0].startswith("| step | rounds | games |")
+    assert report[1].startswith(f"| {first} | 1 | 4 |") and report[2].startswith(f"| {second} | 1 | 4 |")
+    assert report[3].startswith("| all | 2 | 8 |")
     assert (agents / "diamant.md").read_text() == card  # shipping is left to --ship
     main(["reproduce", "diamant"])  # a finished chain plays no more rounds
     assert len((second / "log.jsonl").read_text().splitlines()) == 1
@@ -99,3 +104,27 @@ def test_a_network_without_its_commands_is_refused_by_name(tmp_path: Path) -> No
         reproduce.reproduce("diamant", path)
     with pytest.raises(SystemExit, match="no network at"):
         main(["reproduce", "diamant", "--agent", str(tmp_path / "none.npz")])
+
+
+def test_a_run_from_a_shipped_network_goes_on_from_the_commands_it_records(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    agents = tmp_path / "agents"
+    agents.mkdir()
+    monkeypatch.setattr(ship, "AGENTS_DIR", agents)
+    monkeypatch.setattr(registry, "AGENTS_DIR", agents)
+    first = run_expert(ExpertConfig(game="diamant", out=str(tmp_path / "a"), rounds=1, **SETTINGS))  # type: ignore[arg-type]
+    ship.main([str(first), "--games", "2", "--search", "0", "--jobs", "1"])
+    recorded = PolicyValueNet.load(agents / "diamant.npz").meta[reproduce.RECIPE]
+    # a league round from the shipped file itself, which the next ship replaces
+    more = dict(init=str(agents / "diamant.npz"), teacher_rounds=0, league_rounds=1, league_games=4, seed=3)
+    second = run_expert(ExpertConfig(game="diamant", out=str(tmp_path / "b"), rounds=1, **more, **SETTINGS))  # type: ignore[arg-type]
+    ship.main([str(second), "--games", "2", "--search", "0", "--jobs", "1"])
+    shipped = PolicyValueNet.load(agents / "diamant.npz")
+    recipe = shipped.meta[reproduce.RECIPE]
+    assert recipe[0] == recorded[0] and len(recipe) == 3
+    assert f"--init {first / 'net-0.npz'}" in recipe[1] and str(agents) not in recipe[1]
+    shutil.rmtree(tmp_path / "a")
+    shutil.rmtree(tmp_path / "b")
+    reproduce.reproduce("diamant", agents / "diamant.npz")
+    assert same_weights(PolicyValueNet.load(second / "net-0.npz"), shipped)
