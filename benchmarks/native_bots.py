@@ -2,6 +2,7 @@
 
     python benchmarks/native_bots.py --out benchmarks/results/native_bots.json
     python benchmarks/native_bots.py --games heckmeck --head-to-head 200   # a quick look
+    python benchmarks/native_bots.py --games sechs_nimmt --bots search --positions-games 0 --jobs 2
 
 For each game and each bot the native core has a port of (``game.native_ports``: every
 game's ``heuristic``, Heckmeck's ``solver``, ...), at the smallest, the usual and the
@@ -19,6 +20,7 @@ largest seat count:
   ``--head-to-head`` games (default 1,000) against its twin, seats rotated,
   seeded (four seats, two of each, where the game needs more than two); its win share and
   95% interval over games are reported, and ``same_player`` says whether the interval holds 0.5.
+  ``--jobs N`` plays them in ``N`` processes, with the same result.
 
 The JSON has a row per game, seat count and bot, with both times and their ratio; the
 machine and the Python version beside them.
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import itertools
 import json
 import platform
 import time
@@ -39,7 +42,8 @@ from tablezoo.bots.core import Seat
 from tablezoo.bots.native import NativePortBot, native_twin
 from tablezoo.bots.registry import game_bots
 from tablezoo.games import GAMES, game_class, make
-from tablezoo.training.evaluate import tournament, wilson
+from tablezoo.training.evaluate import PART_GAMES, tournament, wilson
+from tablezoo.training.selfplay import play_in_order
 
 
 def randomised(cls: type) -> bool:
@@ -96,26 +100,44 @@ def timing(game: Any, name: str, cls: type, at: list[Seat]) -> dict[str, Any]:
     return row
 
 
-def head_to_head(name: str, bot: str, cls: type, games: int, seed: int) -> dict[str, Any]:
-    """The port against its Python twin over ``games`` games, seats rotated: two seats, or four
-    (two of each, alternating) where the game needs more. The port's win share of a game is the
-    part of the win its seats take (fair: 0.5); the interval is over games."""
+def _duel_part(task: tuple[str, str, int, int, int]) -> tuple[list[float], float, float]:
+    """Games ``first`` to ``first + games - 1`` of the head-to-head of the port ``bot`` of game ``name``
+    against its Python twin (:func:`head_to_head`): the port's credit per seat and game, in order,
+    and both sides' summed scores."""
+    name, bot, games, seed, first = task
+    cls = game_bots(name)[bot]
     seats = 2 if game_class(name).info.min_seats <= 2 else 4
     game = make(name, seats, core="native")
     lineup = [("port", lambda: native_twin(cls)(game, bot)), ("python", cls)] * (seats // 2)
+    port, python = tournament(game, lineup, games=games, seed=seed, first=first)
+    return list(port.credits), float(sum(port.scores)), float(sum(python.scores))
+
+
+def head_to_head(name: str, bot: str, games: int, seed: int, jobs: int = 1) -> dict[str, Any]:
+    """The port against its Python twin over ``games`` games, seats rotated: two seats, or four
+    (two of each, alternating) where the game needs more. The port's win share of a game is the
+    part of the win its seats take (fair: 0.5); the interval is over games. ``jobs`` processes
+    share the games (parts of :data:`~tablezoo.training.evaluate.PART_GAMES`), with the same
+    result as one."""
+    seats = 2 if game_class(name).info.min_seats <= 2 else 4
     start = time.perf_counter()
-    port, python = tournament(game, lineup, games=games, seed=seed)
-    shares = np.asarray(port.credits).reshape(games, seats // 2).sum(axis=1)  # per game, both port seats
+    bounds = [*range(0, games, PART_GAMES), games]
+    tasks = [(name, bot, hi - lo, seed, lo) for lo, hi in itertools.pairwise(bounds)]
+    parts = play_in_order(_duel_part, tasks, jobs)
+    credits = np.concatenate([np.asarray(c) for c, _, _ in parts])
+    shares = credits.reshape(games, seats // 2).sum(axis=1)  # per game, both port seats
     low, high = wilson(float(shares.mean()), games)
+    seat_games = games * seats // 2
     return {
         "seats": seats,
         "games": games,
         "port_win_share": round(float(shares.mean()), 4),
         "interval": [round(low, 4), round(high, 4)],
-        "port_mean_score": round(port.mean_score, 3),
-        "python_mean_score": round(python.mean_score, 3),
+        "port_mean_score": round(sum(p for _, p, _ in parts) / seat_games, 3),
+        "python_mean_score": round(sum(q for _, _, q in parts) / seat_games, 3),
         "same_player": low <= 0.5 <= high,
         "minutes": round((time.perf_counter() - start) / 60, 2),
+        "jobs": jobs,
     }
 
 
@@ -154,11 +176,12 @@ def main() -> None:
     parser.add_argument("--games", nargs="+", default=list(GAMES), choices=list(GAMES), help="the games")
     parser.add_argument("--bots", nargs="+", default=None, help="only these ports (default: every one)")
     parser.add_argument(
-        "--positions-games", type=int, default=2, help="seeded games whose positions are timed"
+        "--positions-games", type=int, default=2, help="seeded games whose positions are timed (0: none)"
     )
     parser.add_argument(
         "--head-to-head", type=int, default=1000, help="games of a randomised port against its twin"
     )
+    parser.add_argument("--jobs", type=int, default=1, help="processes sharing a head-to-head's games")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default=None, help="write the JSON here")
     args = parser.parse_args()
@@ -170,7 +193,10 @@ def main() -> None:
             if args.bots and bot not in args.bots:
                 continue
             cls = classes[bot]
-            for seats in sorted({info.min_seats, info.default_seats, info.max_seats}):
+            timed = (
+                sorted({info.min_seats, info.default_seats, info.max_seats}) if args.positions_games else []
+            )
+            for seats in timed:
                 game = make(name, seats, core="native")
                 at = positions(game, bot, args.positions_games, args.seed + seats)
                 row = {
@@ -187,7 +213,7 @@ def main() -> None:
                 row = {
                     "game": name,
                     "bot": bot,
-                    "head_to_head": head_to_head(name, bot, cls, args.head_to_head, args.seed),
+                    "head_to_head": head_to_head(name, bot, args.head_to_head, args.seed, args.jobs),
                 }
                 rows.append(row)
                 print(json.dumps(row), flush=True)
