@@ -78,9 +78,9 @@ def expert_command(config: dict[str, Any], rounds: int) -> str:
     return command
 
 
-def base_command(init: str) -> str | None:
-    """The command that trained the network a run started from (``--init``), where its run folder
-    (``config.json`` beside it) says; None where it does not."""
+def base_run(init: str) -> tuple[dict[str, Any], int] | None:
+    """The saved settings and rounds of the run that trained the network a run started from
+    (``--init``), where its run folder (``config.json`` beside it) says; None where it does not."""
     path = Path(init)
     config_file = path.parent / "config.json"
     if not path.is_file() or not config_file.is_file():
@@ -88,7 +88,14 @@ def base_command(init: str) -> str | None:
     iteration = PolicyValueNet.load(path).meta.get("iteration")
     if not isinstance(iteration, int):
         return None
-    return expert_command(json.loads(config_file.read_text()), iteration + 1)
+    return json.loads(config_file.read_text()), iteration + 1
+
+
+def base_command(init: str) -> str | None:
+    """The command that trained the network a run started from (``--init``), where its run folder
+    (``config.json`` beside it) says; None where it does not."""
+    base = base_run(init)
+    return None if base is None else expert_command(*base)
 
 
 def trained_by(command: str) -> str:
@@ -98,8 +105,8 @@ def trained_by(command: str) -> str:
 
 
 def recorded_commands(init: str) -> list[str]:
-    """The ``tablezoo expert`` commands a shipped network (``init``, with no run folder beside it)
-    records as its training (:data:`RECIPE`), oldest first; none where it records none."""
+    """The ``tablezoo expert`` commands a shipped network (``init``) records as its training
+    (:data:`RECIPE`), oldest first; none where it records none."""
     path = Path(init)
     if not path.is_file():
         return []
@@ -109,30 +116,35 @@ def recorded_commands(init: str) -> list[str]:
 def training_chain(config: dict[str, Any], rounds: int) -> tuple[list[tuple[str, str]], str | None]:
     """The ``tablezoo expert`` commands that train a run's network again, oldest first: where the run
     started from a saved network (``--init``), the command that trained that one comes first, and
-    so on back to a run from a fresh network. Each command comes with the network the next one
-    starts from ("" for the last). Second: where the chain ends at a network whose training no run
-    folder records, that network, else None (the chain trains the network from nothing).
+    so on back to a run from a fresh network. Each command comes with the network it trains, which
+    the next one starts from ("" for the last). Second: where the chain ends at a network whose
+    training nothing records, that network, else None (the chain trains the network from nothing).
 
-    A run that started from a shipped network (``--init bots/agents/GAME.npz``: no run folder beside
-    it) goes on from the commands that network records: they come first, and the run's command
-    starts from the network the last of them trains, since the shipped file is replaced when the
-    new network ships."""
-    config = dict(config)
-    recorded = recorded_commands(config["init"]) if config.get("init") else []
-    if recorded and base_command(config["init"]) is None:
-        config["init"] = trained_by(recorded[-1])
-    chain = [(expert_command(config, rounds), "")]
-    init, seen = config.get("init"), set()
-    while init and init not in seen:
+    Where a run of the chain started from a shipped network (``--init bots/agents/GAME.npz``: no
+    run folder beside it), the commands that network records come first, and that run starts
+    from the network the last of them trains (the shipped file is replaced when the new network
+    ships, so the chain must not name it)."""
+    runs = [(dict(config), rounds)]  # oldest first
+    seen: set[str] = set()
+    prefix: list[tuple[str, str]] = []
+    unrecorded = None
+    while (init := runs[0][0].get("init")) and init not in seen:
         seen.add(init)
-        base = base_command(init)
-        if base is None:
-            if recorded and init == trained_by(recorded[-1]):
-                return [*((c, trained_by(c)) for c in recorded), *chain], None
-            return chain, init
-        chain.insert(0, (base, init))
-        init = json.loads((Path(init).parent / "config.json").read_text()).get("init")
-    return chain, None
+        base = base_run(init)
+        if base is not None:
+            runs.insert(0, (dict(base[0]), base[1]))
+            continue
+        recorded = recorded_commands(init)
+        ours = {str(Path(c.get("out", "runs")) / f"expert-{c['game']}") for c, _ in runs}
+        if recorded and str(Path(trained_by(recorded[-1])).parent) not in ours:
+            runs[0][0]["init"] = trained_by(recorded[-1])
+            prefix = [(c, trained_by(c)) for c in recorded]
+        else:  # nothing recorded, or the file was shipped anew since, from a run of this chain
+            unrecorded = init
+        break
+    commands = [expert_command(c, r) for c, r in runs]
+    starts = [str(c.get("init") or "") for c, _ in runs[1:]] + [""]
+    return [*prefix, *zip(commands, starts, strict=True)], unrecorded
 
 
 def reproduce_text(config: dict[str, Any], rounds: int) -> str:

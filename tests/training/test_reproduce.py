@@ -117,14 +117,29 @@ def test_a_run_from_a_shipped_network_goes_on_from_the_commands_it_records(
     ship.main([str(first), "--games", "2", "--search", "0", "--jobs", "1"])
     recorded = PolicyValueNet.load(agents / "diamant.npz").meta[reproduce.RECIPE]
     # a league round from the shipped file itself, which the next ship replaces
-    more = dict(init=str(agents / "diamant.npz"), teacher_rounds=0, league_rounds=1, league_games=4, seed=3)
-    second = run_expert(ExpertConfig(game="diamant", out=str(tmp_path / "b"), rounds=1, **more, **SETTINGS))  # type: ignore[arg-type]
+    league = dict(teacher_rounds=0, league_rounds=1, league_games=4, rounds=1)
+    more = dict(init=str(agents / "diamant.npz"), seed=3, **league)
+    second = run_expert(ExpertConfig(game="diamant", out=str(tmp_path / "b"), **more, **SETTINGS))  # type: ignore[arg-type]
     ship.main([str(second), "--games", "2", "--search", "0", "--jobs", "1"])
     shipped = PolicyValueNet.load(agents / "diamant.npz")
     recipe = shipped.meta[reproduce.RECIPE]
     assert recipe[0] == recorded[0] and len(recipe) == 3
     assert f"--init {first / 'net-0.npz'}" in recipe[1] and str(agents) not in recipe[1]
+    kept = tmp_path / "second.npz"
+    shutil.copy(agents / "diamant.npz", kept)
+
+    # a run from the second's network, shipped after the second's ship replaced the file the
+    # second started from: that file no longer holds the network the second started from, so the
+    # chain ends there, named, and records no commands
+    more = dict(init=str(second / "net-0.npz"), seed=4, **league)
+    third = run_expert(ExpertConfig(game="diamant", out=str(tmp_path / "c"), **more, **SETTINGS))  # type: ignore[arg-type]
+    ship.main([str(third), "--games", "2", "--search", "0", "--jobs", "1"])
+    assert reproduce.RECIPE not in PolicyValueNet.load(agents / "diamant.npz").meta
+    card = (agents / "diamant.md").read_text().replace("\n  ", " ")
+    assert f"(from the network `{agents / 'diamant.npz'}`, which these runs did not train)" in card
+
+    # the second's recorded commands train it again from nothing
     shutil.rmtree(tmp_path / "a")
     shutil.rmtree(tmp_path / "b")
-    reproduce.reproduce("diamant", agents / "diamant.npz")
+    reproduce.reproduce("diamant", kept)
     assert same_weights(PolicyValueNet.load(second / "net-0.npz"), shipped)
