@@ -1,7 +1,7 @@
 """How strong every bot is: a rated league per game, written as JSON, a plot and a Markdown table.
 
-    python benchmarks/strength.py [--games 200] [--seed 0] [--games-filter heckmeck,court]
-                                  [--extra agent:search=32] [--quick] [--jobs 2] [--out DIR]
+    python benchmarks/strength.py [--games 200] [--per-pairing] [--seed 0] [--games-filter heckmeck,court]
+                                  [--extra agent:search=32] [--quick] [--jobs 2] [--out DIR] [--cards]
 
 For each game (``--games-filter``: some of them), the bots are every bot of
 ``tablezoo.bots.registry.game_bots(game)`` (``random``, the ``heuristic``, the
@@ -12,7 +12,10 @@ seat count, a setting the bot does not take) is skipped with a printed note, so
 the same command runs before and after new bots or agents are shipped.
 
 * **Leagues** at 2 and 4 seats (a game that seats no fewer than 3, Diamant,
-  plays its smallest table instead of 2): ``--games`` games each. The tables
+  plays its smallest table instead of 2): ``--games`` games each, or with
+  ``--per-pairing`` as many as make every two bots meet ``--games`` times
+  (:func:`pairing_games`: 10 pairings of five bots at 2 seats, 2,000 games for 200 a
+  pairing; at 4 seats a game holds 6 of the 10, so 334). The tables
   are the league's line-ups of distinct bots (every combination when there
   are more bots than seats, so every bot meets every other equally often; all
   the bots and more copies of them, in turn, when there are fewer), taken in
@@ -254,8 +257,19 @@ class Task:
         return head_to_head(game, self.names[0], self.games, self.seed)
 
 
-def plan(game_name: str, extras: Sequence[str], games: int, seed: int) -> tuple[list[Task], list[str]]:
-    """The leagues and head-to-heads of one game, and notes on the bots skipped."""
+def pairing_games(games: int, bots: int, seats: int) -> int:
+    """The games of a league of ``bots`` bots at ``seats`` seats in which every two bots meet at one
+    table ``games`` times on average: a game seats ``seats * (seats - 1) / 2`` of the pairs (all
+    of them where there are no more bots than seats)."""
+    pairs, per_game = math.comb(bots, 2), math.comb(min(bots, seats), 2)
+    return -(-games * pairs // per_game)
+
+
+def plan(
+    game_name: str, extras: Sequence[str], games: int, seed: int, per_pairing: bool = False
+) -> tuple[list[Task], list[str]]:
+    """The leagues and head-to-heads of one game, and notes on the bots skipped. With ``per_pairing``
+    a league plays ``games`` games a pairing of bots (:func:`pairing_games`), else ``games``."""
     info = make(game_name).info
     refused: dict[str, dict[int, str]] = {}
     tasks, notes = [], []
@@ -264,7 +278,8 @@ def plan(game_name: str, extras: Sequence[str], games: int, seed: int) -> tuple[
         if len(names) < 2:
             notes.append(f"{info.title}, {n} seats: no league (fewer than two bots)")
             continue
-        tasks.append(Task("league", game_name, n, tuple(names), games, game_seed(seed, game_name, n)))
+        league_games = pairing_games(games, len(names), n) if per_pairing else games
+        tasks.append(Task("league", game_name, n, tuple(names), league_games, game_seed(seed, game_name, n)))
     for n in range(info.min_seats, info.max_seats + 1):
         for name in usable(["agent", *extras], make(game_name, n), refused):
             tasks.append(Task("match", game_name, n, (name,), games, game_seed(seed, game_name, n, name)))
@@ -310,6 +325,13 @@ CARD_START = "<!-- strength league: written by benchmarks/strength.py --cards --
 CARD_END = "<!-- end of strength league -->"
 
 
+def league_size(result: dict[str, Any]) -> str:
+    """How many games the run's leagues played, in words."""
+    if result.get("games_per_pairing"):
+        return f"{result['games_per_pairing']} games a pairing of bots"
+    return f"{result['games_per_league']} games per league"
+
+
 def update_card(path: Path, name: str, result: dict[str, Any]) -> bool:
     """Put ``name``'s league and head-to-head tables into its model card; False if there is no card.
 
@@ -319,8 +341,8 @@ def update_card(path: Path, name: str, result: dict[str, Any]) -> bool:
         return False
     section = (
         f"{CARD_START}\n## In the strength league\n\n"
-        f"Every bot of the game rated together (OpenSkill, Plackett-Luce), {result['games_per_league']} "
-        f"games per league, seed {result['seed']}: `{result['command']}`.\n\n"
+        f"Every bot of the game rated together (OpenSkill, Plackett-Luce), {league_size(result)}, "
+        f"seed {result['seed']}: `{result['command']}`.\n\n"
         f"{markdown({'games': {name: result['games'][name]}})}{CARD_END}\n"
     )
     text = path.read_text()
@@ -393,6 +415,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument(
         "--extra", nargs="*", default=[], help="more bot names, e.g. agent:search=32 (skipped if refused)"
     )
+    parser.add_argument(
+        "--per-pairing",
+        action="store_true",
+        help="--games counts a league's games a pairing of bots: every two bots meet that often",
+    )
     parser.add_argument("--quick", action="store_true", help=f"{QUICK_GAMES} games each: a smoke run")
     parser.add_argument("--jobs", type=int, default=1, help="processes playing leagues side by side")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="folder for strength.json/.png/.md")
@@ -418,7 +445,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     tasks: list[Task] = []
     notes: list[str] = []
     for name in chosen:
-        game_tasks, game_notes = plan(name, args.extra, games, args.seed)
+        game_tasks, game_notes = plan(name, args.extra, games, args.seed, args.per_pairing)
         tasks += game_tasks
         notes += game_notes
     for text in notes:
@@ -443,7 +470,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "benchmark": "strength",
         "command": shlex.join(["python", "benchmarks/strength.py", *argv_used]),
         "seed": args.seed,
-        "games_per_league": games,
+        "games_per_league": None if args.per_pairing else games,
+        "games_per_pairing": games if args.per_pairing else None,
         "rating": {
             "library": "openskill",
             "model": "PlackettLuce",

@@ -49,6 +49,22 @@ def test_tables_let_every_bot_meet_every_other(strength: ModuleType) -> None:
     assert len(set(extra.values())) == 1
 
 
+def test_per_pairing_every_two_bots_meet_that_often(strength: ModuleType) -> None:
+    assert strength.pairing_games(200, 5, 2) == 2000  # 10 pairings, one a game
+    assert strength.pairing_games(200, 5, 4) == 334  # a 4-seat game holds 6 of the 10
+    assert strength.pairing_games(200, 3, 4) == 200  # every game holds every pairing
+    rng = np.random.default_rng(0)
+    names = ["random", "heuristic", "search", "agent"]
+    lineups = strength.tables(names, 3, rng)
+    games = strength.pairing_games(30, len(names), 3)
+    met = Counter(pair for g in range(games) for pair in itertools.combinations(sorted(lineups[g % 4]), 2))
+    assert set(met.values()) == {30}
+    tasks, _ = strength.plan("court", [], 20, 0, per_pairing=True)
+    league = next(t for t in tasks if t.kind == "league" and t.seats == 2)
+    assert league.games == strength.pairing_games(20, len(league.names), 2)
+    assert all(t.games == 20 for t in tasks if t.kind == "match")  # head-to-heads: --games each
+
+
 def test_league_seats_keep_within_what_a_game_seats(strength: ModuleType) -> None:
     assert strength.league_seats("heckmeck") == [2, 4]
     assert strength.league_seats("diamant") == [3, 4]  # Diamant seats 3 to 8
