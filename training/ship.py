@@ -215,10 +215,15 @@ def _league_text(config: dict[str, Any], league_rounds: int) -> str:
         steps += f" falling along a half cosine over {planned} rounds to {end:g}"
         if league_rounds < planned:
             steps += f", stopped after {league_rounds}"
+    names = list(dict.fromkeys(config["league"]))
+    if "self" in names:
+        plays = f"plays against a league of {league} (`self`: the network itself)"
+    else:
+        others = league if len(names) == 1 else f"bots drawn from {league}"
+        plays = f"holds one seat and {others} the others"
     return (
         f"{_rounds(league_rounds)} of policy gradient (PPO, {config['league_games']} games a round, "
-        f"{steps}): the network, its moves sampled, plays against a league of {league} (`self`: the "
-        "network itself) and learns from the win shares of those games"
+        f"{steps}): the network, its moves sampled, {plays}, and learns from the win shares of those games"
     )
 
 
