@@ -62,8 +62,8 @@ A run lives in ``<out>/expert-<game>/``: ``net.npz`` (the latest network),
 ``net-<k>.npz`` per iteration, ``buffer.npz`` (the samples of imitation and search
 self-play, none in a run of league rounds alone; ``played-<k>.npz``
 holds a round's games until the network has learnt from them), ``log.jsonl``
-(one line per iteration: samples, losses, seconds, win share against the
-heuristic) and ``config.json``. Run the same command again to resume after the
+(one line per iteration: games, samples, losses, seconds, win share against
+the heuristic) and ``config.json``. Run the same command again to resume after the
 last finished iteration (or ``--resume`` the folder: its saved settings, with more
 ``--rounds``); ``--hours`` stops cleanly before the time is up.
 
