@@ -185,6 +185,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default=None, help="write the JSON here")
     args = parser.parse_args()
+    if args.jobs < 1 or args.positions_games < 0 or args.head_to_head < 0:
+        parser.error(
+            f"--jobs is at least 1 and --positions-games and --head-to-head at least 0, not "
+            f"{args.jobs}, {args.positions_games} and {args.head_to_head}"
+        )
     rows = []
     for name in args.games:
         info = game_class(name).info

@@ -7,6 +7,7 @@ import importlib.util
 import json
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -16,14 +17,21 @@ ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(not available(), reason="the native core is not built")
 
 
-def test_a_quick_run_writes_a_row_per_port_and_seat_count(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    path = ROOT / "benchmarks" / "native_bots.py"
-    spec = importlib.util.spec_from_file_location("benchmark_native_bots", path)
+def benchmark() -> ModuleType:
+    """The benchmark script, loaded as a module."""
+    spec = importlib.util.spec_from_file_location(
+        "benchmark_native_bots", ROOT / "benchmarks" / "native_bots.py"
+    )
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    return module
+
+
+def test_a_quick_run_writes_a_row_per_port_and_seat_count(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    module = benchmark()
     out = tmp_path / "native_bots.json"
     argv = ["native_bots.py", "--games", "diamant", "court", "--bots", "heuristic", "--positions-games", "1"]
     monkeypatch.setattr(sys, "argv", [*argv, "--head-to-head", "20", "--out", str(out)])
@@ -40,3 +48,13 @@ def test_a_quick_run_writes_a_row_per_port_and_seat_count(
     assert duel["games"] == 20 and duel["seats"] == 2
     low, high = duel["interval"]
     assert low <= duel["port_win_share"] <= high and duel["same_player"] == (low <= 0.5 <= high)
+
+
+def test_bad_counts_are_refused_by_name(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    module = benchmark()
+    monkeypatch.setattr(sys, "argv", ["native_bots.py", "--games", "court", "--jobs", "0"])
+    with pytest.raises(SystemExit):
+        module.main()
+    assert "--jobs is at least 1" in capsys.readouterr().err
