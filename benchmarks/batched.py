@@ -7,6 +7,8 @@ each game's legal moves, the cheapest fair policy, so that the figures are the e
 
 * ``selfplay``: decisions per second of :class:`SelfPlayBatch` at N = 1, 64, 1,024 and
   4,096 games, with 1 and 2 threads;
+* ``step_call``: the self-play step call alone at 4,096 games (the policy's pick between
+  calls off the clock), with 1 and 2 threads, and the ratio of the two;
 * ``learner``: steps per second of :class:`BatchedVectorEnv` (one learner against random
   bots played in the core; a step is one learner decision and the bots' moves after it)
   at N = 64 and 1,024, 1 and 2 threads;
@@ -21,9 +23,10 @@ each game's legal moves, the cheapest fair policy, so that the figures are the e
   and the share of the batched run spent in the env.
 
 Targets (``met``): at N = 1,024 on one thread, the self-play batch at least 20x the Python
-``env()``; two threads at least 1.7x one; 4,096 games under 200 MB. Every rate is the
-median of ``--repeats`` slices of ``--seconds``, interleaved, in wall-clock time (the
-threads' work counts); ratios are of medians measured in the same run.
+``env()``; two threads at least 1.7x one, at 1,024 games and for the step call alone at
+4,096; 4,096 games under 200 MB. Every rate is the median of ``--repeats`` slices of
+``--seconds``, interleaved, in wall-clock time (the threads' work counts); ratios are of
+medians measured in the same run.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from tablezoo.games import GAMES, game_class
 
 SIZES = (1, 64, 1024, 4096)
 THREADS = (1, 2)
+STEP_CALL_N = 4096  # the thread figure of the step call alone
 LEARNER_SIZES = (64, 1024)
 REFERENCE_N = 64
 SELFPLAY_TARGET = 20.0
@@ -76,6 +80,23 @@ def selfplay_rate(game: str, n: int, threads: int, seconds: float) -> float:
         return n
 
     return rate(run, seconds)
+
+
+def step_call_rate(game: str, n: int, threads: int, seconds: float) -> float:
+    """Self-play decisions per second of the step call alone: the policy's pick between two
+    calls is left out of the clock, so that two threads are compared on the work they share."""
+    batch = SelfPlayBatch(game, n, seed=0, num_threads=threads)
+    _, infos = batch.reset()
+    rng = np.random.default_rng(0)
+    masks = infos["action_mask"]
+    steps, inside = 0, 0.0
+    while inside < seconds:
+        actions = pick(masks, rng)
+        start = time.perf_counter()
+        batch.step(actions)
+        inside += time.perf_counter() - start
+        steps += n
+    return steps / inside
 
 
 def learner_rate(game: str, n: int, threads: int, seconds: float) -> float:
@@ -249,6 +270,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             for n in SIZES:
                 for threads in THREADS:
                     record(f"{game}/selfplay/{n}/{threads}", selfplay_rate(game, n, threads, args.seconds))
+            for threads in THREADS:
+                record(f"{game}/step/{threads}", step_call_rate(game, STEP_CALL_N, threads, args.seconds))
             for n in LEARNER_SIZES:
                 for threads in THREADS:
                     record(f"{game}/learner/{n}/{threads}", learner_rate(game, n, threads, args.seconds))
@@ -277,11 +300,19 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 median(f"{game}/learner/1024/1") / median(f"{game}/dummy"), 1
             ),
             "two_threads_vs_one_at_1024": round(two / one, 2),
+            "step_call_steps_per_s_at_4096": {str(t): round(median(f"{game}/step/{t}")) for t in THREADS},
+            "step_call_two_threads_vs_one_at_4096": round(
+                statistics.median(
+                    a / b for a, b in zip(slices[f"{game}/step/2"], slices[f"{game}/step/1"], strict=True)
+                ),
+                2,
+            ),
             "memory_mb_at_4096": round(memory, 1),
         }
         entry["met"] = {
             "selfplay_vs_env": entry["selfplay_1024_vs_python_env"] >= SELFPLAY_TARGET,
             "threads": entry["two_threads_vs_one_at_1024"] >= THREADS_TARGET,
+            "step_call_threads": entry["step_call_two_threads_vs_one_at_4096"] >= THREADS_TARGET,
             "memory": memory < MEMORY_TARGET_MB,
         }
         if args.ppo_steps:
@@ -292,6 +323,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "targets": {
             "selfplay_1024_vs_python_env": f">= {SELFPLAY_TARGET}",
             "two_threads_vs_one_at_1024": f">= {THREADS_TARGET}",
+            "step_call_two_threads_vs_one_at_4096": f">= {THREADS_TARGET}",
             "memory_mb_at_4096": f"< {MEMORY_TARGET_MB}",
         },
         "settings": {"seconds": args.seconds, "repeats": args.repeats, "clock": "perf_counter"},
@@ -319,9 +351,10 @@ def markdown_table(result: dict[str, Any]) -> str:
 
     rows = [
         "| game | `env()` steps/s | DummyVecEnv / SyncVectorEnv (64) | self-play at 1 / 64 / 1,024 / 4,096 "
-        "(1 thread) | 1,024 ÷ `env()` | 2 threads ÷ 1 | learner at 1,024 ÷ DummyVecEnv | MB at 4,096 "
+        "(1 thread) | 1,024 ÷ `env()` | 2 threads ÷ 1 | step call at 4,096: 2 threads ÷ 1 "
+        "| learner at 1,024 ÷ DummyVecEnv | MB at 4,096 "
         "| MaskablePPO batched ÷ DummyVecEnv (env share) |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for g in result["games"].values():
         s, met = g["selfplay_steps_per_s"], g["met"]
@@ -336,6 +369,7 @@ def markdown_table(result: dict[str, Any]) -> str:
                     " / ".join(f"{s[str(n)]['1']:,}" for n in SIZES),
                     mark(f"{g['selfplay_1024_vs_python_env']:.0f}×", met["selfplay_vs_env"]),
                     mark(f"{g['two_threads_vs_one_at_1024']:.2f}×", met["threads"]),
+                    mark(f"{g['step_call_two_threads_vs_one_at_4096']:.2f}×", met["step_call_threads"]),
                     f"{g['learner_1024_vs_dummy_vec_env']:.0f}×",
                     mark(f"{g['memory_mb_at_4096']:.0f}", met["memory"]),
                     f"{ppo['speedup']:.2f}× ({ppo['batched_env_share']:.0%})" if ppo else "",

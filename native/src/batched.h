@@ -16,7 +16,9 @@
 // new game's first decision.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <condition_variable>
 #include <functional>
 #include <mutex>
@@ -30,20 +32,21 @@
 namespace tablezoo {
 
 // ----------------------------------------------------------------------------- a thread pool
-// Runs job(begin, end) over a range split in equal contiguous parts, one per thread, the
-// calling thread doing the first. Between calls a worker spins for a while before it sleeps:
-// a trainer steps the batch again within a fraction of a millisecond, and waking a sleeping
-// thread can take as long as stepping its part of the games (measured on a 2-core VM).
+// Runs job(begin, end) over a range cut in small contiguous chunks that the calling thread and
+// the workers take in turn, each as it is free: a worker that wakes late, or shares its core
+// with another process, leaves its chunks to the others instead of holding the call up. Idle
+// workers sleep on a condition variable (no polling between calls: the caller's Python work
+// between two steps keeps the whole core). Which thread ran a chunk changes nothing: the job
+// of each index depends on that index alone.
 class Pool {
  public:
   explicit Pool(int threads) : threads_(threads < 1 ? 1 : threads) {
-    for (int t = 1; t < threads_; ++t) workers_.emplace_back([this, t] { work(t); });
+    for (int t = 1; t < threads_; ++t) workers_.emplace_back([this] { work(); });
   }
   ~Pool() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       stop_ = true;
-      generation_.fetch_add(1);
     }
     wake_.notify_all();
     for (auto& w : workers_) w.join();
@@ -53,7 +56,7 @@ class Pool {
 
   int threads() const { return threads_; }
 
-  // Run job over [0, n); rethrows the first exception a part threw.
+  // Run job over [0, n); rethrows the first exception a chunk threw.
   void run(int n, const std::function<void(int, int)>& job) {
     if (threads_ == 1 || n < 2) {
       job(0, n);
@@ -61,51 +64,64 @@ class Pool {
     }
     job_ = &job;
     n_ = n;
+    chunk_ = std::max(1, std::min(kMaxChunk, n / (threads_ * kChunksPerThread)));
+    const int chunks = (n + chunk_ - 1) / chunk_;
+    chunks_.store(chunks, std::memory_order_relaxed);
+    done_.store(0, std::memory_order_relaxed);
     error_ = nullptr;
-    pending_.store(threads_ - 1);
+    uint32_t generation;
     {
-      std::lock_guard<std::mutex> lock(mutex_);  // a worker about to sleep sees the new generation
-      generation_.fetch_add(1);
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (++generation_ == 0) ++generation_;  // 0 marks no call under way
+      generation = generation_;
+      // the generation and the next chunk in one word: a claim is of this call's chunks or fails
+      next_.store(static_cast<uint64_t>(generation) << 32, std::memory_order_release);
     }
     wake_.notify_all();
-    try {
-      part(0);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (!error_) error_ = std::current_exception();
-    }
-    for (int spin = 0; pending_.load() != 0; ++spin)
-      if (spin > kSpins) std::this_thread::yield();
+    take(generation);
+    // the chunks still running are the workers' last ones: a short wait
+    while (done_.load(std::memory_order_acquire) < chunks) std::this_thread::yield();
+    next_.store(0, std::memory_order_release);  // a worker still looking finds no call under way
     job_ = nullptr;
     if (error_) std::rethrow_exception(error_);
   }
 
  private:
-  static constexpr int kSpins = 20000;  // about a millisecond of polling before a worker sleeps
+  static constexpr int kMaxChunk = 64;         // games per chunk at most
+  static constexpr int kChunksPerThread = 4;   // at least this many chunks per thread, where n allows
 
-  void part(int t) {
-    const int begin = static_cast<int>(static_cast<long long>(n_) * t / threads_);
-    const int end = static_cast<int>(static_cast<long long>(n_) * (t + 1) / threads_);
-    if (begin < end) (*job_)(begin, end);
-  }
-  void work(int t) {
-    long long seen = 0;
+  // Claim and run chunks of call `generation` until none is left.
+  void take(uint32_t generation) {
     for (;;) {
-      for (int spin = 0; generation_.load() == seen && spin < kSpins; ++spin) {
-      }
-      if (generation_.load() == seen) {
-        std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [&] { return generation_.load() != seen; });
-      }
-      seen = generation_.load();
-      if (stop_) return;
+      uint64_t word = next_.load(std::memory_order_acquire);
+      int chunk;
+      do {
+        if (static_cast<uint32_t>(word >> 32) != generation) return;  // a later call's
+        chunk = static_cast<int>(word & 0xFFFFFFFFu);
+        if (chunk >= chunks_.load(std::memory_order_relaxed)) return;
+      } while (!next_.compare_exchange_weak(word, word + 1, std::memory_order_acq_rel, std::memory_order_acquire));
+      const int begin = chunk * chunk_;
+      const int end = std::min(n_, begin + chunk_);
       try {
-        part(t);
+        (*job_)(begin, end);
       } catch (...) {
         std::lock_guard<std::mutex> lock(mutex_);
         if (!error_) error_ = std::current_exception();
       }
-      pending_.fetch_sub(1);
+      done_.fetch_add(1, std::memory_order_acq_rel);
+    }
+  }
+
+  void work() {
+    uint32_t seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+        if (stop_) return;
+        seen = generation_;
+      }
+      take(seen);
     }
   }
 
@@ -114,9 +130,11 @@ class Pool {
   std::mutex mutex_;
   std::condition_variable wake_;
   const std::function<void(int, int)>* job_ = nullptr;
-  int n_ = 0;
-  std::atomic<int> pending_{0};
-  std::atomic<long long> generation_{0};
+  int n_ = 0, chunk_ = 1;               // read only by a thread holding one of the call's chunks
+  std::atomic<int> chunks_{0};
+  uint32_t generation_ = 0;            // the latest call (under mutex_)
+  std::atomic<uint64_t> next_{0};      // that call's generation (high half) and next chunk (low half)
+  std::atomic<int> done_{0};           // that call's chunks finished
   bool stop_ = false;
   std::exception_ptr error_;
 };
