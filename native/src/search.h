@@ -23,10 +23,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <memory>
-#include <string>
 #include <type_traits>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -125,6 +125,82 @@ inline void dirichlet(double alpha, size_t k, Rng& rng, std::vector<double>& out
   for (double& x : out) x = sum > 0.0 ? x / sum : 1.0 / static_cast<double>(k);
 }
 
+// The search tree's index: a node by the searching seat's observation, equal bytes for equal
+// keys (the Python search's obs.tobytes()). Open addressing over a 64-bit hash of the bytes,
+// each key's copy kept in one flat array: a lookup copies and allocates nothing, and the room
+// is kept from one search to the next (a search adds at most one node per simulation).
+class ObservationIndex {
+ public:
+  // Empty, for keys of `size` floats and up to `nodes` entries (room grows past it if needed).
+  void clear(int size, int nodes) {
+    size_ = static_cast<size_t>(size);
+    count_ = 0;
+    size_t room = 16;
+    while (room < 2 * static_cast<size_t>(nodes)) room *= 2;
+    if (slots_.size() < room) slots_.resize(room);
+    std::fill(slots_.begin(), slots_.end(), Slot{});
+    keys_.clear();
+    keys_.reserve(static_cast<size_t>(nodes) * size_);
+  }
+
+  // The value of key (size floats), or -1.
+  int find(const float* key) const {
+    const uint64_t h = hash(key);
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      const Slot& slot = slots_[i];
+      if (slot.value < 0) return -1;
+      if (slot.hash == h && std::memcmp(keys_.data() + slot.at, key, size_ * sizeof(float)) == 0) return slot.value;
+    }
+  }
+
+  // Enter key (not present yet) with value >= 0.
+  void insert(const float* key, int value) {
+    if (2 * (count_ + 1) > slots_.size()) grow();
+    place(hash(key), keys_.size(), value);
+    keys_.insert(keys_.end(), key, key + size_);
+    ++count_;
+  }
+
+ private:
+  struct Slot {
+    uint64_t hash = 0;
+    size_t at = 0;   // where its key starts in keys_
+    int value = -1;  // -1: empty
+  };
+
+  uint64_t hash(const float* key) const {
+    // FNV-1a over the key's 32-bit words, then a final mix
+    uint64_t h = 0xCBF29CE484222325ULL;
+    for (size_t i = 0; i < size_; ++i) {
+      uint32_t word;
+      std::memcpy(&word, key + i, sizeof word);
+      h = (h ^ word) * 0x100000001B3ULL;
+    }
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDULL;
+    return h ^ (h >> 33);
+  }
+
+  void place(uint64_t h, size_t at, int value) {
+    const size_t mask = slots_.size() - 1;
+    size_t i = h & mask;
+    while (slots_[i].value >= 0) i = (i + 1) & mask;
+    slots_[i] = Slot{h, at, value};
+  }
+
+  void grow() {
+    std::vector<Slot> old(2 * slots_.size());
+    old.swap(slots_);
+    for (const Slot& slot : old)
+      if (slot.value >= 0) place(slot.hash, slot.at, slot.value);
+  }
+
+  size_t size_ = 0, count_ = 0;
+  std::vector<Slot> slots_ = std::vector<Slot>(16);
+  std::vector<float> keys_;
+};
+
 template <class G>
 class AgentSearch {
  public:
@@ -181,7 +257,7 @@ class AgentSearch {
   // `alpha` mixed into the root's priors (expert iteration's self-play; 0 at a table).
   const Node& search(const G& game, const State& s, int seat, Rng& rng, double noise = 0.0, double alpha = 0.3) {
     nodes_.clear();
-    tree_.clear();
+    tree_.clear(game.observation_size(), simulations_ + 1);
     std::vector<int> legal;
     game.legal_actions(s, legal);
     if (legal.size() == 1) {
@@ -201,7 +277,7 @@ class AgentSearch {
         prior[i] = static_cast<float>((1.0 - noise) * prior[i] + noise * spread_[i]);
     }
     nodes_.emplace_back(std::move(legal), std::move(prior), value);
-    tree_.emplace(key(), 0);
+    tree_.insert(obs_.data(), 0);
     for (int started = 0; started < simulations_; ++started) {
       if (started == 0)
         x_ = first_;
@@ -249,20 +325,20 @@ class AgentSearch {
       }
       moves_.clear();
       game.legal_actions(x, moves_);
-      const auto found = tree_.find(key());
-      if (found == tree_.end() || nodes_[found->second].legal != moves_) {
+      const int found = tree_.find(obs_.data());
+      if (found < 0 || nodes_[found].legal != moves_) {
         // a new information state (or, where an observation leaves out something that changes
         // the legal moves, another state behind the same one: valued, not entered)
         v = evaluate();
-        if (found == tree_.end()) {
+        if (found < 0) {
           std::vector<float> prior;
           masked_softmax(logits_, moves_, prior);
-          tree_.emplace(key(), static_cast<int>(nodes_.size()));
+          tree_.insert(obs_.data(), static_cast<int>(nodes_.size()));
           nodes_.emplace_back(moves_, std::move(prior), v);
         }
         break;
       }
-      node = found->second;
+      node = found;
     }
     for (const auto& [n, i] : path_) nodes_[n].value[i] += v;
   }
@@ -291,9 +367,6 @@ class AgentSearch {
     game.observe(x, seat, obs_.data());
   }
 
-  // The tree's key of obs_: its bytes (obs.tobytes()).
-  std::string key() const { return std::string(reinterpret_cast<const char*>(obs_.data()), obs_.size() * sizeof(float)); }
-
   // NetworkEvaluator on one request: the network's logits (into logits_) and win share of obs_
   // (the observation of the seat asked about, observe's).
   double evaluate() {
@@ -307,7 +380,7 @@ class AgentSearch {
   double c_puct_;
   int horizon_;
   std::vector<Node> nodes_;                    // the tree: nodes_[0] is the root...
-  std::unordered_map<std::string, int> tree_;  // ...each one's index by the seat's observation
+  ObservationIndex tree_;                      // ...each one's index by the seat's observation
   std::vector<std::pair<int, int>> path_;      // (node, move index) of this simulation
   State first_, x_;                            // the first determinisation, and the one played on
   std::vector<int> moves_;
