@@ -30,7 +30,7 @@ import numpy as np
 from pettingzoo import ParallelEnv
 
 from tablezoo.envs.aec import TablezooEnv, TablezooEnvBase, keyword_doc
-from tablezoo.games.core import TERMINAL
+from tablezoo.games.core import Game
 
 
 class TablezooParallelEnv(TablezooEnvBase, ParallelEnv):
@@ -49,6 +49,10 @@ class TablezooParallelEnv(TablezooEnvBase, ParallelEnv):
         self.illegal_reward = float(illegal_reward)
         self.agents: list[str] = []
         self._due: dict[int, list[int]] = {}
+        game = getattr(self.game, "reference", self.game)  # a native game's rules are its reference's
+        self._simultaneous = type(game).secret_decision is not Game.secret_decision
+        """Whether the game has simultaneous choices at all (else one seat decides per step)."""
+        self._seats = list(enumerate(self.possible_agents))
 
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
@@ -73,8 +77,8 @@ class TablezooParallelEnv(TablezooEnvBase, ParallelEnv):
         (the choices of a simultaneous round do not change each other's legal moves).
         """
         game, state = self.game, self.game_state
-        due = {mover: game.legal_actions(state)}
-        if not game.secret_decision(state):
+        due = {mover: self._legal_actions(state)}
+        if not self._simultaneous or not game.secret_decision(state):
             return due
         probe = game.clone(state)
         while True:
@@ -87,7 +91,7 @@ class TablezooParallelEnv(TablezooEnvBase, ParallelEnv):
     def step(
         self, actions: dict[str, Any]
     ) -> tuple[dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]]:
-        game, state, agents = self.game, self.game_state, self.possible_agents
+        state, agents = self.game_state, self.possible_agents
         live, decisions, apply_move = self.agents, self.decisions, self._apply_move
         for seat, legal in self._due.items():
             agent = agents[seat]
@@ -99,30 +103,46 @@ class TablezooParallelEnv(TablezooEnvBase, ParallelEnv):
                 action = int(action)
             apply_move(state, action)
             decisions[agent] += 1
-        mover = game.advance(state, self._rng)
+        mover = self._advance(state, self._rng)
         self.num_cycles += 1
         rewards = dict.fromkeys(live, 0.0)
-        if self.reward_mode == "score":
+        if self._score_mode:
             changes = self._score_changes()
             if changes is not None:
                 for seat, change in enumerate(changes):
                     rewards[agents[seat]] += change
-        terminated = mover == TERMINAL
-        if terminated and self.reward_mode == "zero_sum":
-            for seat, value in enumerate(game.returns(state)):
-                rewards[agents[seat]] += value
-        truncated = False
-        if not terminated:
-            self._due = self._due_now(mover)
+        if mover >= 0:  # the game goes on (advance resolves chance; below 0 is TERMINAL)
+            due = self._due = self._due_now(mover)
             cap = self.max_cycles
             # no agent has made more decisions than all the cycles' decisions together
-            truncated = cap is not None and any(decisions[agents[s]] >= cap for s in self._due)
-        if terminated or truncated:
-            self._due = {}
+            if cap is None or self.num_cycles < cap:
+                flags = dict.fromkeys(live, False)
+                return self._observations(), rewards, flags, flags.copy(), self._infos()
+            for seat in due:
+                if decisions[agents[seat]] >= cap:
+                    return self._finish(rewards, False)
+            flags = dict.fromkeys(live, False)
+            return self._observations(), rewards, flags, flags.copy(), self._infos()
+        if self.reward_mode == "zero_sum":
+            for seat, value in enumerate(self.game.returns(state)):
+                rewards[agents[seat]] += value
+        return self._finish(rewards, True)
+
+    def _finish(
+        self, rewards: dict[str, float], terminated: bool
+    ) -> tuple[dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]]:
+        """The step that ends the episode: the game is over (``terminated``) or truncated."""
+        live = self.agents
+        self._due = {}
         observations, infos = self._observations(), self._infos()
-        if terminated or truncated:
-            self.agents = []
-        return observations, rewards, dict.fromkeys(live, terminated), dict.fromkeys(live, truncated), infos
+        self.agents = []
+        return (
+            observations,
+            rewards,
+            dict.fromkeys(live, terminated),
+            dict.fromkeys(live, not terminated),
+            infos,
+        )
 
     def _forfeit(
         self, agent: str
@@ -143,18 +163,21 @@ class TablezooParallelEnv(TablezooEnvBase, ParallelEnv):
 
     def _observations(self) -> dict[str, Any]:
         """Each live agent's observation, with its mask when it is due."""
-        observe, state, seat_of = self._observe, self.game_state, self.seat_of
+        observe, state = self._observe, self.game_state
+        # agents are all live or all done together: the live ones are the seats in order
+        seats = self._seats if self.agents else ()
         if self.flat:
-            return {agent: observe(state, seat_of[agent]) for agent in self.agents}
-        due, no_moves, mask_of = self._due, self._no_moves, self._mask_of
+            return {agent: observe(state, seat) for seat, agent in seats}
+        due, no_moves, masks = self._due, self._no_moves, self._masks
         observations = {}
-        for agent in self.agents:
-            seat = seat_of[agent]
+        for seat, agent in seats:
             legal = due.get(seat)
-            observations[agent] = {
-                "observation": observe(state, seat),
-                "action_mask": no_moves if legal is None else mask_of(legal),
-            }
+            mask: np.ndarray | None = no_moves
+            if legal is not None:
+                mask = masks.get(tuple(legal))
+                if mask is None:
+                    mask = self._mask_of(legal)
+            observations[agent] = {"observation": observe(state, seat), "action_mask": mask}
         return observations
 
     def _infos(self) -> dict[str, dict[str, Any]]:
