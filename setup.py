@@ -23,7 +23,7 @@ if os.environ.get("TABLEZOO_SANITIZE"):
 
 native = Pybind11Extension(
     "tablezoo.games._native",
-    [*sorted(glob("native/src/*.cc")), "native/src/module.cpp"],
+    [*sorted(glob("native/src/*.cc")), *sorted(glob("native/src/bind/*.cc")), "native/src/module.cpp"],
     include_dirs=["native/include"],
     cxx_std=17,
     define_macros=[("PYBIND11_DETAILED_ERROR_MESSAGES", "1")],  # a wrong argument's type is named
