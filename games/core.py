@@ -60,6 +60,7 @@ __all__ = [
     "StateError",
     "TablezooError",
     "action_mask",
+    "action_number",
     "relative_seats",
 ]
 
@@ -122,6 +123,40 @@ class OutcomeError(TablezooError):
 
 class StateError(TablezooError):
     """A state read from outside (JSON, a dict) that is malformed or that no game reaches."""
+
+
+def action_number(action: Any) -> int:
+    """The action id ``action`` stands for: a whole number given as an ``int``, a numpy integer,
+    a 0-d integer array or anything else with ``__index__``, but not a bool. Anything else (a
+    one-element array, a float, a string) raises :class:`IllegalActionError` naming what it is;
+    both cores read actions so."""
+    if action.__class__ is int:
+        return action
+    if isinstance(action, (bool, np.bool_)):
+        raise IllegalActionError(f"action {action!r} is a bool, not an action number")
+    if isinstance(action, np.ndarray) and (action.ndim != 0 or action.dtype.kind not in "iu"):
+        raise IllegalActionError(
+            f"action {_shown(action)} is a numpy array of shape {action.shape} and dtype {action.dtype}, "
+            "not one action: an action is one whole number (an int, a numpy integer or a 0-d integer "
+            "array; a.item() gives it)"
+        )
+    if hasattr(type(action), "__index__"):
+        try:
+            return operator.index(action)
+        except Exception:
+            raise IllegalActionError(
+                f"action {_shown(action)} (a {type(action).__name__}) cannot be read as a whole number"
+            ) from None
+    raise IllegalActionError(f"action {_shown(action)} is a {type(action).__name__}, not a whole number")
+
+
+def _shown(value: Any) -> str:
+    """A short printable form of ``value`` for a message, whatever its ``__repr__`` does."""
+    try:
+        text = repr(value)
+    except Exception:
+        text = f"<a {type(value).__name__} that cannot be printed>"
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 # --------------------------------------------------------------------------- metadata
@@ -585,8 +620,17 @@ class Game(ABC, Generic[S]):
         if check:
             if legal is None:
                 legal = self.legal_actions(state)
-            if action not in legal or isinstance(action, bool):
-                raise IllegalActionError(self._illegal_message(state, action, legal))
+            try:
+                number = action if action.__class__ is int else action_number(action)
+            except IllegalActionError as error:  # not a number at all: said so, with the legal moves
+                mover = self.to_move(state)
+                if mover < 0:
+                    raise
+                moves = ", ".join(f"{self.action_names[a]} ({a})" for a in legal)
+                raise IllegalActionError(f"{error}; legal moves: {moves}") from None
+            if number not in legal:
+                raise IllegalActionError(self._illegal_message(state, number, legal))
+            action = number
         self._apply(state, int(action))
 
     def apply_chance(self, state: S, outcome: Any, *, check: bool = True) -> None:

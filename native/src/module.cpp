@@ -23,27 +23,12 @@ PYBIND11_MODULE(_native, m) {
   // The Python engine's exception classes, so that both cores raise the same ones.
   py::module_ core = py::module_::import("tablezoo.games.core");
   // kept for the life of the process (released: never destroyed after the interpreter)
-  static PyObject* illegal = py::object(core.attr("IllegalActionError")).release().ptr();
-  static PyObject* bad_outcome = py::object(core.attr("OutcomeError")).release().ptr();
-  static PyObject* bad_state = py::object(core.attr("StateError")).release().ptr();
-  PyErrors::illegal = illegal;
-  PyErrors::outcome = bad_outcome;
-  PyErrors::state = bad_state;
-  py::register_exception_translator([](std::exception_ptr p) {
-    try {
-      if (p) std::rethrow_exception(p);
-    } catch (const IllegalAction& e) {
-      PyErr_SetString(illegal, e.what());
-    } catch (const BadOutcome& e) {
-      PyErr_SetString(bad_outcome, e.what());
-    } catch (const BadState& e) {
-      PyErr_SetString(bad_state, e.what());
-    } catch (const NotEnumerable& e) {
-      PyErr_SetString(PyExc_NotImplementedError, e.what());
-    } catch (const std::out_of_range& e) {
-      PyErr_SetString(bad_state, e.what());
-    }
-  });
+  PyErrors::illegal = py::object(core.attr("IllegalActionError")).release().ptr();
+  PyErrors::outcome = py::object(core.attr("OutcomeError")).release().ptr();
+  PyErrors::state = py::object(core.attr("StateError")).release().ptr();
+  PyErrors::config = py::object(core.attr("ConfigError")).release().ptr();
+  py::register_exception_translator(translate_error);
+  guard_instance_base();
 
   py::class_<Rng>(m, "Rng", "The core's random generator (xoshiro256**), for its own loops.")
       .def(py::init<uint64_t>(), py::arg("seed") = 0)

@@ -66,6 +66,9 @@ struct BadOutcome : Error {  // OutcomeError
 struct BadState : Error {  // StateError: a state read from outside that no game reaches
   using Error::Error;
 };
+struct BadConfig : Error {  // ConfigError: a seat count out of range, an unknown or malformed option
+  using Error::Error;
+};
 struct NotEnumerable : Error {  // NotImplementedError: a chance node too large to list
   using Error::Error;
 };

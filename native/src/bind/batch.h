@@ -6,6 +6,7 @@
 #include <pybind11/stl.h>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,7 @@ struct BoundBatch {
   py::array_t<bool> terminated, truncated, illegal;
   std::vector<std::string> action_names;
   std::mutex stepping;  // one step or reset at a time (they run without the GIL)
+  bool started = false;  // reset() has started the games: step and state need it
 
   // The batch to itself (waiting, without the GIL, for a step of another thread to end).
   std::unique_lock<std::mutex> lock() {
@@ -36,6 +38,11 @@ struct BoundBatch {
     py::gil_scoped_release release;
     held.lock();
     return held;
+  }
+
+  // The batch's games, started: a RuntimeError that says so before the first reset().
+  void require_started(const char* what) const {
+    if (!started) throw std::runtime_error(std::string(what) + " before reset(): reset() the batch first, to start its games");
   }
 
   BatchBuffers buffers() {
@@ -53,6 +60,9 @@ void bind_batch(py::module_& m, const std::string& name) {
       .def(py::init([](py::object game_object, int num_envs, uint64_t seed, int num_threads, bool padded,
                        bool score_reward, int max_cycles, int learner, std::vector<int> bots, bool forfeit,
                        float illegal_reward) {
+             if (!py::isinstance<B>(game_object))
+               throw py::type_error("a native " + std::string(py::str(py::type::of<B>().attr("__name__"))) +
+                                    " game is needed, not " + type_name(game_object));
              B& b = game_object.cast<B&>();
              const int n = b.game.num_seats();
              if (num_envs < 1 || num_envs > 1000000) throw py::value_error("num_envs must be 1..1000000");
@@ -104,6 +114,7 @@ void bind_batch(py::module_& m, const std::string& name) {
         auto buffers = bb.buffers();
         py::gil_scoped_release release;
         bb.batch->reset(buffers);
+        bb.started = true;
       }, "Start every game anew from the seed; writes the first decisions into the buffers.")
       .def("step", [](BB& bb, py::array actions_in) {
         const py::ssize_t N = bb.batch->num_envs();
@@ -112,9 +123,12 @@ void bind_batch(py::module_& m, const std::string& name) {
                                 std::string(py::str(actions_in.attr("shape"))));
         if (actions_in.dtype().kind() != 'i' && actions_in.dtype().kind() != 'u')
           throw py::type_error("actions must be whole numbers, not dtype " + std::string(py::str(actions_in.dtype())));
-        auto actions = py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(actions_in);
-        if (!actions) throw py::type_error("actions cannot be read as int64");
+        auto actions_array = py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(actions_in);
+        if (!actions_array) throw py::type_error("actions cannot be read as int64");
+        // a copy, checked and applied as it is: the caller's array may change while the core steps
+        const std::vector<int64_t> actions(actions_array.data(), actions_array.data() + N);
         auto one_at_a_time = bb.lock();
+        bb.require_started("step()");
         const int bad = bb.batch->first_illegal(actions.data());
         if (bad >= 0) {
           const int mover = bb.batch->mover(bad);
@@ -128,18 +142,19 @@ void bind_batch(py::module_& m, const std::string& name) {
                               " (nothing was applied)");
         }
         auto buffers = bb.buffers();
-        const int64_t* data = actions.data();
         py::gil_scoped_release release;
-        bb.batch->step(data, buffers);
+        bb.batch->step(actions.data(), buffers);
       }, py::arg("actions"), "Apply one action per game (the seat to move's) and write the next decisions.")
       .def("state", [](BB& bb, int i) {
         if (i < 0 || i >= bb.batch->num_envs()) throw py::value_error("no game " + std::to_string(i));
         auto lock = bb.lock();
+        bb.require_started("state()");
         return bb.game_object.template cast<const Bound<G>&>().box(bb.batch->state(i));
       }, "A copy of game i's state (a native state of the game).")
       .def("learner", [](BB& bb, int i) {
         if (i < 0 || i >= bb.batch->num_envs()) throw py::value_error("no game " + std::to_string(i));
         auto lock = bb.lock();
+        bb.require_started("learner()");
         return bb.batch->learner_of(i);
       }, "The learner's seat in game i's current episode.")
       .def_property_readonly("has_heuristic", [](const BB&) { return HeuristicOf<G>::exists; });

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "bound.h"
+#include "errors.h"
 
 namespace tablezoo {
 namespace py = pybind11;
@@ -16,35 +17,6 @@ namespace py = pybind11;
 // dispatcher spends about 90 ns on a call (overload resolution, type casters); these take
 // about a quarter of that (benchmarks/throughput.py), and check the same things: the argument
 // count, the state's type and configuration, the seat. They raise the engine's exceptions.
-
-struct PyErrors {  // the engine's exception classes (module.cpp sets them)
-  static inline PyObject* illegal = nullptr;
-  static inline PyObject* outcome = nullptr;
-  static inline PyObject* state = nullptr;
-};
-
-// Run f, turning a C++ exception into the Python one (nullptr then), as pybind11 would.
-template <class F>
-PyObject* guarded(F&& f) {
-  try {
-    return f();
-  } catch (const IllegalAction& e) {
-    PyErr_SetString(PyErrors::illegal, e.what());
-  } catch (const BadOutcome& e) {
-    PyErr_SetString(PyErrors::outcome, e.what());
-  } catch (const BadState& e) {
-    PyErr_SetString(PyErrors::state, e.what());
-  } catch (const NotEnumerable& e) {
-    PyErr_SetString(PyExc_NotImplementedError, e.what());
-  } catch (py::error_already_set& e) {
-    e.restore();
-  } catch (const py::builtin_exception& e) {
-    e.set_error();
-  } catch (const std::exception& e) {
-    PyErr_SetString(PyExc_RuntimeError, e.what());
-  }
-  return nullptr;
-}
 
 template <class G>
 struct Fast {
@@ -139,16 +111,11 @@ struct Fast {
     Box* box = state(self, args[0]);
     if (!box) return nullptr;
     B& b = game(self);
-    const long seat = PyLong_AsLong(args[1]);
-    if (seat == -1 && PyErr_Occurred()) return nullptr;
-    if (seat < 0 || seat >= b.game.num_seats()) {
-      PyErr_Format(PyExc_ValueError, "seat %ld is out of range 0..%d", seat, b.game.num_seats() - 1);
-      return nullptr;
-    }
     const py::ssize_t size = b.game.observation_size();
     return guarded([&]() -> PyObject* {
+      const int seat = b.read_seat(args[1]);
       auto out = float_array(size);
-      b.game.observe(box->s, static_cast<int>(seat), out.mutable_data());
+      b.game.observe(box->s, seat, out.mutable_data());
       return out.release().ptr();
     });
   }

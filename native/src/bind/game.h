@@ -34,8 +34,8 @@ void bind_game(py::module_& m, const char* name) {
           [](const Box& b) { return py::make_tuple(b.num_seats, b.options, to_python(b.s)); },
           [](const py::tuple& t) {  // rebuilt and checked as a state read from JSON
             if (t.size() != 3) throw BadState("a pickled state is (num_seats, options, fields)");
-            const int n = t[0].cast<int>();
-            const Options options = t[1].cast<Options>();
+            const int n = read_seats(t[0]);
+            const Options options = read_options(t[1]);
             Bound<G> game(n, options);
             Box box{State{}, game.key, n, options};
             read_value(t[2], box.s, "");
@@ -51,14 +51,24 @@ void bind_game(py::module_& m, const char* name) {
       })
       .def("__repr__", [state_name](const Box& b) { return state_name + "(" + std::string(py::repr(to_python(b.s))) + ")"; });
   state_class.attr("__hash__") = py::none();
+  reduce_by_state(state_class);
 
   Fast<G>::state_type = reinterpret_cast<PyTypeObject*>(state_class.ptr());
   py::class_<B> game_class(m, name);
   game_class
-      .def(py::init<int, const Options&>(), py::arg("num_seats"), py::arg("options"))
+      .def(py::init([](py::handle num_seats, py::handle options) { return B(read_seats(num_seats), read_options(options)); }),
+           py::arg("num_seats"), py::arg("options"))
       .def(py::pickle([](const B& b) { return py::make_tuple(b.game.num_seats(), b.options); },
-                      [](const py::tuple& t) { return B(t[0].cast<int>(), t[1].cast<Options>()); }))
-      .def("fast_methods", [](py::handle self) { return Fast<G>::methods(self); },
+                      [](const py::tuple& t) {
+                        if (t.size() != 2) throw BadConfig("a pickled game is (num_seats, options)");
+                        return B(read_seats(t[0]), read_options(t[1]));
+                      }))
+      .def("fast_methods", [](py::handle self) {
+             if (!py::isinstance<B>(self))
+               throw py::type_error("fast_methods needs a " + std::string(py::str(py::type::of<B>().attr("__name__"))) + " game, not " + type_name(self));
+             self.cast<const B&>();  // a built one (a TypeError otherwise)
+             return Fast<G>::methods(self);
+           },
            "to_move, legal_actions, apply, advance and observe as fastcall functions bound to this game.")
       .def_property_readonly("num_seats", [](const B& b) { return b.game.num_seats(); })
       .def_property_readonly("num_actions", [](const B& b) { return b.game.num_actions(); })
@@ -127,6 +137,7 @@ void bind_game(py::module_& m, const char* name) {
         return b.playout(b.check(box), rng, moves);
       }, "Play the state to its end with random legal moves; the decisions made.")
       .def("random_games", [](const B& b, long long games, Rng& shared) {
+        if (games < 0) throw py::value_error("games is a count, 0 or more, not " + std::to_string(games));
         // Without the GIL: everything written here is this call's own (the generator too,
         // copied in and back), so calls from several threads at once are safe.
         Rng rng = shared;
@@ -144,15 +155,15 @@ void bind_game(py::module_& m, const char* name) {
         shared = rng;
         return decisions;
       }, "Play whole games with random legal moves inside the core; the decisions made.")
-      .def("observe", [](const B& b, const Box& box, int seat) {
+      .def("observe", [](const B& b, const Box& box, py::handle seat) {
         const State& s = b.check(box);
         auto out = float_array(b.game.observation_size());
-        b.game.observe(s, b.check_seat(seat), out.mutable_data());
+        b.game.observe(s, b.read_seat(seat), out.mutable_data());
         return out;
       })
-      .def("observe_into", [](const B& b, const Box& box, int seat, py::array_t<float, 0> out) {
+      .def("observe_into", [](const B& b, const Box& box, py::handle seat_in, py::array_t<float, 0> out) {
         const State& s = b.check(box);
-        b.check_seat(seat);
+        const int seat = b.read_seat(seat_in);
         if (out.ndim() != 1 || out.shape(0) != b.game.observation_size() || !(out.flags() & py::array::c_style) ||
             !out.writeable())
           throw py::value_error("out must be a writable C-contiguous float32 array of shape (" +
@@ -168,19 +179,13 @@ void bind_game(py::module_& m, const char* name) {
         py::array_t<float> out({n, size});
         float* data = out.mutable_data();
         for (py::ssize_t i = 0; i < n; ++i) {
-          py::handle seat_obj = seats[i];
-          if (PyBool_Check(seat_obj.ptr()) || !PyIndex_Check(seat_obj.ptr()))
-            throw py::value_error("seat " + std::string(py::repr(seat_obj)) + " is not a seat number 0.." +
-                                  std::to_string(b.game.num_seats() - 1));
-          const long long seat = PyNumber_AsSsize_t(seat_obj.ptr(), nullptr);
-          if (seat < 0 || seat >= b.game.num_seats())
-            throw py::value_error("seat " + std::to_string(seat) + " is out of range 0.." + std::to_string(b.game.num_seats() - 1));
-          py::handle state = states[i];
+          const int seat = b.read_seat(seats[i]);
+          py::object state = states[i];
           if (!py::isinstance<Box>(state))
-            throw py::type_error("states[" + std::to_string(i) + "] is a " + std::string(py::str(state.get_type().attr("__name__"))) +
+            throw py::type_error("states[" + std::to_string(i) + "] is a " + type_name(state) +
                                  ", not a native state of this game");
           const Box& box = state.template cast<const Box&>();
-          b.game.observe(b.check(box), static_cast<int>(seat), data + i * size);
+          b.game.observe(b.check(box), seat, data + i * size);
         }
         return out;
       })
@@ -195,11 +200,11 @@ void bind_game(py::module_& m, const char* name) {
         b.pad_size = size;
         b.pad_seats_at = seats_at;
       }, "Where each entry of observe goes in observe_padded (Game._padded_index).")
-      .def("observe_padded", [](const B& b, const Box& box, int seat) {
+      .def("observe_padded", [](const B& b, const Box& box, py::handle seat) {
         const State& s = b.check(box);
         if (b.pad_size == 0) throw py::value_error("set_padding first");
         std::vector<float> plain(b.game.observation_size());
-        b.game.observe(s, b.check_seat(seat), plain.data());
+        b.game.observe(s, b.read_seat(seat), plain.data());
         py::array_t<float> out(b.pad_size);
         float* data = out.mutable_data();
         std::fill(data, data + b.pad_size, 0.0f);
@@ -229,16 +234,18 @@ void bind_game(py::module_& m, const char* name) {
         b.game.validate(box.s);
         return box;
       }, "A state from its fields (the dataclass's __dict__), checked; a malformed one raises StateError.");
+  reduce_by_state(game_class);
   game_class.attr("ports") = bind_ports<G>(m, name, std::make_index_sequence<std::tuple_size_v<PortsOf<G>>>{});
   if constexpr (determinizes<G>::value)
-    game_class.def("determinize", [](const B& b, const Box& box, int seat, py::handle rng) {
+    game_class.def("determinize", [](const B& b, const Box& box, py::handle seat_in, py::handle rng) {
       const State& s = b.check(box);
+      const int seat = b.read_seat(seat_in);
       Box out = b.box(State{});
       if (py::isinstance<Rng>(rng)) {
-        b.game.determinize(s, b.check_seat(seat), rng.cast<Rng&>(), out.s);
+        b.game.determinize(s, seat, rng.cast<Rng&>(), out.s);
       } else {
         NumpyBits bits(rng);
-        b.game.determinize(s, b.check_seat(seat), bits, out.s);
+        b.game.determinize(s, seat, bits, out.s);
       }
       return out;
     }, py::arg("state"), py::arg("seat"), py::arg("rng"),

@@ -28,7 +28,7 @@ inline FloatArray float_input(py::handle value, int ndim, const std::string& wha
   FloatArray a = FloatArray::ensure(value);
   if (!a)
     throw py::type_error(what + " should be an array of numbers, not " +
-                         std::string(py::str(value.get_type().attr("__name__"))));
+                         type_name(value));
   if (a.ndim() != ndim)
     throw py::value_error(what + " should have " + std::to_string(ndim) + " dimension" + (ndim > 1 ? "s" : "") +
                           ", not shape " + shape_text(a));
@@ -186,13 +186,17 @@ py::object bind_search(py::module_& m, const std::string& game_name) {
     using BP = BoundPort<G, AgentSearch<G>>;
     const std::string doc = "The native search of " + game_name + " (tablezoo.bots.search.AgentBot's).";
     py::class_<BP> cls(m, (game_name + "AgentSearch").c_str(), doc.c_str());
-    cls.def(py::init([](py::object game_object, std::shared_ptr<PolicyValueNet> net, int simulations, double c_puct,
-                        int horizon, uint64_t seed) {
+    cls.def(py::init([](py::object game_object, py::handle net_in, int simulations, double c_puct, int horizon,
+                        uint64_t seed) {
              if (!py::isinstance<Bound<G>>(game_object))
                throw py::type_error("a native " + std::string(py::str(py::type::of<Bound<G>>().attr("__name__"))) +
                                     " game is needed, not " +
-                                    std::string(py::str(game_object.get_type().attr("__name__"))));
-             if (!net) throw py::type_error("a native PolicyValueNet is needed, not None");
+                                    type_name(game_object));
+             if (!py::isinstance<PolicyValueNet>(net_in))
+               throw py::type_error("a native PolicyValueNet is needed (tablezoo.bots.native.native_net), not " +
+                                    type_name(net_in));
+             net_in.cast<const PolicyValueNet&>();  // a built one (a TypeError otherwise)
+             auto net = net_in.cast<std::shared_ptr<PolicyValueNet>>();
              const Bound<G>& b = game_object.cast<const Bound<G>&>();
              if (!net->has_value_head()) throw py::value_error("a policy without a value head cannot guide a search");
              if (simulations < 1 || simulations > 10000000)
@@ -218,23 +222,25 @@ py::object bind_search(py::module_& m, const std::string& game_name) {
            }),
            py::arg("game"), py::arg("net"), py::arg("simulations"), py::arg("c_puct") = 1.5, py::arg("horizon") = 0,
            py::arg("seed") = 0)
-        .def("__copy__", [](const BP& bp) { return BP(bp); })
-        .def("__deepcopy__", [](const BP& bp, py::handle) { return BP(bp); }, py::arg("memo"))
+        .def("__copy__", [](BP& bp) { return bp.copy(); })
+        .def("__deepcopy__", [](BP& bp, py::handle) { return bp.copy(); }, py::arg("memo"))
         .def("reset", [](BP& bp, std::optional<uint64_t> seed) {
+          auto held = bp.hold();
           bp.port.reset();
           if (seed) bp.rng.reseed(*seed);
         }, py::arg("seed") = py::none(), "A new game (and reseed the search's randomness, given a seed).")
         .def("act", [](BP& bp, py::handle state) {
-          const auto& s = bp.decision(state);
-          return bp.port.act(bp.bound().game, s, bp.bound().game.to_move(s), bp.rng);
+          return bp.think(state, [&](const G& game, const auto& s, int seat) { return bp.port.act(game, s, seat, bp.rng); });
         }, py::arg("state"), "The search's move for the seat to move.")
         .def("root", [](BP& bp, py::handle state, double noise, double dirichlet_alpha) {
           if (!(noise >= 0.0 && noise <= 1.0)) throw py::value_error("noise is a weight, 0 to 1, not " + std::to_string(noise));
           if (!(dirichlet_alpha > 0.0 && dirichlet_alpha < 1e6))
             throw py::value_error("dirichlet_alpha is above 0, not " + std::to_string(dirichlet_alpha));
-          const auto& s = bp.decision(state);
-          const auto& root = bp.port.search(bp.bound().game, s, bp.bound().game.to_move(s), bp.rng, noise, dirichlet_alpha);
-          return py::make_tuple(root.legal, root.prior, root.visits);
+          auto [legal, prior, visits] = bp.think(state, [&](const G& game, const auto& s, int seat) {
+            const auto& root = bp.port.search(game, s, seat, bp.rng, noise, dirichlet_alpha);
+            return std::make_tuple(root.legal, root.prior, root.visits);  // copies, made before the port is let go
+          });
+          return py::make_tuple(legal, prior, visits);
         }, py::arg("state"), py::arg("noise") = 0.0, py::arg("dirichlet_alpha") = 0.3,
         "The searched root of the seat to move: its legal moves, priors (noise mixed in) and visits.");
     return cls;

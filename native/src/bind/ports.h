@@ -4,6 +4,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 #include <cctype>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -65,26 +66,65 @@ struct values_moves : std::false_type {};
 template <class P>
 struct values_moves<P, std::void_t<decltype(&P::action_values)>> : std::true_type {};
 
+// A mutex that a copy does not share: a copied port gets its own.
+struct OwnMutex {
+  std::mutex m;
+  OwnMutex() = default;
+  OwnMutex(const OwnMutex&) {}
+  OwnMutex& operator=(const OwnMutex&) { return *this; }
+};
+
+// Whether port P thinks for long (a search, a solver, rollouts): its calls then run without the
+// GIL, on a copy of the state. The heuristic answers in microseconds and keeps the GIL.
+template <class P>
+struct thinks_long : std::true_type {};
+template <class G>
+struct thinks_long<HeuristicPort<G>> : std::false_type {};
+
 // A port with the game it plays (kept alive), its randomness and its scratch.
 template <class G, class P>
 struct BoundPort {
   py::object game_object;  // the Bound<G>
   P port;
   Rng rng;
-  std::vector<double> values;
+  OwnMutex busy;  // one call at a time (they may run without the GIL, from several threads)
 
-  Bound<G>& bound() const { return game_object.cast<Bound<G>&>(); }
+  const Bound<G>& bound() const { return game_object.cast<const Bound<G>&>(); }
 
   // The state of a decision of this game's configuration, or a Python error that says why not.
   const typename G::State& decision(py::handle state) const {
     if (!py::isinstance<Boxed<G>>(state))
-      throw py::type_error(std::string(py::str(state.get_type().attr("__name__"))) +
-                           " is not a native state of this game");
+      throw py::type_error(type_name(state) + " is not a native state of this game");
     const auto& s = bound().check(state.cast<const Boxed<G>&>());
     const int mover = bound().game.to_move(s);
     if (mover == kTerminal) throw py::value_error("the game is over: no seat is to move");
     if (mover == kChance) throw py::value_error("a chance outcome is due: no seat is to move");
     return s;
+  }
+
+  // f(game, state, seat to move, rng) on the decision `state`, the port to itself. A port that
+  // thinks long runs without the GIL, on a copy of the state (the caller's may change meanwhile);
+  // f must then touch no Python object.
+  template <class F>
+  auto think(py::handle state, F&& f) {
+    const G& game = bound().game;
+    if constexpr (thinks_long<P>::value) {
+      const typename G::State s = decision(state);
+      py::gil_scoped_release release;
+      std::lock_guard<std::mutex> held(busy.m);  // unlocked before the GIL is taken again
+      return f(game, s, game.to_move(s));
+    } else {
+      const auto& s = decision(state);
+      std::lock_guard<std::mutex> held(busy.m);
+      return f(game, s, game.to_move(s));
+    }
+  }
+
+  // The same for what changes the port outside a move (reset, copy): waits for a move to end.
+  std::unique_lock<std::mutex> hold() { return std::unique_lock<std::mutex>(busy.m); }
+  BoundPort copy() {
+    auto held = hold();
+    return *this;
   }
 };
 
@@ -99,27 +139,30 @@ void bind_port(py::module_& m, const std::string& game_name, py::dict& classes) 
            if (!py::isinstance<Bound<G>>(game_object))
              throw py::type_error("a native " + std::string(py::str(py::type::of<Bound<G>>().attr("__name__"))) +
                                   " game is needed, not " +
-                                  std::string(py::str(game_object.get_type().attr("__name__"))));
+                                  type_name(game_object));
+           game_object.cast<const Bound<G>&>();  // a built game (a TypeError otherwise)
            return BP{game_object, P{}, Rng(seed), {}};
          }),
          py::arg("game"), py::arg("seed") = 0)
       .def_property_readonly_static("name", [](py::handle) { return P::name; })
       .def_property_readonly_static("values_moves", [](py::handle) { return values_moves<P>::value; })
-      .def("__copy__", [](const BP& bp) { return BP(bp); })
-      .def("__deepcopy__", [](const BP& bp, py::handle) { return BP(bp); }, py::arg("memo"))
+      .def("__copy__", [](BP& bp) { return bp.copy(); })
+      .def("__deepcopy__", [](BP& bp, py::handle) { return bp.copy(); }, py::arg("memo"))
       .def("reset", [](BP& bp, std::optional<uint64_t> seed) {
+        auto held = bp.hold();
         bp.port.reset();
         if (seed) bp.rng.reseed(*seed);
       }, py::arg("seed") = py::none(), "A new game: forget what was kept (and reseed the bot's randomness, given a seed).")
       .def("act", [](BP& bp, py::handle state) {
-        const auto& s = bp.decision(state);
-        return bp.port.act(bp.bound().game, s, bp.bound().game.to_move(s), bp.rng);
+        return bp.think(state, [&](const G& game, const auto& s, int seat) { return bp.port.act(game, s, seat, bp.rng); });
       }, py::arg("state"), "The move of the seat to move.");
   if constexpr (values_moves<P>::value)
     cls.def("action_values", [](BP& bp, py::handle state) {
-      const auto& s = bp.decision(state);
-      bp.port.action_values(bp.bound().game, s, bp.bound().game.to_move(s), bp.rng, bp.values);
-      return bp.values;
+      return bp.think(state, [&](const G& game, const auto& s, int seat) {
+        std::vector<double> values;
+        bp.port.action_values(game, s, seat, bp.rng, values);
+        return values;
+      });
     }, py::arg("state"), "The value of each legal move, in legal_actions' order.");
   classes[P::name] = cls;
 }
