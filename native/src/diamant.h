@@ -278,7 +278,7 @@ class Diamant {
    private:
     Table future_;  // scratch: the table a future is played on
   };
-  // The native ports of this game's Python bots (bind.h binds each for Python).
+  // The native ports of this game's Python bots (bind/ports.h binds each for Python).
   using Ports = std::tuple<Search>;
 
   std::vector<double> scores(const State& s) const;

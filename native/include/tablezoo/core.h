@@ -5,7 +5,7 @@
 // struct whose fields are those of the Python dataclass, with the same names and the
 // same values, declared once in a `fields()` table. Copying a state is the struct's copy;
 // turning it into the Python engine's dict (and back) is generic over that table
-// (bind.h), so a state passes between the two cores through JSON unchanged.
+// (bind/values.h), so a state passes between the two cores through JSON unchanged.
 //
 // A game class G provides (see heckmeck.h for one that reads like its Python twin):
 //
@@ -31,7 +31,8 @@
 //   void validate(const State&) const;                     // throws BadState
 //
 // `validate` is what makes a state read from outside safe: after it passes, no rule
-// reads outside an array. Everything else may assume a valid state.
+// reads outside an array. Everything else may assume a valid state. The compiler holds every
+// bound game to this list (tablezoo/contract.h).
 #pragma once
 
 #include <array>
@@ -172,7 +173,7 @@ struct is_note<Note<N>> : std::true_type {};
 // give them: next_uint32(), next_uint64() and next_raw(). The draws below are numpy's own
 // algorithms (Generator.integers, the interval draw of Generator.permutation), so a game's
 // sample_chance, written once over any source, draws exactly what the Python reference draws
-// from a numpy Generator when the source is that generator's bits (bind.h: NumpyBits). The
+// from a numpy Generator when the source is that generator's bits (bind/numpy_bits.h: NumpyBits). The
 // core's own loops (random playouts, the batched env) use Rng, a fast source of its own.
 
 class Rng {

@@ -4,8 +4,13 @@
 
 namespace tablezoo {
 
-void bind_court(py::module_& m) {
+namespace {
+
+void bind(py::module_& m) {
   bind_game<court::Court>(m, "Court");
 }
 
+const RegisterGame registered("Court", bind);
+
+}  // namespace
 }  // namespace tablezoo

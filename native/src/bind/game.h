@@ -8,17 +8,20 @@
 #include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "batch.h"
 #include "fast.h"
 #include "ports.h"
 #include "net_search.h"
+#include "tablezoo/contract.h"
 
 namespace tablezoo {
 namespace py = pybind11;
 
 template <class G>
 void bind_game(py::module_& m, const char* name) {
+  static_assert(contract::check_game<G>(), "G keeps the engine contract of core.h");
   using State = typename G::State;
   using Box = Boxed<G>;
   using B = Bound<G>;
@@ -256,4 +259,20 @@ void bind_game(py::module_& m, const char* name) {
 }
 
 
+// ----------------------------------------------------------------------------- the games of the module
+// Each game's translation unit (bind/<game>.cc) registers the function that binds it, and
+// module.cpp calls every registered one: adding a game adds files, and edits none.
+
+using GameBinder = void (*)(py::module_&);
+
+inline std::vector<std::pair<std::string, GameBinder>>& game_binders() {
+  static std::vector<std::pair<std::string, GameBinder>> binders;
+  return binders;
+}
+
+struct RegisterGame {
+  RegisterGame(const char* name, GameBinder bind) { game_binders().emplace_back(name, bind); }
+};
+
 }  // namespace tablezoo
+

@@ -4,8 +4,13 @@
 
 namespace tablezoo {
 
-void bind_heckmeck(py::module_& m) {
+namespace {
+
+void bind(py::module_& m) {
   bind_game<heckmeck::Heckmeck>(m, "Heckmeck");
 }
 
+const RegisterGame registered("Heckmeck", bind);
+
+}  // namespace
 }  // namespace tablezoo
