@@ -4,13 +4,14 @@
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+
 #include <climits>
 #include <cstring>
 #include <map>
 #include <optional>
 #include <stdexcept>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "checked.h"
@@ -37,6 +38,7 @@ struct Boxed {
 inline Options read_options(py::handle value) {
   if (!PyDict_Check(value.ptr()))
     throw BadConfig("options are a dict of names to True or False, not " + Reader::shown(value));
+  if (PyDict_Size(value.ptr()) > 64) throw BadConfig("options are a few names, not " + Reader::shown(value));
   Options options;
   for (auto item : py::reinterpret_borrow<py::dict>(value)) {
     if (!PyUnicode_Check(item.first.ptr()))
