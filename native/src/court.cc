@@ -182,7 +182,6 @@ const std::array<const char*, 6> kFaceNames = {"1", "2", "3", "4", "5", "6"};
 // Dice written out as court.py's DICE_FACES.text: highest first ("6 5 2").
 void write_dice(Last& text, const Counts& counts) { tablezoo::write_dice(text, counts, kFaceNames, true); }
 
-Last seat_name(int seat) { return Last("seat ") + seat; }
 
 const char* phase_word(Phase phase) { return names(phase)[static_cast<int>(phase)]; }
 
@@ -507,7 +506,7 @@ void Court::apply(State& s, int action) const {
   } else if (action < kPass) {
     take(s, action - kTake);
   } else {
-    s.last = seat_name(s.turn) + " passed with ";
+    s.last = seat_name<Last>(s.turn) + " passed with ";
     write_dice(s.last, s.aside);
     end_turn(s);
   }
@@ -625,7 +624,7 @@ void Court::result_final(State& s) const {
   const int seat = s.turn;
   const Strength result = strength(s.aside);
   s.results[seat] = result;
-  Last text = seat_name(s.turn) + " rolled ";
+  Last text = seat_name<Last>(s.turn) + " rolled ";
   write_dice(text, s.aside);
   if (result > s.best || (seat == s.claimer && result == s.best)) {
     s.best = result;
@@ -647,7 +646,7 @@ void Court::give_king(State& s, int seat) const {
 void Court::take(State& s, int kind) const {
   const int seat = s.turn;
   Cards& held = s.held[seat];
-  Last text = seat_name(seat) + " took the " + kCards[kind].title + " with ";
+  Last text = seat_name<Last>(seat) + " took the " + kCards[kind].title + " with ";
   write_dice(text, s.aside);
   if (kind == kCharlatan) {  // turn his Fool over: no card from the supply
     held[kFool] -= 1;

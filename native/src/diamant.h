@@ -194,7 +194,7 @@ class Rollout {
 // (53 of them), here from the core's Rng seeded with the future's seed.
 struct Uniforms {
   Rng rng;
-  double random() { return static_cast<double>(rng.next_uint64() >> 11) * 0x1.0p-53; }
+  double random() { return uniform(rng); }
 };
 
 class Diamant {

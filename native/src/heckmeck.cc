@@ -10,7 +10,6 @@ namespace tablezoo::heckmeck {
 
 namespace {
 const std::array<const char*, 6> kFaceNames = {"1", "2", "3", "4", "5", "W"};
-Note<120> seat_name(int seat) { return Note<120>("seat ") + seat; }
 }  // namespace
 
 Heckmeck::Heckmeck(int num_seats, const Options& options) : n_(num_seats), quick_(options.at("quick")) {}
@@ -83,19 +82,19 @@ void Heckmeck::apply(State& s, int action) const {
     if (action == kTake) {
       s.grill.erase(std::find(s.grill.begin(), s.grill.end(), tile));
       me.push_back(tile);
-      end_turn(s, seat_name(s.turn) + " took " + tile + " with " + s.total);
+      end_turn(s, seat_name<Text>(s.turn) + " took " + tile + " with " + s.total);
     } else {
       tile = s.stacks[victim].back();
       s.stacks[victim].pop_back();
       me.push_back(tile);
-      end_turn(s, seat_name(s.turn) + " stole " + tile + " from " + seat_name(victim));
+      end_turn(s, seat_name<Text>(s.turn) + " stole " + tile + " from " + seat_name<Text>(victim));
     }
   }
 }
 
 void Heckmeck::bust(State& s, const Text& why) const {
   auto& stack = s.stacks[s.turn];
-  Text note = seat_name(s.turn) + " busted (" + why + ")";
+  Text note = seat_name<Text>(s.turn) + " busted (" + why + ")";
   if (!stack.empty()) {
     const int tile = stack.back();
     stack.pop_back();

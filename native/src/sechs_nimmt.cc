@@ -571,9 +571,6 @@ int SechsNimmt::Heuristic::act(const SechsNimmt& game, const State& s, int seat,
 
 namespace {
 
-// random.random(): a double uniform in [0, 1), from the top 53 bits of one draw.
-double uniform(Rng& rng) { return static_cast<double>(rng.next_uint64() >> 11) * 0x1.0p-53; }
-
 // The heads each seat has now: its total before the round and what it took this round (the
 // outcome of a rollout is read as the change of these).
 void heads_now(const State& s, std::vector<int>& out) {

@@ -225,6 +225,10 @@ class Rng {
   std::array<uint64_t, 4> s_{};
 };
 
+// A uniform double in [0, 1) from the top 53 bits of one 64-bit draw (Python's random.random()
+// and numpy's random() make theirs so), for the core's own loops: rollouts, searches, futures.
+inline double uniform(Rng& rng) { return static_cast<double>(rng.next_uint64() >> 11) * 0x1.0p-53; }
+
 // numpy's Generator.integers(high) for 0 < high (Lemire's method, as numpy draws it).
 template <class Bits>
 uint64_t numpy_integers(Bits& bits, uint64_t high) {
@@ -349,6 +353,14 @@ inline std::string dice_text(const Counts& counts, const std::array<const char*,
 
 // A forced roll of num_dice dice: six non-negative counts adding up to num_dice.
 void check_roll(const Counts& counts, int num_dice);
+
+// ----------------------------------------------------------------------------- seats in notes
+
+// A seat as a state's note names it ("seat 2"), as the Python games write it.
+template <class Text>
+Text seat_name(int seat) {
+  return Text("seat ") + seat;
+}
 
 // ----------------------------------------------------------------------------- checks
 // For validate(): a BadState naming the field when a value is out of its range.
