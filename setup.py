@@ -19,7 +19,9 @@ flags = ["-O3"]
 link = []
 if os.environ.get("TABLEZOO_SANITIZE"):
     sanitize = ["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined", "-fno-omit-frame-pointer"]
-    flags = ["-O1", "-g", *sanitize]
+    # -fno-wrapv: Python's own CFLAGS carry -fwrapv, under which UBSan never checks a signed
+    # overflow (it is defined to wrap); the core's arithmetic is checked for one here.
+    flags = ["-O1", "-g", "-fno-wrapv", *sanitize]
     link = sanitize
 
 

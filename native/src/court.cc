@@ -1,6 +1,8 @@
 // To Court the King: the C++ twin of tablezoo/games/court.py.
 #include "court.h"
 
+#include "config.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -371,7 +373,8 @@ Strength strength(const Counts& counts) {
 
 Court::Court(int num_seats, const Options& options) : n_(num_seats) {
   // the supply table has a column per seat count: no other count has a game
-  if (num_seats < 2 || num_seats > 5) throw std::invalid_argument("To Court the King is for 2 to 5 players");
+  // (heuristic_rollouts is no rule: the core's knob for the tests of its heuristic bot)
+  check_config("To Court the King", num_seats, 2, 5, options, {"heuristic_rollouts"});
   max_dice_ = max_dice(num_seats);
   supply0_ = initial_supply(num_seats);
   const auto rollouts = options.find("heuristic_rollouts");  // not a rule: the heuristic bot's, for tests
@@ -885,6 +888,7 @@ void Court::validate(const State& s) const {
     require(s.held[s.claimer][kQueen] == 1, "claimer does not hold the Queen");
   }
   require(!s.final || claimed, "final is set but nobody claimed the King");
+  require(!over || claimed, "the game is over but nobody claimed the King: there is no winner");
   auto check_result = [&](const Strength& result, const std::string& name) {
     in_range(result[0], 0, most, name + "[0]");
     in_range(result[1], 0, 6, name + "[1]");

@@ -61,7 +61,7 @@ inline int read_seats(py::handle value) {
     throw BadConfig("a seat count is a whole number, not " + Reader::shown(value));
   int overflow = 0;
   const long long n = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
-  if (overflow || n < -1000000 || n > 1000000) throw BadConfig("a seat count of " + Reader::shown(value) + " players");
+  if (overflow || n < INT_MIN || n > INT_MAX) throw BadConfig("a seat count of " + Reader::shown(value) + " players");
   return static_cast<int>(n);
 }
 
@@ -113,8 +113,9 @@ uint64_t configuration_id(int num_seats, const Options& options) {
   return ids.emplace(std::make_pair(num_seats, options), ids.size() + 1).first->second;
 }
 
-// The game G of a configuration from Python; a seat count out of range or an unknown or
-// missing option raises ConfigError with the game's own message.
+// The game G of a configuration from Python; a seat count out of range or an unknown option
+// raises ConfigError with the game's own message (its constructor throws BadConfig, which passes
+// through; std::invalid_argument and std::out_of_range are taken as the same).
 template <class G>
 G make_game(int num_seats, const Options& options) {
   try {
