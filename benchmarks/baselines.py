@@ -363,6 +363,7 @@ class QNet(nn.Module):
         assert isinstance(first, nn.Linear)
         with torch.no_grad():
             first.weight /= torch.as_tensor(scale, dtype=torch.float32)
+        plain.tablezoo_observation, plain.tablezoo_scaled = "plain", False  # what it reads, declared
         return plain
 
 

@@ -56,6 +56,7 @@ class Agent(nn.Module):
             )
 
         self.actor, self.critic = mlp(num_actions), mlp(1)
+        self.tablezoo_observation, self.tablezoo_scaled = "plain", False  # forward() scales itself
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         """Logits of raw observations (what :func:`~tablezoo.training.benchmark.evaluate` calls)."""
@@ -67,6 +68,7 @@ class Agent(nn.Module):
         actor = copy.deepcopy(self.actor)
         with torch.no_grad():
             actor[0].weight /= self.scale
+        actor.tablezoo_observation, actor.tablezoo_scaled = "plain", False  # what it reads, declared
         return actor
 
     def act(self, obs: torch.Tensor, mask: torch.Tensor, action: torch.Tensor | None = None) -> tuple:

@@ -55,6 +55,7 @@ class Policy(nn.Module):
         actor = nn.Sequential(*copy.deepcopy(list(self.body)), copy.deepcopy(self.logits))
         with torch.no_grad():
             actor[0].weight /= scale.float()
+        actor.tablezoo_observation, actor.tablezoo_scaled = "padded", False  # what it reads, declared
         return actor
 
 
