@@ -48,7 +48,10 @@ each (the trainer's own evaluation, on its own seeds, not the protocol's).
 ``cleanrl_ppo``, ``batched_ppo``, ``rllib_ppo`` or ``expert`` row continues from its last
 checkpoint; a stopped
 ``maskable_ppo`` or ``tianshou_dqn`` row (neither saves its state mid-run) starts its
-training again from scratch, in an emptied ``train/``.
+training again from scratch, in an emptied ``train/``. A row's command run through gives the
+same decisions and curve every time; ``cleanrl_ppo`` resumed gives them too (every generator
+is checkpointed), ``batched_ppo`` resumed does not (the games in play are not saved): rerun it
+from an empty folder to reproduce it.
 
 **Scoring.** ``--score-games`` and ``--opponents`` default to the protocol's 1,000 games a
 cell and its panel for the game; fewer games or another panel make the result say
