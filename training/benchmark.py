@@ -415,6 +415,7 @@ def play_cells(
     bar = progress if isinstance(progress, ProgressBar) else None
     if progress is True:
         bar = ProgressBar(games * len(opponents), sys.stderr, label=f"benchmark {game.info.name}")
+        bar(0)
     parts = []
     for job, part in zip(work, played, strict=True):
         parts.append(part)
@@ -606,6 +607,8 @@ def run_protocol(
     cells: list[Cell] = []
     started = time.perf_counter()
     bar = ProgressBar(len(seat_counts) * len(panel) * games, sys.stderr, label=f"benchmark {game_name}")
+    if progress:
+        bar(0)
     game: Game[Any] = first
     readings = []
     for n in seat_counts:
@@ -727,6 +730,8 @@ def compare(
         for p, nm in zip((a, b), names, strict=True)
     ]
     bar = ProgressBar(2 * len(seat_counts) * len(panel) * games, sys.stderr, label=f"compare {game_name}")
+    if progress:
+        bar(0)
     rows, errors = [], []
     for n in seat_counts:
         game = make(game_name, n, core=core, **(options or {}))

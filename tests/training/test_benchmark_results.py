@@ -372,6 +372,7 @@ def test_the_benchmark_command_logs_progress_to_a_file(tmp_path: Path) -> None:
         text=True,
         check=True,
     )
+    assert "benchmark court: 0/4 games (0%)" in done.stderr
     assert "benchmark court: 4/4 games (100%), done" in done.stderr
 
 
