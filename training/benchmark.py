@@ -604,6 +604,7 @@ def run_protocol(
     record = policy_record(
         policy, game_name, as_bot(policy, first, name, observation, scaled), name, training_seed
     )
+    git, env = git_state(), environment()  # the code and libraries as the run starts
     cells: list[Cell] = []
     started = time.perf_counter()
     bar = ProgressBar(len(seat_counts) * len(panel) * games, sys.stderr, label=f"benchmark {game_name}")
@@ -631,8 +632,8 @@ def run_protocol(
         "format": FORMAT,
         "complete": complete and not options,
         "package": _version(),
-        "git": git_state(),
-        "environment": environment(),
+        "git": git,
+        "environment": env,
         "command": list(command) if command is not None else None,
         "core": game.core,
         "game": game_name,
