@@ -76,3 +76,13 @@ def test_the_api_reference_reads_the_source_however_the_package_is_installed() -
     for name in ("games", "bots", "envs", "wrappers", "tables", "training"):
         link = ROOT / "docs" / "hooks" / "package" / "tablezoo" / name
         assert link.is_symlink() and link.resolve() == (ROOT / name).resolve()
+
+
+def test_the_changelog_has_the_packages_version() -> None:
+    """A version is bumped with a changelog entry: CHANGELOG.md's first section is pyproject's version."""
+    import re
+    import tomllib
+
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    sections = re.findall(r"^## (\S+)", (ROOT / "CHANGELOG.md").read_text(), re.M)
+    assert sections and sections[0] == version, f"CHANGELOG.md's latest section is not {version}"
