@@ -480,6 +480,8 @@ def _hashed(policy: Any, game_name: str) -> str:
         return "the bot's name and the package's version (it has no weights)"
     if _plain_callable(policy):
         return "nothing: a callable, identified by its name"
+    if policy_hash(policy) is None:
+        return "nothing: a bot object, identified by its name (give its name or file to hash it)"
     return "the weights (state dict)"
 
 

@@ -211,6 +211,16 @@ def test_a_callable_is_recorded_by_its_explicit_name() -> None:
         first, "court", [2], ["random"], games=2, observation="plain", scaled=False, name="first-legal-v1"
     )
     assert result["policy"]["name"] == "first-legal-v1" and result["policy"]["sha256"] is None
+    assert result["policy"]["hashed"].startswith("nothing: a callable")
+    from tablezoo.bots.registry import make_bot
+
+    bot = make_bot("heuristic", make("court", 2))
+    record = run_protocol(bot, "court", [2], ["random"], games=2)["policy"]
+    assert record["sha256"] is None and record["hashed"].startswith("nothing: a bot object")
+    net = scaled_net()
+    assert run_protocol(net, "diamant", [4], ["random"], games=2, scaled=True)["policy"]["hashed"] == (
+        "the weights (state dict)"
+    )
 
 
 def test_rescore_recomputes_every_figure_and_finds_a_changed_one(
