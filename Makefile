@@ -14,7 +14,7 @@ TYPED := $(foreach p,$(PACKAGES),-p tablezoo.$(p))
 export TABLEZOO_REQUIRE_NATIVE := 1
 NATIVE := $(shell find native -type f) setup.py
 
-.PHONY: run demo test browser compiler lint docs docs-serve bench sanitize clean
+.PHONY: run demo test browser compiler fuzzer fuzz-seeds lint docs docs-serve bench sanitize clean native-test native-test-sanitize fuzz fuzz-sanitize
 
 $(STAMP): pyproject.toml | compiler
 	$(PYTHON) -m venv $(VENV)
@@ -50,10 +50,90 @@ sanitize: $(LINKED)
 	nm -D games/_native*.so | grep -q __asan_init || { echo "the core was not built with the sanitizers"; exit 1; }
 	LD_PRELOAD="$(SANITIZER_RUNTIME)" ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
 		TABLEZOO_CORE=native $(BIN)/pytest -q -p no:cacheprovider tests/games/test_contract.py \
-		tests/games/test_lockstep.py tests/games/test_native.py tests/envs/test_batched.py \
+		tests/games/test_lockstep.py tests/games/test_native.py tests/games/test_hostile.py \
+		tests/games/test_hostile_states.py tests/envs/test_batched.py \
 		tests/bots/test_native_*.py; status=$$?; \
 	find games build -name '_native*.so' -delete; \
-	$(BIN)/pip install --quiet --no-deps -e . --config-settings editable_mode=strict; exit $$status
+	$(BIN)/pip install --quiet --no-deps -e . --config-settings editable_mode=strict; \
+	[ $$status = 0 ] || exit $$status; \
+	$(MAKE) --no-print-directory native-test-sanitize && $(MAKE) --no-print-directory fuzz FUZZ_SECONDS=15
+
+# The native core's own tests (native/tests/test_core.cc): every game and configuration played
+# at random with an invariant check after every step, round trips of states through their field
+# tables, refusals of bad configurations and states; built with the system's g++ against
+# native/include and native/src, no Python needed. `native-test-sanitize` builds the same with
+# AddressSanitizer and UndefinedBehaviorSanitizer (-fno-wrapv: signed overflow is checked).
+NATIVE_CORE := core heckmeck sechs_nimmt diamant court
+NATIVE_OUT := build/native
+NATIVE_CXXFLAGS := -std=c++17 -g -Wall -Wextra -fno-wrapv -Inative/include -Inative/src
+SANITIZE_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+NATIVE_TEST_GAMES ?= 6
+
+$(NATIVE_OUT)/plain/%.o: native/src/%.cc $(wildcard native/src/*.h) native/include/tablezoo/core.h | compiler
+	@mkdir -p $(@D)
+	g++ $(NATIVE_CXXFLAGS) -O2 -c $< -o $@
+$(NATIVE_OUT)/sanitize/%.o: native/src/%.cc $(wildcard native/src/*.h) native/include/tablezoo/core.h | compiler
+	@mkdir -p $(@D)
+	g++ $(NATIVE_CXXFLAGS) -O1 $(SANITIZE_FLAGS) -c $< -o $@
+$(NATIVE_OUT)/plain/test_core: native/tests/test_core.cc $(wildcard native/tests/*.h) $(NATIVE_CORE:%=$(NATIVE_OUT)/plain/%.o)
+	g++ $(NATIVE_CXXFLAGS) -O2 $< $(NATIVE_CORE:%=$(NATIVE_OUT)/plain/%.o) -o $@
+$(NATIVE_OUT)/sanitize/test_core: native/tests/test_core.cc $(wildcard native/tests/*.h) $(NATIVE_CORE:%=$(NATIVE_OUT)/sanitize/%.o)
+	g++ $(NATIVE_CXXFLAGS) -O1 $(SANITIZE_FLAGS) $< $(NATIVE_CORE:%=$(NATIVE_OUT)/sanitize/%.o) -o $@
+
+# (the objects are kept between builds)
+.PRECIOUS: $(NATIVE_OUT)/plain/%.o $(NATIVE_OUT)/sanitize/%.o $(NATIVE_OUT)/fuzz/%.o
+
+native-test: $(NATIVE_OUT)/plain/test_core
+	$< --games $(NATIVE_TEST_GAMES)
+
+native-test-sanitize: $(NATIVE_OUT)/sanitize/test_core
+	UBSAN_OPTIONS=print_stacktrace=1 $< --games 2
+
+# The coverage-guided fuzzer (native/fuzz/fuzz_state.cc, libFuzzer through clang): a state
+# built from the fuzz bytes field by field, validated, then played (legal moves, raw action ids,
+# forced and sampled chance, every observer, the bots' ports), under AddressSanitizer and
+# UndefinedBehaviorSanitizer. One target per game, its seed corpus in native/fuzz/corpus/<game>/
+# (`make fuzz-seeds` writes it anew from real games). FUZZ_SECONDS is each game's share.
+FUZZ_GAMES := heckmeck sechs_nimmt diamant court
+FUZZ_SECONDS ?= 6
+FUZZ_CXX := clang++
+FUZZ_FLAGS := -std=c++17 -g -O1 -fno-wrapv -Inative/include -Inative/src -fsanitize=address,undefined \
+	-fno-sanitize-recover=undefined -fno-omit-frame-pointer
+
+# clang and its libFuzzer runtime: installed when missing and apt-get can (as root), otherwise
+# the fuzz targets say they are skipped.
+fuzzer:
+	@if command -v $(FUZZ_CXX) >/dev/null && [ -f "$$($(FUZZ_CXX) -print-file-name=libclang_rt.fuzzer-x86_64.a 2>/dev/null)" ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang libclang-rt-14-dev >/dev/null; \
+	else echo "no clang with libFuzzer: the fuzzer will be skipped (apt-get install clang libclang-rt-14-dev)"; fi
+
+$(NATIVE_OUT)/fuzz/%.o: native/src/%.cc $(wildcard native/src/*.h) native/include/tablezoo/core.h
+	@mkdir -p $(@D)
+	$(FUZZ_CXX) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+$(NATIVE_OUT)/fuzz/fuzz_%: native/fuzz/fuzz_state.cc $(wildcard native/tests/*.h) $(NATIVE_CORE:%=$(NATIVE_OUT)/fuzz/%.o)
+	$(FUZZ_CXX) $(FUZZ_FLAGS) -fsanitize=fuzzer -DFUZZ_GAME=$* $< $(NATIVE_CORE:%=$(NATIVE_OUT)/fuzz/%.o) -o $@
+
+# Each game's target for FUZZ_SECONDS from its seed corpus (new inputs go to a scratch folder,
+# the corpus in the repository is only read); a crash stops it and leaves crash-* in build/native/fuzz.
+fuzz: fuzzer
+	@if ! command -v $(FUZZ_CXX) >/dev/null || [ ! -f "$$($(FUZZ_CXX) -print-file-name=libclang_rt.fuzzer-x86_64.a 2>/dev/null)" ]; then \
+		echo "fuzz: skipped, no clang with libFuzzer's runtime"; exit 0; fi; \
+	$(MAKE) --no-print-directory $(FUZZ_GAMES:%=$(NATIVE_OUT)/fuzz/fuzz_%) && \
+	for game in $(FUZZ_GAMES); do \
+		rm -rf $(NATIVE_OUT)/fuzz/work-$$game && mkdir -p $(NATIVE_OUT)/fuzz/work-$$game && \
+		UBSAN_OPTIONS=print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 $(NATIVE_OUT)/fuzz/fuzz_$$game \
+			-max_total_time=$(FUZZ_SECONDS) -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
+			-artifact_prefix=$(NATIVE_OUT)/fuzz/ $(NATIVE_OUT)/fuzz/work-$$game native/fuzz/corpus/$$game \
+			> $(NATIVE_OUT)/fuzz/$$game.log 2>&1; status=$$?; \
+		echo "fuzz $$game: $$(grep -E '^#[0-9]+[[:space:]]+DONE' $(NATIVE_OUT)/fuzz/$$game.log | tail -1)"; \
+		if [ $$status != 0 ]; then tail -40 $(NATIVE_OUT)/fuzz/$$game.log; exit $$status; fi; \
+	done
+
+# The seed corpus written anew from real games of every configuration.
+fuzz-seeds: $(NATIVE_OUT)/plain/test_core
+	for game in $(FUZZ_GAMES); do rm -rf native/fuzz/corpus/$$game; mkdir -p native/fuzz/corpus/$$game; done
+	$< --seeds native/fuzz/corpus
 
 # Train a short Heckmeck agent (a few minutes on 2 cores), evaluate it against the bots,
 # print the table and save the learning curve (runs/<run>/curve.png).
@@ -67,7 +147,7 @@ demo: $(LINKED)
 
 # pytest (not `python -m pytest`) keeps the repository root off sys.path: tests import the
 # installed package only (import mode importlib, set in pyproject.toml).
-test: lint browser docs
+test: lint browser docs native-test fuzz
 	$(BIN)/pytest -q -n 2 tests
 
 # Debian's chromium and chromedriver for the browser test (tests/tables/test_browser.py);

@@ -1,4 +1,5 @@
-"""The native core's build: one C++ extension, tablezoo.games._native (pybind11).
+"""The native core's build: the C++ extension tablezoo.games._native (pybind11), and beside it
+tablezoo.games._native_testing, the pieces of the core that only the tests call.
 
 Everything else about the package is declared in pyproject.toml. The extension is
 optional: where no C++ compiler is found the package installs with the Python engine
@@ -18,18 +19,31 @@ flags = ["-O3"]
 link = []
 if os.environ.get("TABLEZOO_SANITIZE"):
     sanitize = ["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined", "-fno-omit-frame-pointer"]
-    flags = ["-O1", "-g", *sanitize]
+    # -fno-wrapv: Python's own CFLAGS carry -fwrapv, under which UBSan never checks a signed
+    # overflow (it is defined to wrap); the core's arithmetic is checked for one here.
+    flags = ["-O1", "-g", "-fno-wrapv", *sanitize]
     link = sanitize
 
-native = Pybind11Extension(
-    "tablezoo.games._native",
-    [*sorted(glob("native/src/*.cc")), "native/src/module.cpp"],
-    include_dirs=["native/include"],
-    cxx_std=17,
-    define_macros=[("PYBIND11_DETAILED_ERROR_MESSAGES", "1")],  # a wrong argument's type is named
-    extra_compile_args=flags,
-    extra_link_args=link,
-    optional=os.environ.get("TABLEZOO_REQUIRE_NATIVE") != "1",
-)
 
-setup(ext_modules=[native])
+def extension(name: str, sources: list[str]) -> Pybind11Extension:
+    return Pybind11Extension(
+        name,
+        sources,
+        include_dirs=["native/include"],
+        cxx_std=17,
+        define_macros=[("PYBIND11_DETAILED_ERROR_MESSAGES", "1")],  # a wrong argument's type is named
+        extra_compile_args=flags,
+        extra_link_args=link,
+        optional=os.environ.get("TABLEZOO_REQUIRE_NATIVE") != "1",
+    )
+
+
+games = sorted(glob("native/src/*.cc"))
+native = extension(
+    "tablezoo.games._native", [*games, *sorted(glob("native/src/bind/*.cc")), "native/src/module.cpp"]
+)
+# The pieces only the tests call (numpy's draws, 6 nimmt!'s rollouts, Diamant's simulator),
+# kept out of the production module.
+testing = extension("tablezoo.games._native_testing", [*games, "native/src/testing.cpp"])
+
+setup(ext_modules=[native, testing])

@@ -48,7 +48,10 @@ each (the trainer's own evaluation, on its own seeds, not the protocol's).
 ``cleanrl_ppo``, ``batched_ppo``, ``rllib_ppo`` or ``expert`` row continues from its last
 checkpoint; a stopped
 ``maskable_ppo`` or ``tianshou_dqn`` row (neither saves its state mid-run) starts its
-training again from scratch, in an emptied ``train/``.
+training again from scratch, in an emptied ``train/``. A row's command run through gives the
+same decisions and curve every time; ``cleanrl_ppo`` resumed gives them too (every generator
+is checkpointed), ``batched_ppo`` resumed does not (the games in play are not saved): rerun it
+from an empty folder to reproduce it.
 
 **Scoring.** ``--score-games`` and ``--opponents`` default to the protocol's 1,000 games a
 cell and its panel for the game; fewer games or another panel make the result say
@@ -89,7 +92,7 @@ import torch
 from torch import nn
 
 from tablezoo.games.core import ConfigError
-from tablezoo.training.benchmark import GAMES_PER_CELL, PANELS, aggregate, run_protocol
+from tablezoo.training.benchmark import GAMES_PER_CELL, PANELS, SEATS, aggregate, run_protocol
 from tablezoo.training.evaluate import MAX_DECISIONS
 from tablezoo.wrappers.single_agent import SingleAgentEnv, make_env
 
@@ -98,8 +101,10 @@ CLEANRL = HERE / "cleanrl_masked_ppo.py"
 SELFPLAY = HERE / "selfplay_ppo.py"
 GAMES = ("heckmeck", "sechs_nimmt", "diamant", "court")
 """The games, in the table's order."""
-TABLE_SEATS = {"heckmeck": (2, 4), "sechs_nimmt": (2, 4), "diamant": (3, 4), "court": (2, 4)}
-"""The seat counts of the table (Diamant is for 3 or more)."""
+TABLE_SEATS = {game: SEATS[game] for game in GAMES}
+"""The seat counts of the table: the protocol's (the smallest, 4 and the largest)."""
+MIN_SEEDS = 3
+"""Training seeds a table entry needs to count as under the protocol."""
 BUDGETS = (100_000, 1_000_000, 10_000_000)
 """The budgets the table is meant for, in learner decisions (any other may be run)."""
 CURVE_POINTS = 10
@@ -363,6 +368,7 @@ class QNet(nn.Module):
         assert isinstance(first, nn.Linear)
         with torch.no_grad():
             first.weight /= torch.as_tensor(scale, dtype=torch.float32)
+        plain.tablezoo_observation, plain.tablezoo_scaled = "plain", False  # what it reads, declared
         return plain
 
 
@@ -476,8 +482,18 @@ def run_row(
     trained = TRAINERS[row.algorithm](row)
     trained_at = time.time()
     panel = list(opponents or PANELS[row.game])
-    result = run_protocol(load_policy(trained.policy), row.game, [row.seats], panel, score_games, jobs)
-    result["policy"]["given"] = str(trained.policy)  # a torch module's file, not its repr
+    command = ["python", "benchmarks/baselines.py", *sys.argv[1:]]
+    result = run_protocol(
+        str(trained.policy),
+        row.game,
+        [row.seats],
+        panel,
+        score_games,
+        jobs,
+        progress=True,
+        training_seed=row.seed,
+        command=command,
+    )
     result["baseline"] = {
         **{k: v for k, v in asdict(row).items() if k != "out"},
         "decisions": trained.decisions,
@@ -485,7 +501,7 @@ def run_row(
         "train_minutes": round((trained_at - started) / 60, 2),
         "score_minutes": round((time.time() - trained_at) / 60, 2),
         "curve": [[step, round(share, 4)] for step, share in trained.curve],
-        "command": " ".join(["python", "benchmarks/baselines.py", *sys.argv[1:]]),
+        "command": " ".join(command),
     }
     partial = target.with_suffix(".partial")
     partial.write_text(json.dumps(result, indent=1) + "\n")
@@ -520,10 +536,15 @@ def table(out: Path, results: Path) -> list[dict[str, Any]]:
             "seeds": [r["baseline"]["seed"] for r in runs],
             "decisions": [r["baseline"]["decisions"] for r in runs],
             "train_minutes": [r["baseline"]["train_minutes"] for r in runs],
-            "complete": all(r["complete"] for r in runs),
             "games_per_cell": sorted({c["games"] for r in runs for c in r["cells"]}),
+            "panel": sorted({c["opponent"] for r in runs for c in r["cells"]}),
             "win_share": {},
         }
+        entry["protocol"] = (
+            entry["games_per_cell"] == [GAMES_PER_CELL]
+            and entry["panel"] == sorted(PANELS[game])
+            and len(runs) >= MIN_SEEDS
+        )
         for cell in runs[0]["cells"]:
             shares = [c["win_share"] for r in runs for c in r["cells"] if c["opponent"] == cell["opponent"]]
             entry["win_share"][cell["opponent"]] = round(float(np.mean(shares)), 4)
@@ -545,12 +566,13 @@ def table(out: Path, results: Path) -> list[dict[str, Any]]:
 def markdown(entries: list[dict[str, Any]]) -> str:
     """The table in markdown: one line per algorithm, game, seat count and budget."""
     lines = [
-        "| game | seats | algorithm | budget | decisions | seeds | vs random | vs heuristic "
-        "| normalised IQM [95% CI] | training minutes |",
-        "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: |",
+        "| game | seats | algorithm | budget | decisions | seeds | games a cell | vs random | vs heuristic "
+        "| vs strongest | normalised IQM [95% CI] | protocol | training minutes |",
+        "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: |",
     ]
     for e in entries:
         share = e["win_share"]
+        strongest = PANELS[e["game"]][-1] if len(PANELS[e["game"]]) > 2 else ""
         iqm = (
             "n/a"
             if e.get("iqm") is None
@@ -563,9 +585,12 @@ def markdown(entries: list[dict[str, Any]]) -> str:
             f"{e['budget']:,}",
             f"{round(float(np.mean(e['decisions']))):,}",
             str(len(e["seeds"])),
+            "/".join(f"{g:,}" for g in e.get("games_per_cell", [])),
             f"{share['random']:.3f}" if "random" in share else "",
             f"{share['heuristic']:.3f}" if "heuristic" in share else "",
+            f"{share[strongest]:.3f}" if strongest in share else "",
             iqm,
+            "yes" if e.get("protocol") else "no",
             f"{np.mean(e['train_minutes']):.1f}",
         ]
         lines.append("| " + " | ".join(cells) + " |")

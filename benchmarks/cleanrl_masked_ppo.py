@@ -17,8 +17,15 @@ The network reads the plain observation scaled into 0..1. At the end (and every
 :func:`tablezoo.training.benchmark.evaluate` against ``--opponent``; ``model.pt`` (the actor
 alone, a ``torch.nn.Sequential`` reading raw observations: ``torch.load(path,
 weights_only=False)`` and pass it to ``evaluate``),
-``metrics.jsonl`` and ``result.json`` go to ``--out``. A run continues from ``model.pt``
-and its optimiser state when started again with the same ``--out``.
+``metrics.jsonl`` and ``result.json`` go to ``--out``. A run continues from its checkpoint
+(the networks, the optimiser, and the state of every random generator) when started again
+with the same ``--out``.
+
+**Deterministic for its seed.** A run of a seed makes the same decisions, the same curve and
+the same weights every time, whether it runs through or is stopped and resumed (at the end of
+an update): numpy's generator and torch's are seeded and checkpointed, the next evaluation is
+recounted from the steps done, and torch uses ``--threads`` threads (default 1: a float sum
+can come out differently split among another number of threads).
 """
 
 from __future__ import annotations
@@ -56,6 +63,7 @@ class Agent(nn.Module):
             )
 
         self.actor, self.critic = mlp(num_actions), mlp(1)
+        self.tablezoo_observation, self.tablezoo_scaled = "plain", False  # forward() scales itself
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         """Logits of raw observations (what :func:`~tablezoo.training.benchmark.evaluate` calls)."""
@@ -67,6 +75,7 @@ class Agent(nn.Module):
         actor = copy.deepcopy(self.actor)
         with torch.no_grad():
             actor[0].weight /= self.scale
+        actor.tablezoo_observation, actor.tablezoo_scaled = "plain", False  # what it reads, declared
         return actor
 
     def act(self, obs: torch.Tensor, mask: torch.Tensor, action: torch.Tensor | None = None) -> tuple:
@@ -138,9 +147,11 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--eval-every", type=int, default=0, help="score every this many steps (0: at the end)")
     p.add_argument("--eval-games", type=int, default=200)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threads", type=int, default=1, help="torch threads (the same for a rerun to match)")
     p.add_argument("--out", default="runs/cleanrl")
     args = p.parse_args(argv)
 
+    torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
     env = importlib.import_module(f"tablezoo.envs.{args.env}").env(num_players=args.players)
@@ -156,8 +167,14 @@ def main(argv: list[str] | None = None) -> None:
         agent.load_state_dict(saved["agent"])
         optimiser.load_state_dict(saved["optimiser"])
         steps, episodes, rng = saved["steps"], saved["episodes"], saved["rng"]
+        torch.set_rng_state(saved["torch_rng"])
+        kept = (out / "metrics.jsonl").read_text().splitlines()[: saved["lines"]]
+        (out / "metrics.jsonl").write_text("".join(line + "\n" for line in kept))  # none past the checkpoint
+    else:
+        (out / "metrics.jsonl").unlink(missing_ok=True)
     start = time.time()
-    next_eval = args.eval_every or args.total_steps
+    every = args.eval_every or args.total_steps
+    next_eval = (steps // every + 1) * every  # a resumed run evaluates where an unbroken one does
     while steps < args.total_steps:
         # 1. collect whole episodes until the rollout is full
         batch: dict[str, list] = {k: [] for k in ("obs", "mask", "action", "logp", "value", "adv")}
@@ -200,14 +217,18 @@ def main(argv: list[str] | None = None) -> None:
         steps += len(obs)
         line = {"steps": steps, "episodes": episodes, "seconds": round(time.time() - start, 1)}
         if steps >= next_eval or steps >= args.total_steps:
-            next_eval += args.eval_every or args.total_steps
+            next_eval = (steps // every + 1) * every
             cell = evaluate(agent, game, opponent=args.opponent, games=args.eval_games)
             line |= {"win_share": round(cell.win_share, 4), "fair_share": round(1 / game.num_seats, 4)}
         print(json.dumps(line), flush=True)
         with open(out / "metrics.jsonl", "a") as f:
             f.write(json.dumps(line) + "\n")
         state = {"agent": agent.state_dict(), "optimiser": optimiser.state_dict(), "steps": steps}
-        torch.save(state | {"episodes": episodes, "rng": rng}, out / "checkpoint.pt")
+        lines = len((out / "metrics.jsonl").read_text().splitlines())
+        state |= {"episodes": episodes, "rng": rng, "torch_rng": torch.get_rng_state(), "lines": lines}
+        partial = out / "checkpoint.partial"
+        torch.save(state, partial)
+        partial.replace(out / "checkpoint.pt")  # a checkpoint is always whole
         torch.save(agent.plain_actor(), out / "model.pt")
 
 

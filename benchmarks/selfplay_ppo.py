@@ -13,6 +13,9 @@ reads the padded observation, so one network could play every seat count.
 Every ``--eval-every`` updates the policy plays the heuristic bots (a
 :class:`~tablezoo.envs.batched.BatchedVectorEnv`, the learner at a random seat) and the win
 share is logged; ``metrics.jsonl`` and ``model.pt`` go to ``--out``, and a run resumes from them.
+A run of a seed is the same every time (decisions, curve, weights: one torch thread, seeded
+generators); a resumed run continues with torch's generator as saved but starts new games
+(the batch's games in play are not saved), so it is reproducible only as an unbroken run is.
 ``actor.pt`` is the policy alone, a ``torch.nn.Sequential`` of logits on the raw padded
 observation (``torch.load(path, weights_only=False)``), which
 :func:`tablezoo.training.benchmark.evaluate` plays.
@@ -55,6 +58,7 @@ class Policy(nn.Module):
         actor = nn.Sequential(*copy.deepcopy(list(self.body)), copy.deepcopy(self.logits))
         with torch.no_grad():
             actor[0].weight /= scale.float()
+        actor.tablezoo_observation, actor.tablezoo_scaled = "padded", False  # what it reads, declared
         return actor
 
 
@@ -171,6 +175,13 @@ def main(argv: list[str] | None = None) -> None:
         policy.load_state_dict(saved["policy"])
         optimizer.load_state_dict(saved["optimizer"])
         start_update = saved["update"]
+        if "torch_rng" in saved:
+            torch.set_rng_state(saved["torch_rng"])
+        lines = (out / "metrics.jsonl").read_text().splitlines() if (out / "metrics.jsonl").exists() else []
+        kept = [line for line in lines if json.loads(line)["update"] <= start_update]
+        (out / "metrics.jsonl").write_text("".join(line + "\n" for line in kept))  # none past the checkpoint
+    else:
+        (out / "metrics.jsonl").unlink(missing_ok=True)
     obs, infos = batch.reset(seed=args.seed + start_update)
     state = {"obs": obs, "infos": infos, "pending": [[] for _ in range(args.num_envs)]}
     with open(out / "metrics.jsonl", "a") as log:
@@ -193,10 +204,9 @@ def main(argv: list[str] | None = None) -> None:
             log.write(json.dumps(row) + "\n")
             log.flush()
             print(json.dumps(row))
-            torch.save(
-                {"policy": policy.state_dict(), "optimizer": optimizer.state_dict(), "update": k + 1},
-                out / "model.pt",
-            )
+            saved = {"policy": policy.state_dict(), "optimizer": optimizer.state_dict(), "update": k + 1}
+            torch.save(saved | {"torch_rng": torch.get_rng_state()}, out / "model.partial")
+            (out / "model.partial").replace(out / "model.pt")  # a checkpoint is always whole
             torch.save(policy.plain_actor(scale), out / "actor.pt")
 
 

@@ -60,6 +60,7 @@ __all__ = [
     "StateError",
     "TablezooError",
     "action_mask",
+    "action_number",
     "relative_seats",
 ]
 
@@ -122,6 +123,82 @@ class OutcomeError(TablezooError):
 
 class StateError(TablezooError):
     """A state read from outside (JSON, a dict) that is malformed or that no game reaches."""
+
+
+def action_number(action: Any) -> int:
+    """The action id ``action`` stands for: a whole number given as an ``int``, a numpy integer,
+    a 0-d integer array or anything else with ``__index__``, but not a bool. Anything else (a
+    one-element array, a float, a string) raises :class:`IllegalActionError` naming what it is;
+    both cores read actions so."""
+    if action.__class__ is int:
+        return action
+    if isinstance(action, (bool, np.bool_)):
+        raise IllegalActionError(f"action {action!r} is a bool, not an action number")
+    if isinstance(action, np.ndarray) and (action.ndim != 0 or action.dtype.kind not in "iu"):
+        raise IllegalActionError(
+            f"action {_shown(action)} is a numpy array of shape {action.shape} and dtype {action.dtype}, "
+            "not one action: an action is one whole number (an int, a numpy integer or a 0-d integer "
+            "array; a.item() gives it)"
+        )
+    if hasattr(type(action), "__index__"):
+        try:
+            return operator.index(action)
+        except Exception:
+            raise IllegalActionError(
+                f"action {_shown(action)} (a {type(action).__name__}) cannot be read as a whole number"
+            ) from None
+    raise IllegalActionError(f"action {_shown(action)} is a {type(action).__name__}, not a whole number")
+
+
+def _shown(value: Any) -> str:
+    """A short printable form of ``value`` for a message, whatever its ``__repr__`` does."""
+    try:
+        text = repr(value)
+    except Exception:
+        text = f"<a {type(value).__name__} that cannot be printed>"
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+# --------------------------------------------------------------------------- state checks
+# For Game.validate: a StateError naming the field when a value has the wrong type or is out
+# of its range, as the native core's reader and its validate name them (core.h).
+
+
+def require(ok: bool, what: str) -> None:
+    """Raise :class:`StateError` with ``what`` unless ``ok``."""
+    if not ok:
+        raise StateError(what)
+
+
+def require_whole(value: Any, where: str) -> int:
+    """``value`` when it is a whole number of 9 digits at most (not a bool), else StateError."""
+    if isinstance(value, bool) or not isinstance(value, int) or not -(10**9) <= value <= 10**9:
+        raise StateError(f"{where} should be a whole number of 9 digits at most, not {value!r}")
+    return value
+
+
+def require_range(value: Any, low: int, high: int, name: str) -> int:
+    """``value`` when it is a whole number ``low..high``, else StateError naming it."""
+    require_whole(value, name)
+    if not low <= value <= high:
+        raise StateError(f"{name} is {value}, outside {low}..{high}")
+    return int(value)
+
+
+def require_list(value: Any, where: str, size: int | None = None) -> list[Any]:
+    """``value`` when it is a list (of ``size`` entries, given one), else StateError."""
+    if not isinstance(value, list):
+        raise StateError(f"{where} should be a list, not {value!r}")
+    if size is not None and len(value) != size:
+        raise StateError(f"{where} has {len(value)} entries, not {size}")
+    return value
+
+
+def require_text(value: Any, where: str, capacity: int) -> str:
+    """``value`` when it is text of at most ``capacity`` characters (UTF-8 bytes), else StateError."""
+    if not isinstance(value, str) or len(value.encode()) > capacity:
+        raise StateError(f"{where} should be text of at most {capacity} characters, not {value!r}")
+    return value
 
 
 # --------------------------------------------------------------------------- metadata
@@ -553,6 +630,14 @@ class Game(ABC, Generic[S]):
         """A short public text for a chance outcome, for logs and front ends."""
         return str(outcome)
 
+    def validate(self, state: S) -> None:
+        """Raise :class:`StateError` naming what is wrong when ``state`` is not one this game
+        reaches in a way its rules rely on (a state read from outside: JSON, a dict, a replace).
+
+        After it passes, no rule reads outside a list and the seat to move has a legal move.
+        The native core's ``validate`` checks the same, with the same messages.
+        """
+
     # ------------------------------------------------------------ generic
 
     @property
@@ -585,8 +670,17 @@ class Game(ABC, Generic[S]):
         if check:
             if legal is None:
                 legal = self.legal_actions(state)
-            if action not in legal or isinstance(action, bool):
-                raise IllegalActionError(self._illegal_message(state, action, legal))
+            try:
+                number = action if action.__class__ is int else action_number(action)
+            except IllegalActionError as error:  # not a number at all: said so, with the legal moves
+                mover = self.to_move(state)
+                if mover < 0:
+                    raise
+                moves = ", ".join(f"{self.action_names[a]} ({a})" for a in legal)
+                raise IllegalActionError(f"{error}; legal moves: {moves}") from None
+            if number not in legal:
+                raise IllegalActionError(self._illegal_message(state, number, legal))
+            action = number
         self._apply(state, int(action))
 
     def apply_chance(self, state: S, outcome: Any, *, check: bool = True) -> None:
@@ -703,14 +797,16 @@ class Game(ABC, Generic[S]):
     def replace(self, state: S, **changes: Any) -> S:
         """A copy of ``state`` with the named fields set anew (scenario set-ups, tests).
 
-        A name that is not a field of the state raises :class:`ConfigError`; the
-        native core also checks the values (:class:`StateError`).
+        A name that is not a field of the state raises :class:`ConfigError`, a state the
+        game does not reach :class:`StateError` (:meth:`validate`).
         """
         names = {f.name for f in dataclasses.fields(self.state_type)}
         unknown = sorted(set(changes) - names)
         if unknown:
             raise ConfigError(f"{self.info.title} states have no field {', '.join(map(repr, unknown))}")
-        return dataclasses.replace(self.clone(state), **{k: _copy_value(v) for k, v in changes.items()})  # type: ignore[type-var]
+        new = dataclasses.replace(self.clone(state), **{k: _copy_value(v) for k, v in changes.items()})  # type: ignore[type-var]
+        self.validate(new)
+        return new
 
     def state_to_dict(self, state: S) -> dict[str, Any]:
         return {
@@ -734,7 +830,9 @@ class Game(ABC, Generic[S]):
         values = data["state"]
         if set(values) != fields:
             raise ConfigError(f"state fields {sorted(values)} differ from {sorted(fields)}")
-        return self.state_type(**values)
+        state = self.state_type(**{k: _copy_value(v) for k, v in values.items()})
+        self.validate(state)
+        return state
 
     def from_json(self, text: str) -> S:
         return self.state_from_dict(json.loads(text))

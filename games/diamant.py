@@ -125,9 +125,13 @@ from tablezoo.games.core import (
     GameInfo,
     ObservationSpec,
     OutcomeError,
+    StateError,
     as_numbers,
     flat_numbers,
     relative_seats,
+    require,
+    require_list,
+    require_range,
 )
 
 CAVES = 5
@@ -398,6 +402,108 @@ class Diamant(Game[DiamantState]):
 
     def describe_outcome(self, state: DiamantState, outcome: Any) -> str:
         return f"cave {state.cave}: revealed {outcome}"
+
+    # ------------------------------------------------------------ states from outside
+
+    def validate(self, state: DiamantState) -> None:
+        """Refuse a state no game reaches (:class:`~tablezoo.games.core.StateError` naming it),
+        as the native core's ``Diamant::validate`` does, check for check."""
+        n = self.num_seats
+
+        def words(value: Any, name: str, allowed: Sequence[str], optional: bool = False) -> list[Any]:
+            items = require_list(value, name)
+            for i, item in enumerate(items):
+                if not (item is None and optional) and (not isinstance(item, str) or item not in allowed):
+                    what = ", ".join(map(repr, allowed))
+                    raise StateError(f"{name}[{i}] should be one of {what}, not {item!r}")
+            return items
+
+        def flags(value: Any, name: str) -> list[bool]:
+            items = require_list(value, name)
+            for i, item in enumerate(items):
+                if not isinstance(item, bool):
+                    raise StateError(f"{name}[{i}] should be true or false, not {item!r}")
+            return items
+
+        phases = (REVEAL, CHOOSE, OVER)
+        require(
+            isinstance(state.phase, str) and state.phase in phases,
+            f"phase should be one of {', '.join(map(repr, phases))}, not {state.phase!r}",
+        )
+        cave = require_range(state.cave, 1, CAVES, "cave")
+        phase = state.phase
+        choose, over = phase == CHOOSE, phase == OVER
+        require(not over or cave == CAVES, f"cave is {cave} but the game is over")
+        # The cards: every card of the deck is left, on the path, or removed.
+        deck = require_list(state.deck, "deck", len(KINDS))
+        seen = require_list(state.seen, "seen", len(HAZARDS))
+        removed = require_list(state.removed, "removed", len(HAZARDS))
+        for t in range(len(HAZARDS)):
+            require_range(removed[t], 0, HAZARD_COPIES - 1, "removed")  # a type keeps a card
+            require_range(seen[t], 0, 1, "seen")
+        ended = cave if over else cave - 1  # one card per double, one double at most per cave
+        require(sum(removed) <= ended, f"removed: {sum(removed)} hazard cards removed in {ended} caves ended")
+        path = words(state.path, "path", KINDS)
+        require(len(path) <= MAX_PATH, "path has more than 21 cards")
+        on_path = [0] * len(KINDS)
+        for card in path:
+            on_path[KIND_INDEX[card]] += 1
+        for k, name in enumerate(KINDS):
+            full = FULL_DECK[k] if k < NUM_TREASURE_KINDS else HAZARD_COPIES - removed[k - NUM_TREASURE_KINDS]
+            require_range(deck[k], 0, full, "deck")
+            require(
+                deck[k] + on_path[k] == full,
+                f"deck and path: the {name} cards are {deck[k] + on_path[k]}, not {full}",
+            )
+        for t, hazard in enumerate(HAZARDS):  # a second hazard of a type ends the cave
+            require(seen[t] == on_path[NUM_TREASURE_KINDS + t], f"seen: {hazard} is not what the path shows")
+        require(not over or not path, "path: the game is over with cards on the path")
+        require(not choose or bool(path), "path: a choice comes after a card, but the path is empty")
+        require(
+            len(words(state.last_path, "last_path", KINDS)) <= MAX_PATH, "last_path has more than 21 cards"
+        )
+        # The seats: who is IN, who is to choose, who has chosen.
+        inside = flags(state.inside, "inside")
+        choices = words(state.choices, "choices", CHOICES, optional=True)
+        revealed = words(state.revealed, "revealed", CHOICES, optional=True)
+        for name, value in (("inside", inside), ("choices", choices), ("revealed", revealed)):
+            require(len(value) == n, f"{name} has {len(value)} entries, not {n}")
+        anyone_in = any(inside)
+        require(not over or not anyone_in, "inside: a seat is IN after the game is over")
+        require(over or anyone_in, "inside: nobody is IN a cave being explored")
+        if choose:
+            turn = require_range(state.turn, 0, n - 1, "turn")
+            require(inside[turn], f"turn: seat {turn} is to choose but is not IN")
+        else:
+            require_range(state.turn, -(10**9), 10**9, "turn")
+            require(state.turn == -1, f"turn is {state.turn}, not -1, when nobody is to choose")
+        for seat in range(n):
+            # the seats IN choose in seat order: those before the turn have chosen, no one else
+            has_chosen = choose and inside[seat] and seat < state.turn
+            require(
+                (choices[seat] is not None) == has_chosen,
+                f"choices: seat {seat} " + ("has not chosen" if has_chosen else "has chosen out of turn"),
+            )
+        # The gems: ranges, then the balance.
+        hauls = require_list(state.hauls, "hauls", n)
+        banked = require_list(state.banked, "banked", n)
+        gains = require_list(state.gains, "gains", n)
+        losses = require_list(state.last_losses, "last_losses", n)
+        revealed_gems = require_range(state.treasure_revealed, 0, CAVES * TOTAL_TREASURE, "treasure_revealed")
+        held = require_range(state.lost, 0, CAVES * TOTAL_TREASURE, "lost")
+        held += require_range(state.pool, 0, TOTAL_TREASURE, "pool")
+        require_range(state.last_pool, 0, TOTAL_TREASURE, "last_pool")
+        for seat in range(n):
+            require_range(hauls[seat], 0, TOTAL_TREASURE, "hauls")
+            require(inside[seat] or not hauls[seat], f"hauls: seat {seat} holds gems but is not IN")
+            require_range(banked[seat], 0, CAVES * TOTAL_TREASURE, "banked")
+            require_range(gains[seat], 0, TOTAL_TREASURE, "gains")
+            require_range(losses[seat], 0, TOTAL_TREASURE, "last_losses")
+            held += hauls[seat] + banked[seat]
+        require(
+            held == revealed_gems,
+            f"treasure_revealed is {revealed_gems}, but banked, hauls, pool and lost hold {held}",
+        )
 
     # ------------------------------------------------------------ results
 

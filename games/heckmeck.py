@@ -90,6 +90,10 @@ from tablezoo.games.core import (
     Option,
     as_numbers,
     flat_numbers,
+    require,
+    require_list,
+    require_range,
+    require_text,
 )
 from tablezoo.games.dice import DiceFaces, roll_counts, roll_distribution
 
@@ -311,6 +315,72 @@ class Heckmeck(Game[HeckmeckState]):
 
     def describe_outcome(self, state: HeckmeckState, outcome: Any) -> str:
         return f"seat {state.turn} rolled {dice_text(outcome)}"
+
+    # ------------------------------------------------------------ states from outside
+
+    def validate(self, state: HeckmeckState) -> None:
+        """Refuse a state no game reaches (:class:`~tablezoo.games.core.StateError` naming it),
+        as the native core's ``Heckmeck::validate`` does, check for check."""
+        n = self.num_seats
+        # Every tile 21..36 exactly once: in the grill, face-down or in a stack; the grill ascending.
+        seen: set[int] = set()
+
+        def count(tile: Any, name: str) -> None:
+            require_range(tile, 21, 36, name)
+            require(tile not in seen, f"tile {tile} is in the state twice")
+            seen.add(tile)
+
+        grill = require_list(state.grill, "grill")
+        for t in grill:
+            count(t, "a grill tile")
+        require(grill == sorted(grill), "the grill is not ascending")
+        for t in require_list(state.dead, "dead"):
+            count(t, "a face-down tile")
+        stacks = require_list(state.stacks, "stacks")
+        require(len(stacks) == n, f"stacks has {len(stacks)} entries, not {n}")
+        for i, stack in enumerate(stacks):
+            for t in require_list(stack, f"stacks[{i}]"):
+                count(t, "a stack tile")
+        for t in TILES:
+            require(t in seen, f"tile {t} is nowhere: not in the grill, face-down or in a stack")
+        require_range(state.turn, 0, n - 1, "turn")
+        phase = state.phase
+        require(
+            phase in _PHASE_BYTE,
+            f"phase should be one of {', '.join(map(repr, _PHASE_BYTE))}, not {phase!r}",
+        )
+        require_text(state.last, "last", 120)
+        # The dice: 8 in all, kept or left; the roll is the dice left, rolled; the sum is the kept dice's.
+        roll = require_list(state.roll, "roll", 6)
+        kept = require_list(state.kept, "kept", 6)
+        for f in KEEP:
+            require_range(roll[f], 0, DICE, "a roll count")
+            require_range(kept[f], 0, DICE, "a kept count")
+        left = require_range(state.left, 0, DICE, "left")
+        require(sum(kept) + left == DICE, "kept dice and dice left do not add up to 8")
+        total = require_range(state.total, 0, 5 * DICE, "total")
+        dice_sum = sum(k * v for k, v in zip(kept, FACE_VALUE, strict=True))
+        require(total == dice_sum, f"total: the kept dice do not add up to {total} but to {dice_sum}")
+        rolled = sum(roll)
+        if phase == KEEPING:
+            require(rolled == left, f"roll has {rolled} dice, but {left} are left to roll")
+        else:
+            require(rolled == 0, "roll holds dice outside the phase 'keep'")
+        face_free = 0 in kept
+        # What each phase relies on: a roll is due only with dice left and a face free to keep, a
+        # seat to move has a legal move, and a turn starts afresh.
+        if phase in (ROLLING, DECIDING):
+            require(left > 0 and face_free, f"phase {phase!r} needs dice left and a face not kept yet")
+        if phase == KEEPING:
+            new_face = any(roll[f] and not kept[f] for f in KEEP)
+            require(new_face, "phase 'keep': no face of the roll is free to keep")
+        if phase == CLAIMING:
+            tile, victim = self.claims(state)
+            require(bool(tile) or victim >= 0, "phase 'claim': the kept dice claim no tile")
+        if phase == OVER:
+            require(left == DICE, "the game is over with dice kept")
+        require(phase != OVER or not grill, "the game is over with tiles on the grill")
+        require(phase == OVER or bool(grill), "the grill is empty but the game is not over")
 
     # ------------------------------------------------------------ results
 

@@ -126,7 +126,7 @@ class NativeGame(Game[Any]):
         native.set_padding(self._padded_index, self.padded_spec.size, self.num_seats - 1)
         native.set_action_names(list(self.action_names))
         # The hot methods are the core's own: no Python frame between the caller and C++; the
-        # ones a game loop calls at every decision are plain fastcall functions (bind.h).
+        # ones a game loop calls at every decision are plain fastcall functions (bind/fast.h).
         fast = native.fast_methods()
         self.to_move = fast["to_move"]  # type: ignore[method-assign]
         self.legal_actions = fast["legal_actions"]  # type: ignore[method-assign]

@@ -118,7 +118,7 @@ import bisect
 import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import chain, pairwise
 from operator import attrgetter, getitem, iadd
 from typing import Any
 
@@ -138,6 +138,10 @@ from tablezoo.games.core import (
     as_numbers,
     flat_numbers,
     relative_seats,
+    require,
+    require_list,
+    require_range,
+    require_text,
 )
 
 FULL_DECK = 104
@@ -525,6 +529,151 @@ class SechsNimmt(Game[SechsNimmtState]):
                 hand = new.hands[s]
                 new.chosen[s] = hand[int(rng.integers(len(hand)))]
         return new
+
+    # ------------------------------------------------------------ states from outside
+
+    def validate(self, state: SechsNimmtState) -> None:
+        """Refuse a state no game reaches (:class:`~tablezoo.games.core.StateError` naming it),
+        as the native core's ``SechsNimmt::validate`` does, check for check."""
+        n, d, p = self.num_seats, self.deck, state.phase
+        words = (DEAL, DRAFT, CHOOSE, ROW, OVER)
+        require(
+            isinstance(p, str) and p in words,
+            f"phase should be one of {', '.join(map(repr, words))}, not {p!r}",
+        )
+        require(p != DRAFT or self._logic, "phase 'draft' is a phase of the logic option only")
+        require(
+            p != DEAL or not self._logic,
+            "phase 'deal' is no phase under logic: its rounds start with a draft",
+        )
+        round_ = require_range(state.round, 1, 100000, "round")
+        turn = require_range(state.turn, 0, n - 1, "turn")
+        require_text(state.last, "last", 128)
+        require(len(state.last.encode()) <= 94, "last is longer than 94 characters, more than a game writes")
+
+        def numbers(value: Any, name: str, size: int | None = None) -> list[int]:
+            items = require_list(value, name, size)
+            for item in items:
+                require_range(item, -(10**9), 10**9, name)
+            return items
+
+        def lists(value: Any, name: str, size: int | None = None) -> list[list[int]]:
+            return [numbers(item, name) for item in require_list(value, name, size)]
+
+        hands = lists(state.hands, "hands", n)
+        chosen = numbers(state.chosen, "chosen", n)
+        trick = numbers(state.trick, "trick", n)
+        piles = lists(state.piles, "piles", n)
+        round_heads = numbers(state.round_heads, "round_heads", n)
+        totals = numbers(state.totals, "totals", n)
+        rows = lists(state.rows, "rows")
+        pending = numbers(state.pending, "pending")
+        pool = numbers(state.pool, "pool")
+        history = lists(state.history, "history")
+        require(not rows or len(rows) == ROWS, f"rows has {len(rows)} entries, not 0 or 4")
+        for row in rows:
+            require(1 <= len(row) <= ROW_MAX, f"a row has {len(row)} cards, not 1..{ROW_MAX}")
+        require(len(pending) <= n, "pending has more entries than seats")
+        waiting: set[int] = set()
+        for seat in pending:
+            require_range(seat, 0, n - 1, "a pending seat")
+            require(seat not in waiting, f"pending names seat {seat} twice")
+            waiting.add(seat)
+        # Every card of 1..D at most once in the hands, the rows, the piles, the pool and the
+        # revealed cards still to place; hands, rows and pool ascending.
+        seen: set[int] = set()
+
+        def count(card: int, where: str) -> None:
+            require_range(card, 1, d, where)
+            require(card not in seen, f"card {card} is in the state twice")
+            seen.add(card)
+
+        def ascending(cards: list[int], where: str) -> None:
+            require(all(a < b for a, b in pairwise(cards)), f"{where} is not ascending")
+
+        for hand in hands:
+            for c in hand:
+                count(c, "a card of hands")
+            ascending(hand, "a hand")
+        for row in rows:
+            for c in row:
+                count(c, "a card of rows")
+            ascending(row, "a row")
+        for pile in piles:
+            for c in pile:
+                count(c, "a card of piles")
+        for c in pool:
+            count(c, "a card of pool")
+        ascending(pool, "pool")
+        for seat in range(n):
+            require_range(trick[seat], 0, d, "a card of trick")
+            require_range(chosen[seat], 0, d, "a card of chosen")
+        for seat in pending:
+            count(trick[seat], "a revealed card to place (trick)")
+        for seat in range(n):
+            taken = sum(HEADS[c] for c in piles[seat])
+            require(
+                round_heads[seat] == taken,
+                f"round_heads: seat {seat} took {taken} heads this round, not {round_heads[seat]}",
+            )
+            require_range(totals[seat], 0, MAX_TOTAL if p == OVER else END_TOTAL - 1, "totals")
+        for heads_of_round in history:
+            require(
+                len(heads_of_round) == n, f"an entry of history has {len(heads_of_round)} entries, not {n}"
+            )
+            for h in heads_of_round:
+                require_range(h, 0, MAX_ROUND_HEADS, "history")
+        # What each phase relies on.
+        require(p == DRAFT or not pool, "pool holds cards outside the draft")
+        require(p == ROW or not pending, "pending names seats outside the row choice")
+        for seat in range(n):
+            c = chosen[seat]
+            if p == CHOOSE and seat < turn:  # chose already: a card of its own hand
+                require(
+                    c != 0 and c in hands[seat],
+                    f"chosen: seat {seat} has chosen no card of its hand before seat {turn}",
+                )
+            else:
+                require(c == 0, f"chosen: seat {seat} has a card chosen out of turn")
+        if p in (CHOOSE, ROW):
+            require(len(rows) == ROWS, "rows: a trick needs the 4 rows")
+            left = len(hands[0])
+            require(all(len(hand) == left for hand in hands), "hands differ in size in a trick")
+            if p == CHOOSE:
+                require(1 <= left <= HAND, "hands: a seat to choose a card holds 1..10 cards")
+            else:
+                require(left <= HAND - 1, "hands: after the reveal a seat holds 0..9 cards")
+            cards = len(pending) + sum(map(len, hands)) + sum(map(len, piles)) + sum(map(len, rows))
+            dealt = HAND * n + ROWS
+            require(
+                cards == dealt, f"hands, rows, piles and pending hold {cards} cards, not the {dealt} dealt"
+            )
+        if p == ROW:
+            require(
+                bool(pending) and pending[0] == turn,
+                "pending: in the row choice the seat to move (turn) places the next card",
+            )
+            require(all(c != 0 for c in trick), "trick: in the row choice every seat has revealed a card")
+        if p == DEAL:
+            require(not any(hands), "hands: a deal is due, yet a seat holds cards")
+            require(not rows, "rows: a deal is due, yet there are rows")
+            require(not any(piles), "piles: a deal is due, yet a seat has taken cards")
+        if p == DRAFT:
+            require(not rows, "rows: there are no rows in the draft")
+            require(not any(piles), "piles: no card is taken in the draft")
+            require(
+                sum(map(len, hands)) + len(pool) == d,
+                f"hands and pool: the draft's cards are not every card 1..{d}",
+            )
+            require(len(pool) > ROWS, "pool: the draft ends when 4 cards are left")
+            first = (round_ - 1) % n
+            picks = d - len(pool)
+            for k in range(n):
+                require(
+                    len(hands[(first + k) % n]) == (picks - k + n - 1) // n,
+                    f"hands: seat {(first + k) % n} holds a number of cards no draft gives",
+                )
+            require(turn == (first + picks) % n, "turn: not the seat to pick next in this round's draft")
 
     # ------------------------------------------------------------ results
 

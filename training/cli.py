@@ -70,7 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> None:
     """Run the subcommand ``argv`` (default: the command line's) names; a
     :class:`~tablezoo.games.core.TablezooError` ends it with its message alone."""
-    args = build_parser().parse_args(argv)
+    given = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(given)
+    args.command_line = ["tablezoo", *given]  # what a result records
     try:
         args.func(args)
     except TablezooError as err:

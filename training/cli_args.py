@@ -26,3 +26,33 @@ def game_args(parser: argparse.ArgumentParser) -> None:
 def game_of(args: argparse.Namespace) -> Game[Any]:
     """The game that arguments added by :func:`game_args` name, at their seat count and options."""
     return make(args.game, args.players, **dict.fromkeys(args.option, True))
+
+
+def reading_args(parser: argparse.ArgumentParser) -> None:
+    """Add ``--observation``, ``--scaled`` and ``--raw``: what a policy that does not declare its
+    input reads (:func:`~tablezoo.training.policies.as_bot`'s ``observation`` and ``scaled``). A
+    policy that declares it (an SB3 or RLlib space, an ONNX export's metadata, a module's
+    attributes) is checked against them."""
+    parser.add_argument(
+        "--observation",
+        choices=["auto", "plain", "padded"],
+        default="auto",
+        help="the layout a policy reads, where it does not declare it (auto: as it declares, or by its "
+        "input size)",
+    )
+    scaling = parser.add_mutually_exclusive_group()
+    scaling.add_argument(
+        "--scaled",
+        dest="scaled",
+        action="store_const",
+        const=True,
+        default=None,
+        help="a policy reads observations scaled into 0..1 (where it does not declare it)",
+    )
+    scaling.add_argument(
+        "--raw",
+        dest="scaled",
+        action="store_const",
+        const=False,
+        help="a policy reads raw observations (where it does not declare it)",
+    )

@@ -30,6 +30,7 @@ import itertools
 import json
 import math
 import sys
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,7 +41,7 @@ import numpy as np
 from tablezoo.bots.core import Bot
 from tablezoo.games import make
 from tablezoo.games.core import Game, TablezooError
-from tablezoo.training.cli_args import game_args, game_of
+from tablezoo.training.cli_args import game_args, game_of, reading_args
 from tablezoo.training.policies import as_bot
 from tablezoo.training.selfplay import MAX_DECISIONS, iter_in_order, play_out
 
@@ -184,6 +185,9 @@ class Part(NamedTuple):
     """The number of the part's first game in the tournament."""
     games: int
     """The part's games."""
+    reading: tuple[str, bool | None] = ("auto", None)
+    """How a policy file reads its seat (:func:`~tablezoo.training.policies.as_bot`'s
+    ``observation`` and ``scaled``), where it does not declare it."""
 
 
 def split_tournament(
@@ -194,6 +198,7 @@ def split_tournament(
     seed: int = 0,
     options: dict[str, bool] | None = None,
     parts: int = 1,
+    reading: tuple[str, bool | None] = ("auto", None),
 ) -> list[Part]:
     """The tournament of ``names`` (``names[s]`` at seat ``s`` of the first game) cut
     into ``parts`` runs of consecutive games, to play side by side (:func:`play_part`)
@@ -203,7 +208,7 @@ def split_tournament(
     parts = max(1, min(parts, games))
     bounds = [games * k // parts for k in range(parts + 1)]
     return [
-        Part(game_name, num_seats, dict(options or {}), tuple(names), seed, lo, hi - lo)
+        Part(game_name, num_seats, dict(options or {}), tuple(names), seed, lo, hi - lo, reading)
         for lo, hi in itertools.pairwise(bounds)
     ]
 
@@ -214,7 +219,7 @@ def play_part(part: Part) -> list[Standing]:
     game = make(part.game, part.seats, **part.options)
 
     def factory(name: str) -> Callable[[], Bot]:
-        return lambda: as_bot(name, game)
+        return lambda: as_bot(name, game, None, *part.reading)
 
     lineup = [(name, factory(name)) for name in part.names]
     return tournament(game, lineup, part.games, part.seed, first=part.first)
@@ -245,6 +250,7 @@ def named_tournament(
     options: dict[str, bool] | None = None,
     jobs: int = 1,
     progress: Callable[[int], None] | None = None,
+    reading: tuple[str, bool | None] = ("auto", None),
 ) -> list[Standing]:
     """:func:`tournament` of bots given by name, its games shared among ``jobs`` processes.
 
@@ -256,7 +262,7 @@ def named_tournament(
     if jobs < 1:
         raise ValueError(f"jobs is the number of processes, at least 1, not {jobs}")
     cut = max(jobs, -(-games // PART_GAMES))
-    parts = split_tournament(game_name, num_seats, names, games, seed, options, cut)
+    parts = split_tournament(game_name, num_seats, names, games, seed, options, cut, reading)
     return _join_counted(parts, iter_in_order(play_part, parts, min(jobs, len(parts))), progress)
 
 
@@ -275,24 +281,80 @@ def _join_counted(
     return join_parts(results)
 
 
-class ProgressBar:
-    """A line on a terminal that shows how many of a run's games are played: ``[####....] 150/400
-    games``, rewritten in place as the count grows and cleared when the run is done."""
+def _duration(seconds: float) -> str:
+    """``1h02m``, ``4m05s`` or ``12s``."""
+    seconds = max(0, round(seconds))
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
 
-    def __init__(self, total: int, stream: TextIO, width: int = 30) -> None:
+
+class ProgressBar:
+    """How many of a run's games are played, with the time left at the rate so far.
+
+    On a terminal, a bar rewritten in place (``[####....] 150/400 games, 0m42s left``) and
+    cleared when the run is done; elsewhere (a log file, a CI job) a line of its own
+    (``evaluate: 150/400 games (38%), 1m10s so far, 1m57s left``) at the start, at most once
+    every ``every`` seconds, and at the end.
+    """
+
+    def __init__(
+        self,
+        total: int,
+        stream: TextIO,
+        width: int = 30,
+        label: str = "games",
+        every: float = 10.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.total = total
         """The games the run plays."""
         self.stream = stream
-        """Where the line is written (a terminal: standard error, so that standard output stays
-        the result)."""
+        """Where it is written (standard error, so that standard output stays the result)."""
         self.width = width
         """The bar's characters."""
+        self.label = label
+        """What a log line starts with."""
+        self.every = every
+        """Seconds between two log lines at least (not on a terminal)."""
+        self.clock = clock
+        self.started = clock()
+        self.done = 0
+        """The games played so far."""
+        self.logged_at: float | None = None
+        isatty = getattr(stream, "isatty", None)
+        self.terminal = bool(isatty and isatty())
+        """Whether the stream is a terminal: a bar, else log lines."""
+
+    def left(self, done: int) -> float | None:
+        """Seconds left at the rate so far (None before the first game)."""
+        if done <= 0:
+            return None
+        return (self.clock() - self.started) / done * max(0, self.total - done)
+
+    def advance(self, games: int) -> None:
+        """``games`` more games are played."""
+        self(self.done + games)
 
     def __call__(self, done: int) -> None:
-        """Show ``done`` games played (all of them: clear the line)."""
-        filled = self.width * done // max(self.total, 1)
-        line = f"[{'#' * filled}{'.' * (self.width - filled)}] {done}/{self.total} games"
-        self.stream.write("\r" + (" " * len(line) + "\r" if done >= self.total else line))
+        """Show ``done`` games played (all of them: clear the bar, or log the last line)."""
+        self.done = done
+        left = self.left(done)
+        eta = "" if left is None else f", {_duration(left)} left"
+        if self.terminal:
+            filled = self.width * done // max(self.total, 1)
+            line = f"[{'#' * filled}{'.' * (self.width - filled)}] {done}/{self.total} games{eta}"
+            self.stream.write("\r" + (" " * (len(line) + 8) + "\r" if done >= self.total else line))
+            self.stream.flush()
+            return
+        now = self.clock()
+        if done < self.total and self.logged_at is not None and now - self.logged_at < self.every:
+            return
+        self.logged_at = now
+        share = 100 * done // max(self.total, 1)
+        spent = _duration(now - self.started)
+        tail = f"done in {spent}" if done >= self.total else f"{spent} so far{eta or ', time left unknown'}"
+        self.stream.write(f"{self.label}: {done}/{self.total} games ({share}%), {tail}\n")
         self.stream.flush()
 
 
@@ -325,11 +387,18 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     names = lineup(game, args.bots)
     if args.jobs < 1:
         raise TablezooError(f"--jobs is the number of processes, at least 1, not {args.jobs}")
+    reading = (args.observation, args.scaled)
+    inputs = {}
     for name in dict.fromkeys(names):
-        as_bot(name, game)  # a bad name fails here, with its message, not in a worker
-    progress = ProgressBar(args.games, sys.stderr) if sys.stderr.isatty() else None
+        bot = as_bot(name, game, None, *reading)  # a bad name fails here, with its message, not in a worker
+        got = getattr(bot, "reading", None)
+        if got is not None:
+            inputs[name] = got.as_dict()
+    progress = ProgressBar(args.games, sys.stderr, label="evaluate")
     n, options = game.num_seats, dict(game.options)
-    standings = named_tournament(args.game, n, names, args.games, args.seed, options, args.jobs, progress)
+    standings = named_tournament(
+        args.game, n, names, args.games, args.seed, options, args.jobs, progress, reading
+    )
     result = {
         "game": game.info.name,
         "num_players": n,
@@ -337,6 +406,7 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
         "games": args.games,
         "seed": args.seed,
         "lineup": names,
+        "inputs": inputs,
         "fair_share": 1 / n,
         "standings": [s.as_dict() for s in standings],
     }
@@ -383,5 +453,6 @@ def add_evaluate_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "--jobs", type=int, default=1, help="processes sharing the games (the same results, sooner)"
     )
+    reading_args(p)
     p.set_defaults(func=cmd_evaluate)
     return p

@@ -114,8 +114,12 @@ TEACHERS = {"heckmeck": "solver", "sechs_nimmt": "search", "diamant": "search", 
 """The bot each game imitates first: its strongest bot (6 nimmt!'s ``search`` is slow at big tables:
 ``--teacher heuristic`` trains in minutes)."""
 
-IMITATION, LEAGUE, SEARCH = "imitation", "league", "search"
-"""What a round plays: the teacher's games, league games, or search self-play."""
+IMITATION = "imitation"
+"""A round of the teacher's games, imitated."""
+LEAGUE = "league"
+"""A round of league games."""
+SEARCH = "search"
+"""A round of search self-play."""
 
 
 @dataclass
@@ -376,8 +380,12 @@ class Samples(Decisions):
         return super().missing(name, read)
 
 
-RANDOM, TEACHER, LEARNER = 0, 1, 2
-"""Who plays a seat of an imitation game."""
+RANDOM = 0
+"""A seat of an imitation game played by ``random``."""
+TEACHER = 1
+"""A seat of an imitation game played by the teacher."""
+LEARNER = 2
+"""A seat of an imitation game played by the network (DAgger)."""
 
 
 class Recording(NamedTuple):

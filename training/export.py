@@ -187,6 +187,8 @@ def build_model(
             "tablezoo.game": game.info.name,
             "tablezoo.num_players": "any" if padded else str(game.num_seats),
             "tablezoo.padded": json.dumps(padded),
+            "tablezoo.observation": "padded" if padded else "plain",
+            "tablezoo.scaled": "false",  # the graph scales the raw observation itself
             "tablezoo.options": json.dumps(dict(game.options)),
             "tablezoo.action_names": json.dumps(list(game.action_names)),
         },

@@ -28,13 +28,26 @@ after the policy's own output.
 count (:attr:`Game.observation_spec`) or the padded one that every seat count
 shares (:attr:`Game.padded_spec`, the seat count one-hot), each raw or scaled
 into 0..1 (divided by each field's bound, as ``scale_observations=True``
-gives). A policy that declares its input (an SB3 model's observation space, an
-RLlib module's, an ONNX graph's input, a torch module's first ``Linear``, a
-callable's ``observation_size`` attribute) is fed what it declares: the layout
-by its size, scaling where its space is bounded by 1. ``observation="plain"``
-or ``"padded"`` and ``scaled=True/False`` say it where nothing is declared or
-to override. A size that is neither layout's is refused with both sizes, as
-is a policy trained for another number of actions.
+gives). Nothing is guessed: the layout and the scaling come from the policy
+where it declares them, from the caller otherwise, and a policy fed neither is
+refused with a message that names both ways.
+
+- *Declared by the policy.* An SB3 model's or an RLlib module's observation
+  space (the layout by its size, scaling where the space is bounded by 1); an
+  ONNX file's metadata (``tablezoo.observation`` and ``tablezoo.scaled``, which
+  ``tablezoo export`` writes: its graphs read the raw observation); a torch
+  module's or a callable's attributes :data:`OBSERVATION_ATTR` (``"plain"`` or
+  ``"padded"``) and :data:`SCALED_ATTR` (a bool).
+- *Told by the caller.* ``observation="plain"`` or ``"padded"`` and
+  ``scaled=True/False`` (``--observation``, ``--scaled`` or ``--raw`` on the
+  command line), for a policy that declares nothing. A torch module's first
+  ``Linear`` or a callable's ``observation_size`` gives the layout by its size.
+- A setting the caller gives that contradicts the policy's declaration is
+  refused, as is a size that is neither layout's (both sizes named) and a
+  policy trained for another number of actions.
+
+The bot's :attr:`FunctionBot.reading` says what it reads and who said so
+(:meth:`Reading.as_dict`); benchmark results record it.
 """
 
 from __future__ import annotations
@@ -61,12 +74,37 @@ _EXPORT = "pip install 'tablezoo[export]'"
 _TRAIN = "pip install torch==2.13.0 'tablezoo[train]'"
 
 
+OBSERVATION_ATTR = "tablezoo_observation"
+"""The attribute of a torch module or a callable that declares the layout it reads: ``"plain"`` or
+``"padded"`` (it is pickled with a module saved whole)."""
+SCALED_ATTR = "tablezoo_scaled"
+"""The attribute of a torch module or a callable that declares whether it reads the observation
+scaled into 0..1 (True) or raw (False)."""
+FLAGS = (
+    "say what it reads: observation='plain'|'padded' and scaled=True|False "
+    "(on the command line --observation plain|padded and --scaled or --raw), "
+    f"or set its attributes {OBSERVATION_ATTR} and {SCALED_ATTR}"
+)
+"""The ways to tell a policy's input, named in every refusal."""
+
+
 @dataclass(frozen=True)
 class Reading:
-    """How a policy reads a seat: the layout and the scaling of its observation."""
+    """How a policy reads a seat: the layout and the scaling of its observation, and who said so."""
 
     padded: bool = False
     scaled: bool = False
+    source: str = "caller"
+    """Who declared the reading: the policy (its space, metadata or attributes) or the caller."""
+
+    @property
+    def observation(self) -> str:
+        """The layout's name: ``"plain"`` or ``"padded"``."""
+        return "padded" if self.padded else "plain"
+
+    def as_dict(self) -> dict[str, Any]:
+        """The reading as a result records it."""
+        return {"observation": self.observation, "scaled": self.scaled, "declared_by": self.source}
 
     @classmethod
     def fit(
@@ -74,33 +112,64 @@ class Reading:
         game: Game[Any],
         size: int | None,
         what: str,
-        observation: Layout = "auto",
+        observation: str = "auto",
         scaled: bool | None = None,
-        unit_bounds: bool = False,
+        unit_bounds: bool | None = None,
+        declared: tuple[str | None, bool | None] = (None, None),
+        source: str = "the policy",
     ) -> Reading:
         """The reading of a policy whose input has ``size`` entries (None: undeclared).
 
-        ``unit_bounds``: the policy's declared space is bounded by 1 (trained on scaled input).
+        ``unit_bounds``: whether the policy's declared space is bounded by 1 (trained on scaled
+        input; None: it has no space). ``declared``: the layout and the scaling the policy states
+        itself (its metadata or attributes), ``source`` where those come from. ``observation``
+        and ``scaled`` are the caller's; either may only agree with what the policy declares.
         """
         plain, padded = game.observation_spec.size, game.padded_spec.size
-        if observation == "auto":
-            if size is None or size == plain:
-                observation = "plain"
+        if observation not in ("auto", "plain", "padded"):
+            raise ConfigError(f"observation is 'auto', 'plain' or 'padded', not {observation!r}")
+        own_layout, own_scaled = declared
+        if own_layout is not None and own_layout not in ("plain", "padded"):
+            raise ConfigError(f"{what} declares the layout {own_layout!r}: it is 'plain' or 'padded'")
+        if own_scaled is None and unit_bounds is not None:
+            own_scaled = unit_bounds
+        by_size = None
+        if size is not None:
+            if size == plain:
+                by_size = "plain"
             elif size == padded:
-                observation = "padded"
+                by_size = "padded"
             else:
                 raise ConfigError(
                     f"{what} reads observations of {size} entries; {game!r} gives {plain} "
                     f"(plain) or {padded} (padded, every seat count)"
                 )
-        elif observation not in ("plain", "padded"):
-            raise ConfigError(f"observation is 'auto', 'plain' or 'padded', not {observation!r}")
-        want = padded if observation == "padded" else plain
-        if size is not None and size != want:
+        layout = own_layout or by_size
+        if own_layout is not None and by_size is not None and own_layout != by_size:
+            raise ConfigError(f"{what} declares the {own_layout} layout but reads {size} entries")
+        if observation != "auto":
+            if layout is not None and layout != observation:
+                raise ConfigError(
+                    f"{what} reads the {layout} observation ({source if own_layout else 'by its size'}); "
+                    f"observation={observation!r} contradicts it"
+                )
+            layout = observation
+        if scaled is not None and own_scaled is not None and scaled != own_scaled:
             raise ConfigError(
-                f"{what} reads observations of {size} entries; the {observation} ones of {game!r} have {want}"
+                f"{what} reads the observation {'scaled' if own_scaled else 'raw'} ({source}); "
+                f"scaled={scaled} contradicts it"
             )
-        return cls(observation == "padded", unit_bounds if scaled is None else scaled)
+        final_scaled = own_scaled if own_scaled is not None else scaled
+        if layout is None or final_scaled is None:
+            missing = " and ".join(
+                w for w, m in (("layout", layout is None), ("scaling", final_scaled is None)) if m
+            )
+            raise ConfigError(f"{what} does not declare the {missing} of the observation it reads: {FLAGS}")
+        sized_by_space = by_size is not None and unit_bounds is not None  # a space's size is its declaration
+        layout_by = source if own_layout or sized_by_space else "its input size" if by_size else "caller"
+        scaled_by = source if own_scaled is not None else "caller"
+        said = layout_by if layout_by == scaled_by else f"layout: {layout_by}; scaling: {scaled_by}"
+        return cls(layout == "padded", bool(final_scaled), said)
 
     def read(self, seat: Seat) -> np.ndarray:
         """``seat``'s observation, float32, as the policy reads it."""
@@ -110,6 +179,13 @@ class Reading:
             spec = game.padded_spec if self.padded else game.observation_spec
             obs = obs / spec.scale()
         return np.asarray(obs, np.float32)
+
+
+def _declared(policy: Any) -> tuple[str | None, bool | None]:
+    """The layout and the scaling a torch module or a callable states in its attributes."""
+    layout = getattr(policy, OBSERVATION_ATTR, None)
+    scaled = getattr(policy, SCALED_ATTR, None)
+    return (None if layout is None else str(layout)), (None if scaled is None else bool(scaled))
 
 
 class FunctionBot:
@@ -144,7 +220,7 @@ def as_bot(
     policy: Any,
     game: Game[Any],
     name: str | None = None,
-    observation: Layout = "auto",
+    observation: str = "auto",
     scaled: bool | None = None,
 ) -> Bot:
     """``policy`` (any kind in the module's table) as a bot of ``game``, named ``name``."""
@@ -159,7 +235,9 @@ def as_bot(
         return _torch_bot(policy, game, label, observation, scaled)
     if callable(policy):
         size = getattr(policy, "observation_size", None)
-        reading = Reading.fit(game, size, label, observation, scaled=bool(scaled))
+        reading = Reading.fit(
+            game, size, label, observation, scaled, declared=_declared(policy), source="its attributes"
+        )
         return FunctionBot(policy, reading, label)
     kinds = (
         "a Bot, a bot name or file, a callable (observation, mask) -> action, a torch module, an SB3 model"
@@ -176,7 +254,7 @@ def policy_name(policy: Any) -> str:
 
 
 def _from_path(
-    spec: str | Path, game: Game[Any], name: str | None, observation: Layout, scaled: bool | None
+    spec: str | Path, game: Game[Any], name: str | None, observation: str, scaled: bool | None
 ) -> Bot:
     text = str(spec)
     path = Path(text.partition(":")[0])
@@ -258,10 +336,18 @@ def _load_torch(path: Path) -> Any:
     return module
 
 
-def _torch_bot(module: Any, game: Game[Any], name: str, observation: Layout, scaled: bool | None) -> Bot:
+def _torch_bot(module: Any, game: Game[Any], name: str, observation: str, scaled: bool | None) -> Bot:
     import torch
 
-    reading = Reading.fit(game, _first_linear_size(module), name, observation, scaled=bool(scaled))
+    reading = Reading.fit(
+        game,
+        _first_linear_size(module),
+        name,
+        observation,
+        scaled,
+        declared=_declared(module),
+        source="its attributes",
+    )
     module.eval()
 
     def decide(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -306,7 +392,7 @@ def _load_sb3(path: Path) -> Any:
     )
 
 
-def _sb3_bot(model: Any, game: Game[Any], name: str, observation: Layout, scaled: bool | None) -> Bot:
+def _sb3_bot(model: Any, game: Game[Any], name: str, observation: str, scaled: bool | None) -> Bot:
     import torch
 
     space = model.observation_space
@@ -319,7 +405,9 @@ def _sb3_bot(model: Any, game: Game[Any], name: str, observation: Layout, scaled
             f"{name} was trained for {model.action_space.n} actions; {game!r} has {game.num_actions}"
         )
     unit = bool(np.all(np.asarray(space.high) <= 1.0))
-    reading = Reading.fit(game, int(space.shape[0]), name, observation, scaled, unit_bounds=unit)
+    reading = Reading.fit(
+        game, int(space.shape[0]), name, observation, scaled, unit_bounds=unit, source="its observation space"
+    )
     policy = model.policy
     policy.set_training_mode(False)
 
@@ -354,7 +442,7 @@ def _rllib_module_dir(path: Path) -> Path:
     raise ConfigError(f"{path} is not an RLlib checkpoint (no learner_group/learner/rl_module inside)")
 
 
-def _rllib_bot(path: Path, game: Game[Any], name: str, observation: Layout, scaled: bool | None) -> Bot:
+def _rllib_bot(path: Path, game: Game[Any], name: str, observation: str, scaled: bool | None) -> Bot:
     try:
         import torch
         from ray.rllib.core.rl_module.rl_module import RLModule
@@ -369,7 +457,9 @@ def _rllib_bot(path: Path, game: Game[Any], name: str, observation: Layout, scal
     keyed = hasattr(space, "spaces") and OBS_KEY in space.spaces
     box = space.spaces[OBS_KEY] if keyed else space
     unit = bool(np.all(np.asarray(box.high) <= 1.0))
-    reading = Reading.fit(game, int(box.shape[0]), name, observation, scaled, unit_bounds=unit)
+    reading = Reading.fit(
+        game, int(box.shape[0]), name, observation, scaled, unit_bounds=unit, source="its observation space"
+    )
 
     def decide(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         tensor = torch.as_tensor(obs[None])
@@ -384,7 +474,7 @@ def _rllib_bot(path: Path, game: Game[Any], name: str, observation: Layout, scal
 # --------------------------------------------------------------------------- ONNX
 
 
-def _onnx_bot(path: Path, game: Game[Any], name: str, observation: Layout, scaled: bool | None) -> Bot:
+def _onnx_bot(path: Path, game: Game[Any], name: str, observation: str, scaled: bool | None) -> Bot:
     try:
         import onnxruntime as ort
     except ImportError:
@@ -396,8 +486,18 @@ def _onnx_bot(path: Path, game: Game[Any], name: str, observation: Layout, scale
     obs_input = next((i for i in inputs if i.name == "observation"), inputs[0])
     mask_input = next((i for i in inputs if i is not obs_input), None)
     size = obs_input.shape[-1] if isinstance(obs_input.shape[-1], int) else None
-    # the package's exports scale inside the graph; a foreign graph is fed raw unless told otherwise
-    reading = Reading.fit(game, size, name, observation, scaled=bool(scaled))
+    # the package's exports declare their input (raw: they scale inside the graph); a foreign graph
+    # declares nothing, and is fed what the caller says
+    meta = session.get_modelmeta().custom_metadata_map
+    layout = meta.get("tablezoo.observation")
+    if layout is None and "tablezoo.padded" in meta:
+        layout = "padded" if json.loads(meta["tablezoo.padded"]) else "plain"
+    own_scaled = json.loads(meta["tablezoo.scaled"]) if "tablezoo.scaled" in meta else None
+    if own_scaled is None and "tablezoo.game" in meta:  # an export of an earlier version: raw input too
+        own_scaled = False
+    reading = Reading.fit(
+        game, size, name, observation, scaled, declared=(layout, own_scaled), source="its metadata"
+    )
     outputs = [o.name for o in session.get_outputs()]
     out_name = "logits" if "logits" in outputs else outputs[0]
     mask_bool = mask_input is not None and mask_input.type == "tensor(bool)"

@@ -1,6 +1,8 @@
 // To Court the King: the C++ twin of tablezoo/games/court.py.
 #include "court.h"
 
+#include "config.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -182,7 +184,6 @@ const std::array<const char*, 6> kFaceNames = {"1", "2", "3", "4", "5", "6"};
 // Dice written out as court.py's DICE_FACES.text: highest first ("6 5 2").
 void write_dice(Last& text, const Counts& counts) { tablezoo::write_dice(text, counts, kFaceNames, true); }
 
-Last seat_name(int seat) { return Last("seat ") + seat; }
 
 const char* phase_word(Phase phase) { return names(phase)[static_cast<int>(phase)]; }
 
@@ -372,7 +373,8 @@ Strength strength(const Counts& counts) {
 
 Court::Court(int num_seats, const Options& options) : n_(num_seats) {
   // the supply table has a column per seat count: no other count has a game
-  if (num_seats < 2 || num_seats > 5) throw std::invalid_argument("To Court the King is for 2 to 5 players");
+  // (heuristic_rollouts is no rule: the core's knob for the tests of its heuristic bot)
+  check_config("To Court the King", num_seats, 2, 5, options, {"heuristic_rollouts"});
   max_dice_ = max_dice(num_seats);
   supply0_ = initial_supply(num_seats);
   const auto rollouts = options.find("heuristic_rollouts");  // not a rule: the heuristic bot's, for tests
@@ -507,7 +509,7 @@ void Court::apply(State& s, int action) const {
   } else if (action < kPass) {
     take(s, action - kTake);
   } else {
-    s.last = seat_name(s.turn) + " passed with ";
+    s.last = seat_name<Last>(s.turn) + " passed with ";
     write_dice(s.last, s.aside);
     end_turn(s);
   }
@@ -625,7 +627,7 @@ void Court::result_final(State& s) const {
   const int seat = s.turn;
   const Strength result = strength(s.aside);
   s.results[seat] = result;
-  Last text = seat_name(s.turn) + " rolled ";
+  Last text = seat_name<Last>(s.turn) + " rolled ";
   write_dice(text, s.aside);
   if (result > s.best || (seat == s.claimer && result == s.best)) {
     s.best = result;
@@ -647,7 +649,7 @@ void Court::give_king(State& s, int seat) const {
 void Court::take(State& s, int kind) const {
   const int seat = s.turn;
   Cards& held = s.held[seat];
-  Last text = seat_name(seat) + " took the " + kCards[kind].title + " with ";
+  Last text = seat_name<Last>(seat) + " took the " + kCards[kind].title + " with ";
   write_dice(text, s.aside);
   if (kind == kCharlatan) {  // turn his Fool over: no card from the supply
     held[kFool] -= 1;
@@ -886,6 +888,7 @@ void Court::validate(const State& s) const {
     require(s.held[s.claimer][kQueen] == 1, "claimer does not hold the Queen");
   }
   require(!s.final || claimed, "final is set but nobody claimed the King");
+  require(!over || claimed, "the game is over but nobody claimed the King: there is no winner");
   auto check_result = [&](const Strength& result, const std::string& name) {
     in_range(result[0], 0, most, name + "[0]");
     in_range(result[1], 0, 6, name + "[1]");

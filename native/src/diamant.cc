@@ -1,6 +1,8 @@
 // Diamant: the C++ twin of tablezoo/games/diamant.py.
 #include "diamant.h"
 
+#include "config.h"
+
 #include <algorithm>
 #include <cstring>
 #include <numeric>
@@ -20,8 +22,7 @@ constexpr int kObsInCave = 24;
 
 Diamant::Diamant(int num_seats, const Options& options) : n_(num_seats) {
   // make() checks both before it builds a game; a direct build of the core must not get past them either
-  if (num_seats < 3 || num_seats > 8) throw std::invalid_argument("Diamant is for 3 to 8 players");
-  if (!options.empty()) throw std::invalid_argument("Diamant has no options");
+  check_config("Diamant", num_seats, 3, 8, options, {});
 }
 
 // ----------------------------------------------------------------------------- state machine

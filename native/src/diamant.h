@@ -194,7 +194,7 @@ class Rollout {
 // (53 of them), here from the core's Rng seeded with the future's seed.
 struct Uniforms {
   Rng rng;
-  double random() { return static_cast<double>(rng.next_uint64() >> 11) * 0x1.0p-53; }
+  double random() { return uniform(rng); }
 };
 
 class Diamant {
@@ -278,7 +278,7 @@ class Diamant {
    private:
     Table future_;  // scratch: the table a future is played on
   };
-  // The native ports of this game's Python bots (bind.h binds each for Python).
+  // The native ports of this game's Python bots (bind/ports.h binds each for Python).
   using Ports = std::tuple<Search>;
 
   std::vector<double> scores(const State& s) const;

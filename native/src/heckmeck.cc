@@ -1,6 +1,8 @@
 // Heckmeck am Bratwurmeck: the C++ twin of tablezoo/games/heckmeck.py.
 #include "heckmeck.h"
 
+#include "config.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -10,10 +12,12 @@ namespace tablezoo::heckmeck {
 
 namespace {
 const std::array<const char*, 6> kFaceNames = {"1", "2", "3", "4", "5", "W"};
-Note<120> seat_name(int seat) { return Note<120>("seat ") + seat; }
 }  // namespace
 
-Heckmeck::Heckmeck(int num_seats, const Options& options) : n_(num_seats), quick_(options.at("quick")) {}
+Heckmeck::Heckmeck(int num_seats, const Options& options) : n_(num_seats) {
+  check_config("Heckmeck", num_seats, 2, 7, options, {"quick"});
+  quick_ = option(options, "quick");
+}
 
 State Heckmeck::initial_state() const {
   State s;
@@ -83,19 +87,19 @@ void Heckmeck::apply(State& s, int action) const {
     if (action == kTake) {
       s.grill.erase(std::find(s.grill.begin(), s.grill.end(), tile));
       me.push_back(tile);
-      end_turn(s, seat_name(s.turn) + " took " + tile + " with " + s.total);
+      end_turn(s, seat_name<Text>(s.turn) + " took " + tile + " with " + s.total);
     } else {
       tile = s.stacks[victim].back();
       s.stacks[victim].pop_back();
       me.push_back(tile);
-      end_turn(s, seat_name(s.turn) + " stole " + tile + " from " + seat_name(victim));
+      end_turn(s, seat_name<Text>(s.turn) + " stole " + tile + " from " + seat_name<Text>(victim));
     }
   }
 }
 
 void Heckmeck::bust(State& s, const Text& why) const {
   auto& stack = s.stacks[s.turn];
-  Text note = seat_name(s.turn) + " busted (" + why + ")";
+  Text note = seat_name<Text>(s.turn) + " busted (" + why + ")";
   if (!stack.empty()) {
     const int tile = stack.back();
     stack.pop_back();
@@ -205,7 +209,7 @@ std::vector<int> Heckmeck::winners(const State& s) const {
 }
 
 void Heckmeck::validate(const State& s) const {
-  // Every tile 21..36 once, in the grill, face-down or in a stack; the grill ascending.
+  // Every tile 21..36 exactly once: in the grill, face-down or in a stack; the grill ascending.
   std::vector<int> seen(37, 0);
   auto count = [&](int t, const char* where) {
     require_range(t, 21, 36, where);
@@ -217,17 +221,45 @@ void Heckmeck::validate(const State& s) const {
   require_size(s.stacks.size(), n_, "stacks");
   for (const auto& stack : s.stacks)
     for (int t : stack) count(t, "a stack tile");
+  for (int t = 21; t <= 36; ++t)
+    require(seen[t] == 1, "tile " + std::to_string(t) + " is nowhere: not in the grill, face-down or in a stack");
   require_range(s.turn, 0, n_ - 1, "turn");
+  // The dice: 8 in all, kept or left; the roll is the dice left, rolled; the sum is the kept dice's.
   const Phase p = s.phase;
-  int dice = 0;
+  int kept = 0, rolled = 0, sum = 0;
   for (int f = 0; f < 6; ++f) {
     require_range(s.roll[f], 0, kDice, "a roll count");
     require_range(s.kept[f], 0, kDice, "a kept count");
-    dice += s.kept[f];
+    kept += s.kept[f];
+    rolled += s.roll[f];
+    sum += s.kept[f] * kFaceValue[f];
   }
   require_range(s.left, 0, kDice, "left");
-  require(dice + s.left == kDice, "kept dice and dice left do not add up to 8");
+  require(kept + s.left == kDice, "kept dice and dice left do not add up to 8");
   require_range(s.total, 0, 5 * kDice, "total");
+  require(s.total == sum, "total: the kept dice do not add up to " + std::to_string(s.total) + " but to " +
+                             std::to_string(sum));
+  if (p == kKeeping)
+    require(rolled == s.left, "roll has " + std::to_string(rolled) + " dice, but " + std::to_string(s.left) +
+                                  " are left to roll");
+  else
+    require(rolled == 0, "roll holds dice outside the phase 'keep'");
+  bool face_free = false, new_face = false;
+  for (int f = 0; f < 6; ++f) {
+    face_free = face_free || !s.kept[f];
+    new_face = new_face || (s.roll[f] && !s.kept[f]);
+  }
+  // What each phase relies on: a roll is due only with dice left and a face free to keep, a
+  // seat to move has a legal move, and a turn starts afresh.
+  if (p == kRolling || p == kDeciding)
+    require(s.left > 0 && face_free, std::string("phase '") + names(p)[p] +
+                                         "' needs dice left and a face not kept yet");
+  if (p == kKeeping) require(new_face, "phase 'keep': no face of the roll is free to keep");
+  if (p == kClaiming) {
+    const auto [tile, victim] = claims(s);
+    require(tile || victim >= 0, "phase 'claim': the kept dice claim no tile");
+  }
+  if (p == kOver) require(s.left == kDice, "the game is over with dice kept");
   require(p != kOver || s.grill.empty(), "the game is over with tiles on the grill");
   require(p == kOver || !s.grill.empty(), "the grill is empty but the game is not over");
 }

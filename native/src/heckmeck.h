@@ -154,7 +154,7 @@ class Heckmeck {
     std::vector<std::pair<std::vector<int>, TurnSolver>> solvers_;  // (board, its solver)
     std::vector<int> key_, legal_;                                  // scratch
   };
-  // The native ports of this game's Python bots (bind.h binds each for Python).
+  // The native ports of this game's Python bots (bind/ports.h binds each for Python).
   using Ports = std::tuple<Solver>;
 
   std::vector<double> scores(const State& s) const;

@@ -1,15 +1,18 @@
 // tablezoo.games._native: the native core's Python module. Each game is bound by the one
-// template of bind.h; the C++ errors become the engine's own Python exceptions.
+// template of bind/game.h from its own translation unit (bind/<game>.cc, which registers it);
+// the C++ errors become the engine's own Python exceptions (bind/errors.h).
 #include <pybind11/pybind11.h>
 
-#include "bind.h"
-#include "court.h"
-#include "diamant.h"
-#include "heckmeck.h"
-#include "sechs_nimmt.h"
+#include <algorithm>
+
+#include "bind/batch.h"
+#include "bind/fast.h"
+#include "bind/game.h"
+#include "bind/net_search.h"
 
 namespace py = pybind11;
 using namespace tablezoo;
+
 
 PYBIND11_MODULE(_native, m) {
   m.doc() = "The native core of tablezoo's engine: the four games in C++ (see tablezoo.games.native).";
@@ -17,27 +20,12 @@ PYBIND11_MODULE(_native, m) {
   // The Python engine's exception classes, so that both cores raise the same ones.
   py::module_ core = py::module_::import("tablezoo.games.core");
   // kept for the life of the process (released: never destroyed after the interpreter)
-  static PyObject* illegal = py::object(core.attr("IllegalActionError")).release().ptr();
-  static PyObject* bad_outcome = py::object(core.attr("OutcomeError")).release().ptr();
-  static PyObject* bad_state = py::object(core.attr("StateError")).release().ptr();
-  PyErrors::illegal = illegal;
-  PyErrors::outcome = bad_outcome;
-  PyErrors::state = bad_state;
-  py::register_exception_translator([](std::exception_ptr p) {
-    try {
-      if (p) std::rethrow_exception(p);
-    } catch (const IllegalAction& e) {
-      PyErr_SetString(illegal, e.what());
-    } catch (const BadOutcome& e) {
-      PyErr_SetString(bad_outcome, e.what());
-    } catch (const BadState& e) {
-      PyErr_SetString(bad_state, e.what());
-    } catch (const NotEnumerable& e) {
-      PyErr_SetString(PyExc_NotImplementedError, e.what());
-    } catch (const std::out_of_range& e) {
-      PyErr_SetString(bad_state, e.what());
-    }
-  });
+  PyErrors::illegal = py::object(core.attr("IllegalActionError")).release().ptr();
+  PyErrors::outcome = py::object(core.attr("OutcomeError")).release().ptr();
+  PyErrors::state = py::object(core.attr("StateError")).release().ptr();
+  PyErrors::config = py::object(core.attr("ConfigError")).release().ptr();
+  py::register_exception_translator(translate_error);
+  guard_instance_base();
 
   py::class_<Rng>(m, "Rng", "The core's random generator (xoshiro256**), for its own loops.")
       .def(py::init<uint64_t>(), py::arg("seed") = 0)
@@ -51,103 +39,9 @@ PYBIND11_MODULE(_native, m) {
   m.def("game_seed", &game_seed, py::arg("seed"), py::arg("index"),
         "The seed of game `index`'s random stream in a batch seeded with `seed`.");
 
-  // numpy's draws, as core.h makes them from a numpy Generator's bits (for the tests)
-  m.def("numpy_integers", [](py::handle generator, uint64_t high) {
-    if (high == 0) throw py::value_error("high must be positive");
-    NumpyBits bits(generator);
-    return numpy_integers(bits, high);
-  });
-  m.def("numpy_permutation", [](py::handle generator, int n) {
-    if (n < 0 || n > 1000000) throw py::value_error("n must be 0..1000000");
-    NumpyBits bits(generator);
-    std::vector<int> out;
-    numpy_permutation(bits, n, out);
-    return out;
-  });
-  m.def("raw_below", [](py::handle generator, uint64_t total) {
-    if (total == 0) throw py::value_error("total must be positive");
-    NumpyBits bits(generator);
-    return raw_below(bits, total);
-  });
-
   bind_net(m);
-  bind_game<heckmeck::Heckmeck>(m, "Heckmeck");
-  bind_game<sechs_nimmt::SechsNimmt>(m, "SechsNimmt");
-  {
-    // 6 nimmt!'s rollouts, the pieces its Monte Carlo ports plan with (beside the game's
-    // determinize, bound for every game that has one), for the tests that hold them to the
-    // Python bots' own
-    using G = sechs_nimmt::SechsNimmt;
-    auto game_class = py::reinterpret_borrow<py::class_<Bound<G>>>(m.attr("SechsNimmt"));
-    game_class
-        .def("rollout", [](const Bound<G>& b, Boxed<G>& box, Rng& rng, std::optional<double> greedy) {
-          G::State& s = b.check(box);
-          if (greedy && !(*greedy >= 0.0 && *greedy <= 1.0))
-            throw py::value_error("greedy is a probability, 0 to 1, not " + std::to_string(*greedy));
-          if (greedy)
-            b.game.mixed_rollout(s, rng, *greedy);
-          else
-            b.game.random_rollout(s, rng);
-        }, py::arg("state"), py::arg("rng"), py::arg("greedy") = py::none(),
-           "Play the state to the end of its round: every move at random (random_rollout), or, given "
-           "greedy, each the heuristic's with that chance (mixed_rollout).");
-  }
-  bind_game<diamant::Diamant>(m, "Diamant");
-  bind_game<court::Court>(m, "Court");
-
-  // Diamant's search bot's simulator (diamant.h: Table, threshold_camps, one_card_camps,
-  // Rollout) on the table of a native state, for the tests that hold it to bots/diamant.py's.
-  using diamant::Table;
-  using DiamantState = Boxed<diamant::Diamant>;
-  py::module_ search = m.def_submodule("diamant_search", "Diamant's search bot's simulator, for the tests.");
-  auto table_of = [](const DiamantState& b, int seat) {
-    const int n = b.num_seats;
-    if (seat < 0 || seat >= n)
-      throw py::value_error("seat " + std::to_string(seat) + " is out of range 0.." + std::to_string(n - 1));
-    return Table::of_state(b.s);
-  };
-  search.def("table", [](const DiamantState& b) { return to_python(Table::of_state(b.s)); }, py::arg("state"),
-             "The table of a state (Table.of_view of any seat's view), as a dict.");
-  search.def("threshold_camps", [table_of](const DiamantState& b, int seat, int haul, int hazards) {
-    return diamant::threshold_camps(table_of(b, seat), seat, haul, hazards);
-  }, py::arg("state"), py::arg("seat"), py::arg("haul"), py::arg("hazards"), "threshold_camps on the state's table.");
-  search.def("one_card_camps", [table_of](const DiamantState& b, int seat, int staying, int leaving) {
-    const Table table = table_of(b, seat);
-    if (staying < 0 || staying > b.num_seats || leaving < 0 || leaving > b.num_seats)
-      throw py::value_error("staying and leaving are counts of seats, 0.." + std::to_string(b.num_seats));
-    return diamant::one_card_camps(table, seat, staying, leaving);
-  }, py::arg("state"), py::arg("seat"), py::arg("staying"), py::arg("leaving"), "one_card_camps on the state's table.");
-  search.def("score", [](const std::vector<int>& banked, int me, double margin_weight) {
-    if (banked.size() < 2) throw py::value_error("a score needs the banked gems of two seats at least");
-    if (me < 0 || me >= static_cast<int>(banked.size())) throw py::value_error("me is not a seat of banked");
-    for (int gems : banked)
-      if (gems < 0 || gems > diamant::kCaves * diamant::kTotalTreasure)
-        throw py::value_error("banked gems are 0.." + std::to_string(diamant::kCaves * diamant::kTotalTreasure) +
-                              ", not " + std::to_string(gems));
-    diamant::Diamant::Search bot;
-    bot.margin_weight = margin_weight;
-    return bot.score(banked, me);
-  }, py::arg("banked"), py::arg("me"), py::arg("margin_weight") = 0.01, "DiamantSearchBot.score.");
-  // The cards of a rollout from a list of uniform doubles, as a scripted random.Random gives them.
-  struct Draws {
-    const std::vector<double>& u;
-    size_t used = 0;
-    double random() {
-      if (used == u.size()) throw py::value_error("the draws ran out after " + std::to_string(used) + " cards");
-      const double x = u[used++];
-      if (!(x >= 0.0 && x < 1.0)) throw py::value_error("a draw is a double in [0, 1), not " + std::to_string(x));
-      return x;
-    }
-  };
-  search.def("rollout", [table_of](const DiamantState& b, int me, bool mine, const std::vector<double>& draws,
-                                   int others_haul, int others_hazards) {
-    Table table = table_of(b, me);
-    diamant::Rollout rollout(me, others_haul, others_hazards);
-    Draws rnd{draws};
-    rollout.play(table, mine, rnd);
-    return py::make_tuple(to_python(table), rnd.used);
-  }, py::arg("state"), py::arg("me"), py::arg("mine"), py::arg("draws"), py::arg("others_haul") = 10,
-     py::arg("others_hazards") = 2,
-     "Rollout(me, ...).play on the state's table (me choosing `mine`: camp), the cards from `draws`: "
-     "the table at the end and the draws used.");
+  // every game, each from its own translation unit (bind/<game>.cc registers it), by name
+  auto games = game_binders();
+  std::sort(games.begin(), games.end());
+  for (const auto& [name, bind] : games) bind(m);
 }

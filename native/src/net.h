@@ -54,7 +54,7 @@ class PolicyValueNet {
   };
 
   // `weights` as numpy holds them, (out, in) row-major, each with its bias; the last is the
-  // policy layer unless there is a head. The caller (bind.h) has checked every shape.
+  // policy layer unless there is a head. The caller (bind/net_search.h) has checked every shape.
   PolicyValueNet(const std::vector<std::vector<float>>& weights, const std::vector<std::pair<int, int>>& shapes,
                  const std::vector<std::vector<float>>& biases, std::vector<float> value_w, float value_b,
                  bool has_value_head, std::vector<float> scale, std::optional<ActionHead> head,

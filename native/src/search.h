@@ -67,9 +67,6 @@ struct Reading {
   }
 };
 
-// A uniform double in [0, 1) from 53 bits.
-inline double uniform(Rng& rng) { return static_cast<double>(rng.next_uint64() >> 11) * 0x1.0p-53; }
-
 // net.py masked_softmax: the policy over `legal` (in its order) from the full logits, float32.
 inline void masked_softmax(const std::vector<float>& logits, const std::vector<int>& legal, std::vector<float>& out) {
   out.resize(legal.size());

@@ -1,6 +1,8 @@
 // 6 nimmt!: the C++ twin of tablezoo/games/sechs_nimmt.py.
 #include "sechs_nimmt.h"
 
+#include "config.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -64,12 +66,13 @@ int target(const Rows& rows, int card, bool profi) {
   return best;
 }
 
-SechsNimmt::SechsNimmt(int num_seats, const Options& options)
-    : n_(num_seats), profi_(options.at("profi")), logic_(options.at("logic")) {
-  // make() checks it before it builds a game; a direct build of the core must not get past it either
-  if (num_seats < 2 || num_seats > kMaxSeats) throw std::invalid_argument("6 nimmt! is for 2 to 10 players");
+SechsNimmt::SechsNimmt(int num_seats, const Options& options) : n_(num_seats) {
+  // make() checks them before it builds a game; a direct build of the core must not get past them either
+  check_config("6 nimmt!", num_seats, 2, kMaxSeats, options, {"logic", "profi", "tactic"});
+  profi_ = option(options, "profi");
+  logic_ = option(options, "logic");
   const int n = n_;
-  const int d = deck_ = deck_size(n, options.at("tactic"), logic_);
+  const int d = deck_ = deck_size(n, option(options, "tactic"), logic_);
   row_action_ = logic_ ? 2 * d : d;  // play 1..D, (pick 1..D), then row 1..4
   for (int seat = 0; seat < n; ++seat)
     for (int i = 0; i < kRows; ++i) took_[seat][i] = text("seat ", seat, " took row ", i + 1, " (");
@@ -571,9 +574,6 @@ int SechsNimmt::Heuristic::act(const SechsNimmt& game, const State& s, int seat,
 
 namespace {
 
-// random.random(): a double uniform in [0, 1), from the top 53 bits of one draw.
-double uniform(Rng& rng) { return static_cast<double>(rng.next_uint64() >> 11) * 0x1.0p-53; }
-
 // The heads each seat has now: its total before the round and what it took this round (the
 // outcome of a rollout is read as the change of these).
 void heads_now(const State& s, std::vector<int>& out) {
@@ -853,6 +853,12 @@ void SechsNimmt::validate(const State& s) const {
       require(left >= 1 && left <= kHand, "hands: a seat to choose a card holds 1..10 cards");
     else
       require(left <= kHand - 1, "hands: after the reveal a seat holds 0..9 cards");
+    // every card dealt is in play: in a hand, a row, a pile or revealed still to place
+    int cards = static_cast<int>(s.pending.size());
+    for (int seat = 0; seat < n; ++seat) cards += static_cast<int>(s.hands[seat].size() + s.piles[seat].size());
+    for (const auto& row : s.rows) cards += static_cast<int>(row.size());
+    require(cards == kHand * n + kRows, "hands, rows, piles and pending hold " + std::to_string(cards) +
+                                            " cards, not the " + std::to_string(kHand * n + kRows) + " dealt");
   }
   if (p == kRow) {
     require(!s.pending.empty() && s.pending.front() == s.turn,

@@ -256,7 +256,7 @@ class SechsNimmt {
     std::vector<double> scores_;   // per legal move: its score (choose); empty when not searched
     State sample_, state_;         // scratch: a determinisation, and a move played out on it
   };
-  // The native ports of this game's Python bots (bind.h binds each for Python).
+  // The native ports of this game's Python bots (bind/ports.h binds each for Python).
   using Ports = std::tuple<MonteCarlo, Search>;
 
   // Play s to the end of its round, every card and row chosen uniformly at random from rng

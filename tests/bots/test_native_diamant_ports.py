@@ -29,9 +29,9 @@ def core() -> str:
 
 
 def _search() -> Any:
-    from tablezoo.games import _native  # type: ignore[attr-defined]
+    from tablezoo.games import _native_testing  # type: ignore[attr-defined]
 
-    return _native.diamant_search
+    return _native_testing.diamant_search
 
 
 def _decisions(seats: int, games: int, seed: int) -> list[Any]:

@@ -51,6 +51,13 @@ def native_module() -> Any:
     return _native
 
 
+def _testing() -> Any:
+    """The pieces of the core only the tests call (its rollouts)."""
+    from tablezoo.games import _native_testing  # type: ignore[attr-defined]
+
+    return _native_testing
+
+
 def decisions(game: Any, seed: int, games: int = 1) -> Iterator[Any]:
     """The decisions of ``games`` seeded games of random moves on the native ``game`` (each a
     state the caller may keep: the game goes on on a copy)."""
@@ -161,7 +168,7 @@ def test_a_greedy_rollout_is_the_python_rollout_move_for_move(seats: int, option
     played = 0
     for state in decisions(game, seed=seats):
         reference = game.to_reference(state)
-        game._native.rollout(state, stream, 1.0)
+        _testing().sechs_nimmt_rollout(game._native, state, stream, 1.0)
         mixed_rollout(game.reference, reference, random.Random(0), 1.0)
         assert state.to_fields() == reference.__dict__
         played += 1
@@ -189,7 +196,7 @@ def test_the_random_and_mixed_rollouts_take_the_heads_the_python_rollouts_take(
             heads: dict[str, list[list[int]]] = {"native": [], "python": []}
             for _ in range(1500):
                 mine, theirs = game.clone(state), game.to_reference(state)
-                game._native.rollout(mine, stream, greedy)
+                _testing().sechs_nimmt_rollout(game._native, mine, stream, greedy)
                 if greedy is None:
                     random_rollout(game.reference, theirs, rnd)
                 else:
@@ -326,15 +333,15 @@ def test_the_pieces_refuse_what_is_not_theirs() -> None:
     with pytest.raises(ValueError, match="seat 3 is out of range"):
         native.determinize(state, 3, stream)
     with pytest.raises(ValueError, match="greedy is a probability"):
-        native.rollout(state, stream, 1.5)
+        _testing().sechs_nimmt_rollout(native, state, stream, 1.5)
     with pytest.raises(ValueError, match="greedy is a probability"):
-        native.rollout(state, stream, math.nan)
+        _testing().sechs_nimmt_rollout(native, state, stream, math.nan)
     with pytest.raises(TypeError):
         native.determinize(game.to_reference(state), 0, stream)
     with pytest.raises(TypeError, match="Generator"):
         native.determinize(state, 0, object())
     other = make("sechs_nimmt", 4, core="native")
     with pytest.raises(ValueError, match="another configuration"):
-        other._native.rollout(state, stream)
+        _testing().sechs_nimmt_rollout(other._native, state, stream)
     with pytest.raises(ValueError, match="another configuration"):
         other.native_port("search").act(state)

@@ -4,6 +4,7 @@ properties over many random games. The site's worked examples are scenarios in
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import warnings
 from collections import Counter
@@ -25,6 +26,7 @@ from tablezoo.games.core import (
     Game,
     IllegalActionError,
     OutcomeError,
+    StateError,
 )
 from tablezoo.games.diamant import (
     CAMP,
@@ -329,19 +331,21 @@ def test_a_reveal_draws_uniformly_from_the_cards_left_exact_probabilities() -> N
 
 def test_sampled_reveals_follow_the_counts() -> None:
     # The Python engine: a deck of 3 cards is no state of a game (30 cards less the removed
-    # hazards are in the deck or on the path), so the native core refuses it (StateError);
-    # its sample_chance is the reference's draw, run on the same fields.
+    # hazards are in the deck or on the path), so both cores refuse it (StateError); built
+    # past validate, it shows the reference's draw, which the native core's sample_chance runs.
     game = make("diamant", 3, core="python")
     deck = [0] * 17
     deck[kind("11")] = 2
     deck[kind("fire")] = 1
-    state = game.replace(game.initial_state(), deck=deck)
+    with pytest.raises(StateError, match="deck and path"):
+        game.replace(game.initial_state(), deck=deck)
+    state = dataclasses.replace(game.initial_state(), deck=deck)
     rng = np.random.default_rng(7)
     draws = Counter(game.sample_chance(state, rng) for _ in range(6000))
     assert set(draws) == {"11", "fire"}
     assert 3700 < draws["11"] < 4300  # 2/3 of 6000, with a wide margin
     deck[kind("fire")] = 0
-    state = game.replace(state, deck=deck)
+    state = dataclasses.replace(state, deck=deck)
     assert {game.sample_chance(state, rng) for _ in range(20)} == {"11"}
 
 
@@ -400,10 +404,12 @@ def test_a_treasure_no_longer_in_the_deck_is_refused() -> None:
 
 
 def test_an_empty_deck_cannot_be_sampled() -> None:
-    # unreachable in play (a cave ends by a double first); only a set-up state can do it, and
-    # only the Python engine takes it: the native core refuses the state itself (StateError)
+    # unreachable in play (a cave ends by a double first): validate refuses such a state on
+    # both cores (StateError); one built past it cannot be sampled either
     game = make("diamant", 3, core="python")
-    state = game.replace(game.initial_state(), deck=[0] * len(KINDS))
+    with pytest.raises(StateError, match="deck and path"):
+        game.replace(game.initial_state(), deck=[0] * len(KINDS))
+    state = dataclasses.replace(game.initial_state(), deck=[0] * len(KINDS))
     with pytest.raises(OutcomeError, match="no card is left"):
         game.sample_chance(state, np.random.default_rng(0))
 

@@ -33,7 +33,7 @@ def test_exact_roll_distribution(dice: int) -> None:
 
 def test_sampled_rolls_agree_with_the_exact_distribution() -> None:
     game = make("heckmeck", 2)
-    state = game.replace(game.initial_state(), left=3, kept=[1, 1, 1, 1, 1, 0])
+    state = game.replace(game.initial_state(), left=3, kept=[1, 1, 1, 1, 1, 0], total=15)
     rng = np.random.default_rng(11)
     n = 60_000
     seen = Counter(tuple(game.sample_chance(state, rng)) for _ in range(n))
@@ -112,6 +112,7 @@ def test_observation_is_from_the_observers_side() -> None:
         grill=[t for t in TILES if t not in (21, 30, 36)],
         turn=2,
         phase="keep",
+        roll=[1, 1, 1, 1, 2, 2],
     )
     spec = game.observation_spec
     for seat in range(3):

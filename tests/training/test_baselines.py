@@ -60,6 +60,10 @@ def test_a_row_trains_scores_and_is_skipped_once_finished(
     folder = out / row / "heckmeck-2p" / "512" / "seed0"
     result = json.loads((folder / "result.json").read_text())
     assert result["complete"] is False  # 4 games, one opponent, one seat count
+    assert result["policy"]["training_seed"] == 0 and result["command"][:2] == [
+        "python",
+        "benchmarks/baselines.py",
+    ]
     assert [(c["opponent"], c["seats"], c["games"]) for c in result["cells"]] == [("random", 2, 4)]
     row_info = result["baseline"]
     assert row_info["algorithm"] == row and row_info["decisions"] >= 512
@@ -112,7 +116,8 @@ def test_the_table_sums_up_the_finished_rows(baselines: ModuleType, out: Path, t
     assert sorted(e["algorithm"] for e in entries) == finished
     for e in entries:
         assert (e["game"], e["seats"], e["budget"], e["seeds"]) == ("heckmeck", 2, 512, [0])
-        assert e["iqm"] is not None and e["cells"] == ["random@2"]
+        assert e["iqm"] is None and "at least 2 runs" in e["note"]  # one seed: no interval
+        assert e["protocol"] is False and e["games_per_cell"] == [4] and e["panel"] == ["random"]
     table = (tmp_path / "baselines.md").read_text().splitlines()
     assert len(table) == 2 + len(entries) and all(name in "".join(table) for name in finished)
     assert (tmp_path / "baselines-heckmeck.png").stat().st_size > 0
@@ -127,3 +132,9 @@ def test_a_stopped_row_that_cannot_resume_trains_again_from_an_empty_folder(
     stale.write_text("from a stopped run")
     baselines.main(["tianshou_dqn", "heckmeck", "--seats", "2", "--out", str(tmp_path), *SMOKE])
     assert not stale.exists() and (stale.parent / "model.pt").exists()
+
+
+def test_the_table_seat_counts_are_the_protocols(baselines: ModuleType) -> None:
+    from tablezoo.training.benchmark import SEATS
+
+    assert {game: SEATS[game] for game in baselines.GAMES} == baselines.TABLE_SEATS

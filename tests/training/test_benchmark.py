@@ -151,16 +151,18 @@ def test_every_protocol_seat_count_has_its_references() -> None:
         assert set(benchmark.REFERENCES[game_name]) == set(SEATS[game_name])
 
 
-def fake_result(scores: list[float]) -> dict[str, object]:
+def fake_result(scores: list[float], seed: int = 0, games: int = 10) -> dict[str, object]:
     cells = [
-        {"opponent": "heuristic", "seats": n, "normalised": s} for n, s in zip((2, 4, 5), scores, strict=True)
+        {"opponent": "heuristic", "seats": n, "games": games, "normalised": s}
+        for n, s in zip((2, 4, 5), scores, strict=True)
     ]
-    return {"protocol": benchmark.PROTOCOL, "game": "court", "policy": {"given": "x"}, "cells": cells}
+    policy = {"given": f"seed{seed}", "sha256": f"{seed:064d}", "training_seed": seed}
+    return {"protocol": benchmark.PROTOCOL, "game": "court", "policy": policy, "cells": cells}
 
 
 def test_aggregate_over_training_seeds() -> None:
     pytest.importorskip("rliable")
-    runs = [fake_result([s, s + 0.1, s + 0.2]) for s in (0.1, 0.2, 0.3, 0.4, 0.5)]
+    runs = [fake_result([s, s + 0.1, s + 0.2], k) for k, s in enumerate((0.1, 0.2, 0.3, 0.4, 0.5))]
     result = aggregate(runs, reps=200)
     values = np.array([r["cells"][i]["normalised"] for r in runs for i in range(3)])  # type: ignore[index]
     assert result["runs"] == 5 and result["mean"] == pytest.approx(values.mean(), abs=1e-4)
@@ -168,8 +170,8 @@ def test_aggregate_over_training_seeds() -> None:
 
 
 def test_aggregate_refuses_mixed_results() -> None:
-    other = {**fake_result([0.1, 0.2, 0.3]), "game": "diamant"}
-    with pytest.raises(ConfigError, match="one protocol and one game"):
+    other = {**fake_result([0.1, 0.2, 0.3], 1), "game": "diamant"}
+    with pytest.raises(ConfigError, match="one game"):
         aggregate([fake_result([0.1, 0.2, 0.3]), other])
 
 
@@ -191,14 +193,14 @@ def test_a_callable_is_asked_with_observation_and_mask() -> None:
         return int(np.flatnonzero(mask)[-1])
 
     game = make("heckmeck", 3)
-    cell = evaluate(last_legal, game, "random", games=3)
+    cell = evaluate(last_legal, game, "random", games=3, observation="plain", scaled=False)
     assert cell.games == 3
     assert set(seen) == {(game.observation_spec.size, game.num_actions)}
 
 
 def test_a_callable_answering_logits_plays_the_best_legal_one() -> None:
     game = make("sechs_nimmt", 4)
-    bot = as_bot(lambda o, m: np.arange(game.num_actions, dtype=float), game)
+    bot = as_bot(lambda o, m: np.arange(game.num_actions, dtype=float), game, None, "plain", False)
     for seat in positions("sechs_nimmt", 4, 10):
         assert bot.act(seat) == int(np.flatnonzero(seat.mask)[-1])
 
@@ -209,8 +211,11 @@ def test_a_torch_module_reads_the_layout_its_first_layer_declares() -> None:
         net = torch.nn.Sequential(
             torch.nn.Linear(size, 16), torch.nn.Tanh(), torch.nn.Linear(16, game.num_actions)
         )
-        bot = as_bot(net, game)
-        assert isinstance(bot, FunctionBot) and bot.reading == Reading(padded=padded)
+        bot = as_bot(net, game, scaled=False)
+        assert isinstance(bot, FunctionBot)
+        assert bot.reading == Reading(
+            padded=padded, scaled=False, source="layout: its input size; scaling: caller"
+        )
         for seat in positions("diamant", 4, 5):
             logits = net(torch.as_tensor(bot.reading.read(seat)[None])).detach().numpy()[0]
             assert bot.act(seat) == int(np.argmax(np.where(seat.mask > 0, logits, -np.inf)))
@@ -243,7 +248,8 @@ def test_an_sb3_model_and_its_zip_play_alike(tmp_path: object) -> None:
     path = tmp_path / "model.zip"  # type: ignore[operator]
     model.save(path)
     bot = as_bot(path, make("diamant", 4))
-    assert isinstance(bot, FunctionBot) and bot.reading == Reading(padded=False, scaled=True)
+    assert isinstance(bot, FunctionBot)
+    assert bot.reading == Reading(padded=False, scaled=True, source="its observation space")
     assert same_moves(model, str(path))
 
 

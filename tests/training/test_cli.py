@@ -35,7 +35,8 @@ def test_evaluate_prints_json_alone_only_when_asked(capsys: pytest.CaptureFixtur
     cli.main(lineup)
     captured = capsys.readouterr()
     assert "95% CI" in captured.out and "{" not in captured.out
-    assert captured.err == ""  # no progress bar where standard error is not a terminal
+    # where standard error is not a terminal, progress comes as log lines, not a bar
+    assert "\r" not in captured.err and "evaluate: 9/9 games (100%), done" in captured.err
     cli.main([*lineup, "--json"])
     result = json.loads(capsys.readouterr().out)  # standard output is the JSON alone
     assert result["games"] == 9 and result["lineup"] == ["heuristic", "random", "random"]

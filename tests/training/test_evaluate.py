@@ -58,7 +58,7 @@ def test_a_tournament_in_parts_is_the_tournament_game_by_game() -> None:
     names = ["heuristic", "random", "random"]
     whole = play_part(split_tournament("sechs_nimmt", 3, names, 7, seed=5, options={"tactic": True})[0])
     parts = split_tournament("sechs_nimmt", 3, names, 7, seed=5, options={"tactic": True}, parts=3)
-    assert [p[5:] for p in parts] == [(0, 2), (2, 2), (4, 3)]  # (first game, games)
+    assert [p[5:7] for p in parts] == [(0, 2), (2, 2), (4, 3)]  # (first game, games)
     joined = join_parts([play_part(p) for p in parts])
     assert [s.name for s in joined] == ["heuristic", "random"]
     assert [(s.credits, s.scores) for s in joined] == [(s.credits, s.scores) for s in whole]
@@ -85,11 +85,19 @@ def test_a_long_tournament_counts_its_games_by_parts_with_the_same_results() -> 
     assert [s.as_dict() for s in played] == [s.as_dict() for s in whole]
 
 
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
 def test_the_progress_bar_rewrites_its_line_and_clears_it_at_the_end() -> None:
-    out = io.StringIO()
-    bar = ProgressBar(200, out, width=10)
+    out = Terminal()
+    now = [0.0]
+    bar = ProgressBar(200, out, width=10, clock=lambda: now[0])
+    now[0] = 30.0
     bar(50)
-    assert out.getvalue() == "\r[##........] 50/200 games"
+    assert out.getvalue() == "\r[##........] 50/200 games, 1m30s left"
     bar(200)
     *_, cleared, end = out.getvalue().split("\r")
-    assert cleared.strip() == "" and len(cleared) >= len("[##........] 50/200 games") and end == ""
+    assert cleared.strip() == "" and end == ""
+    assert len(cleared) >= len("[##........] 50/200 games, 1m30s left")

@@ -63,3 +63,73 @@ def test_the_cleanrl_example_trains_scores_and_resumes(tmp_path: Path) -> None:
     assert evaluate(model, make("heckmeck", 2), "random", games=4).games == 4
     by_path = evaluate(str(tmp_path / "model.pt"), make("heckmeck", 2), "random", games=4)
     assert by_path.credits == evaluate(model, make("heckmeck", 2), "random", games=4).credits
+
+
+def _cleanrl() -> object:
+    spec = importlib.util.spec_from_file_location("cleanrl_masked_ppo", CLEANRL)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _run(tmp: Path) -> tuple[list[dict[str, object]], list[object]]:
+    import torch
+
+    rows = [json.loads(line) for line in (tmp / "metrics.jsonl").read_text().splitlines()]
+    for row in rows:
+        row.pop("seconds")
+    weights = list(torch.load(tmp / "model.pt", weights_only=False).state_dict().values())
+    return rows, weights
+
+
+def test_the_cleanrl_example_is_deterministic_for_its_seed_run_through_or_resumed(tmp_path: Path) -> None:
+    import torch
+
+    module = _cleanrl()
+    args = ["--env", "heckmeck_v0", "--players", "2", "--rollout", "128", "--minibatch", "64", "--seed", "3"]
+    args += ["--eval-every", "256", "--eval-games", "4"]
+    module.main([*args, "--total-steps", "512", "--out", str(tmp_path / "a")])  # type: ignore[attr-defined]
+    module.main([*args, "--total-steps", "512", "--out", str(tmp_path / "b")])  # type: ignore[attr-defined]
+    module.main([*args, "--total-steps", "200", "--out", str(tmp_path / "c")])  # type: ignore[attr-defined]
+    module.main([*args, "--total-steps", "512", "--out", str(tmp_path / "c")])  # type: ignore[attr-defined]
+    (curve_a, weights_a), (curve_b, weights_b), (curve_c, weights_c) = (
+        _run(tmp_path / name) for name in "abc"
+    )
+    assert curve_a == curve_b and all(torch.equal(x, y) for x, y in zip(weights_a, weights_b, strict=True))
+    assert [r for r in curve_c if "win_share" in r] == [r for r in curve_a if "win_share" in r]
+    assert [r["steps"] for r in curve_c] == [r["steps"] for r in curve_a]
+    assert all(torch.equal(x, y) for x, y in zip(weights_a, weights_c, strict=True))
+
+
+def test_the_selfplay_example_is_deterministic_for_its_seed(tmp_path: Path) -> None:
+    import torch
+
+    spec = importlib.util.spec_from_file_location("selfplay_ppo", EXAMPLE)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    args = [
+        "--game",
+        "heckmeck",
+        "--num-envs",
+        "8",
+        "--steps",
+        "128",
+        "--eval-every",
+        "2",
+        "--eval-games",
+        "8",
+    ]
+    args += ["--threads", "1", "--seed", "4", "--updates", "3"]
+    module.main([*args, "--out", str(tmp_path / "a")])
+    module.main([*args, "--out", str(tmp_path / "b")])
+
+    def run(name: str) -> tuple[list[dict[str, object]], list[object]]:
+        rows = [json.loads(line) for line in (tmp_path / name / "metrics.jsonl").read_text().splitlines()]
+        kept = [{k: v for k, v in r.items() if not k.endswith("_s")} for r in rows]
+        return kept, list(torch.load(tmp_path / name / "actor.pt", weights_only=False).state_dict().values())
+
+    (rows_a, weights_a), (rows_b, weights_b) = run("a"), run("b")
+    assert rows_a == rows_b and any("win_share_vs_heuristic" in r for r in rows_a)
+    assert all(torch.equal(x, y) for x, y in zip(weights_a, weights_b, strict=True))

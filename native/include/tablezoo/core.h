@@ -5,7 +5,7 @@
 // struct whose fields are those of the Python dataclass, with the same names and the
 // same values, declared once in a `fields()` table. Copying a state is the struct's copy;
 // turning it into the Python engine's dict (and back) is generic over that table
-// (bind.h), so a state passes between the two cores through JSON unchanged.
+// (bind/values.h), so a state passes between the two cores through JSON unchanged.
 //
 // A game class G provides (see heckmeck.h for one that reads like its Python twin):
 //
@@ -31,7 +31,8 @@
 //   void validate(const State&) const;                     // throws BadState
 //
 // `validate` is what makes a state read from outside safe: after it passes, no rule
-// reads outside an array. Everything else may assume a valid state.
+// reads outside an array. Everything else may assume a valid state. The compiler holds every
+// bound game to this list (tablezoo/contract.h).
 #pragma once
 
 #include <array>
@@ -64,6 +65,9 @@ struct BadOutcome : Error {  // OutcomeError
   using Error::Error;
 };
 struct BadState : Error {  // StateError: a state read from outside that no game reaches
+  using Error::Error;
+};
+struct BadConfig : Error {  // ConfigError: a seat count out of range, an unknown or malformed option
   using Error::Error;
 };
 struct NotEnumerable : Error {  // NotImplementedError: a chance node too large to list
@@ -169,7 +173,7 @@ struct is_note<Note<N>> : std::true_type {};
 // give them: next_uint32(), next_uint64() and next_raw(). The draws below are numpy's own
 // algorithms (Generator.integers, the interval draw of Generator.permutation), so a game's
 // sample_chance, written once over any source, draws exactly what the Python reference draws
-// from a numpy Generator when the source is that generator's bits (bind.h: NumpyBits). The
+// from a numpy Generator when the source is that generator's bits (bind/numpy_bits.h: NumpyBits). The
 // core's own loops (random playouts, the batched env) use Rng, a fast source of its own.
 
 class Rng {
@@ -220,6 +224,10 @@ class Rng {
   }
   std::array<uint64_t, 4> s_{};
 };
+
+// A uniform double in [0, 1) from the top 53 bits of one 64-bit draw (Python's random.random()
+// and numpy's random() make theirs so), for the core's own loops: rollouts, searches, futures.
+inline double uniform(Rng& rng) { return static_cast<double>(rng.next_uint64() >> 11) * 0x1.0p-53; }
 
 // numpy's Generator.integers(high) for 0 < high (Lemire's method, as numpy draws it).
 template <class Bits>
@@ -345,6 +353,14 @@ inline std::string dice_text(const Counts& counts, const std::array<const char*,
 
 // A forced roll of num_dice dice: six non-negative counts adding up to num_dice.
 void check_roll(const Counts& counts, int num_dice);
+
+// ----------------------------------------------------------------------------- seats in notes
+
+// A seat as a state's note names it ("seat 2"), as the Python games write it.
+template <class Text>
+Text seat_name(int seat) {
+  return Text("seat ") + seat;
+}
 
 // ----------------------------------------------------------------------------- checks
 // For validate(): a BadState naming the field when a value is out of its range.

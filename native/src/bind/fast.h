@@ -1,0 +1,147 @@
+// The hot path: the calls a game loop makes at every decision, as plain CPython fastcall functions.
+#pragma once
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <cstring>
+
+#include "bound.h"
+#include "errors.h"
+
+namespace tablezoo {
+namespace py = pybind11;
+
+// ----------------------------------------------------------------------------- the hot path
+// The calls a game loop makes at every decision (to_move, legal_actions, apply, advance,
+// observe) as plain CPython fastcall functions bound to one game object. pybind11's general
+// dispatcher spends about 90 ns on a call (overload resolution, type casters); these take
+// about a quarter of that (benchmarks/throughput.py), and check the same things: the argument
+// count, the state's type and configuration, the seat. They raise the engine's exceptions.
+
+template <class G>
+struct Fast {
+  using B = Bound<G>;
+  using Box = Boxed<G>;
+  static inline PyTypeObject* state_type = nullptr;  // set by bind_game
+
+  static B& game(PyObject* self) {  // self: the game object the functions were made from
+    return *static_cast<B*>(reinterpret_cast<py::detail::instance*>(self)->get_value_and_holder().value_ptr());
+  }
+
+  // The native state in obj, checked against the game's configuration; nullptr with a
+  // Python error set when it is not one.
+  static Box* state(PyObject* self, PyObject* obj) {
+    if (!PyObject_TypeCheck(obj, state_type)) {
+      PyErr_Format(PyExc_TypeError, "%s is not a native state of this game", Py_TYPE(obj)->tp_name);
+      return nullptr;
+    }
+    auto vh = reinterpret_cast<py::detail::instance*>(obj)->get_value_and_holder();
+    if (!vh.holder_constructed()) {
+      PyErr_SetString(PyExc_TypeError, "an empty state object (states come from the game)");
+      return nullptr;
+    }
+    Box* box = static_cast<Box*>(vh.value_ptr());
+    if (box->key != game(self).key) {
+      PyErr_SetString(PyExc_ValueError, "this state belongs to another configuration of the game");
+      return nullptr;
+    }
+    return box;
+  }
+
+  static bool arity(const char* signature, Py_ssize_t nargs, Py_ssize_t expected) {
+    if (nargs == expected) return true;
+    PyErr_Format(PyExc_TypeError, "%s takes %zd arguments, not %zd", signature, expected, nargs);
+    return false;
+  }
+
+  static PyObject* to_move(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+    if (!arity("to_move(state)", nargs, 1)) return nullptr;
+    Box* box = state(self, args[0]);
+    return box ? PyLong_FromLong(game(self).game.to_move(box->s)) : nullptr;
+  }
+
+  static PyObject* legal_actions(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+    if (!arity("legal_actions(state)", nargs, 1)) return nullptr;
+    Box* box = state(self, args[0]);
+    if (!box) return nullptr;
+    B& b = game(self);
+    b.legal.clear();
+    if (b.game.to_move(box->s) >= 0) b.game.legal_actions(box->s, b.legal);
+    PyObject* out = PyList_New(static_cast<Py_ssize_t>(b.legal.size()));
+    if (!out) return nullptr;
+    for (size_t i = 0; i < b.legal.size(); ++i) PyList_SET_ITEM(out, i, PyLong_FromLong(b.legal[i]));
+    return out;
+  }
+
+  // apply(state, action, *, check=True, legal=None)
+  static PyObject* apply(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+    const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (Py_ssize_t k = 0; k < nkw; ++k) {
+      const char* name = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
+      if (!name || (std::strcmp(name, "check") != 0 && std::strcmp(name, "legal") != 0)) {
+        PyErr_Format(PyExc_TypeError, "apply() got an unexpected keyword argument %R", PyTuple_GET_ITEM(kwnames, k));
+        return nullptr;
+      }
+    }
+    if (!arity("apply(state, action)", nargs, 2)) return nullptr;
+    Box* box = state(self, args[0]);
+    if (!box) return nullptr;
+    return guarded([&] {
+      game(self).apply_checked(box->s, args[1]);
+      Py_RETURN_NONE;
+    });
+  }
+
+  // advance(state, rng): rng a numpy Generator (the reference's draws) or an Rng
+  static PyObject* advance(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+    if (!arity("advance(state, rng)", nargs, 2)) return nullptr;
+    Box* box = state(self, args[0]);
+    if (!box) return nullptr;
+    return guarded([&]() -> PyObject* {
+      B& b = game(self);
+      py::handle rng(args[1]);
+      if (py::isinstance<Rng>(rng)) return PyLong_FromLong(b.advance(box->s, rng.cast<Rng&>()));
+      NumpyBits& bits = b.numpy_bits(rng);
+      return PyLong_FromLong(b.advance(box->s, bits));
+    });
+  }
+
+  static PyObject* observe(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+    if (!arity("observe(state, seat)", nargs, 2)) return nullptr;
+    Box* box = state(self, args[0]);
+    if (!box) return nullptr;
+    B& b = game(self);
+    const py::ssize_t size = b.game.observation_size();
+    return guarded([&]() -> PyObject* {
+      const int seat = b.read_seat(args[1]);
+      auto out = float_array(size);
+      b.game.observe(box->s, seat, out.mutable_data());
+      return out.release().ptr();
+    });
+  }
+
+  // The functions above bound to the game object `self`, by name.
+  static py::dict methods(py::handle self) {
+    static PyMethodDef defs[] = {
+        {"to_move", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(to_move)), METH_FASTCALL,
+         "The seat to decide, CHANCE (-1) or TERMINAL (-2)."},
+        {"legal_actions", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(legal_actions)), METH_FASTCALL,
+         "The legal action ids, ascending."},
+        {"apply", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(apply)), METH_FASTCALL | METH_KEYWORDS,
+         "Apply a legal action (checked; an illegal one raises IllegalActionError naming the legal moves)."},
+        {"advance", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(advance)), METH_FASTCALL,
+         "Resolve chance from a numpy Generator (as the reference draws) or an Rng until a seat is to move."},
+        {"observe", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(observe)), METH_FASTCALL,
+         "The seat's observation, float32."},
+    };
+    py::dict out;
+    for (auto& def : defs) {
+      PyObject* f = PyCFunction_NewEx(&def, self.ptr(), nullptr);
+      if (!f) throw py::error_already_set();
+      out[def.ml_name] = py::reinterpret_steal<py::object>(f);
+    }
+    return out;
+  }
+};
+
+}  // namespace tablezoo

@@ -1,0 +1,250 @@
+// The native network (tablezoo.bots.net.PolicyValueNet's forward pass) and AgentBot's search.
+#pragma once
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bound.h"
+#include "ports.h"
+#include "../net.h"
+#include "../search.h"
+
+namespace tablezoo {
+namespace py = pybind11;
+
+// ----------------------------------------------------------------------------- the network and the search
+
+// `value` as a float32 array of `ndim` dimensions (any array of numbers is converted), or a
+// Python error naming `what` and what it should be.
+using FloatArray = py::array_t<float, py::array::c_style | py::array::forcecast>;
+
+inline std::string shape_text(const py::array& a) { return std::string(py::str(a.attr("shape"))); }
+
+inline FloatArray float_input(py::handle value, int ndim, const std::string& what) {
+  FloatArray a = FloatArray::ensure(value);
+  if (!a)
+    throw py::type_error(what + " should be an array of numbers, not " +
+                         type_name(value));
+  if (a.ndim() != ndim)
+    throw py::value_error(what + " should have " + std::to_string(ndim) + " dimension" + (ndim > 1 ? "s" : "") +
+                          ", not shape " + shape_text(a));
+  return a;
+}
+
+inline void require_shape(const FloatArray& a, std::vector<py::ssize_t> shape, const std::string& what,
+                          const std::string& why) {
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (a.shape(static_cast<py::ssize_t>(d)) != shape[d]) {
+      std::string want = "(";
+      for (size_t k = 0; k < shape.size(); ++k) want += (k ? ", " : "") + std::to_string(shape[k]);
+      want += shape.size() == 1 ? ",)" : ")";
+      throw py::value_error(what + " has shape " + shape_text(a) + ", not " + want + ": " + why);
+    }
+}
+
+inline std::vector<float> floats(const FloatArray& a) { return std::vector<float>(a.data(), a.data() + a.size()); }
+
+// tablezoo.bots.net.PolicyValueNet from its arrays (as the .npz holds them), every shape checked.
+inline std::shared_ptr<PolicyValueNet> make_net(const py::sequence& weights, const py::sequence& biases,
+                                                py::handle value_w, py::handle value_b, py::handle scale_in,
+                                                py::handle head_in, const std::string& activation, bool padded) {
+  if (activation != "relu" && activation != "tanh")
+    throw py::value_error("activation is 'relu' or 'tanh', not '" + activation + "'");
+  const FloatArray scale = float_input(scale_in, 1, "scale");
+  if (scale.size() < 1) throw py::value_error("scale needs one entry per observation entry, not none");
+  const size_t layers = weights.size();
+  if (layers < 1 || biases.size() != layers)
+    throw py::value_error("a network needs one bias per weight matrix and at least one layer: got " +
+                          std::to_string(layers) + " weights and " + std::to_string(biases.size()) + " biases");
+  std::vector<std::vector<float>> w, b;
+  std::vector<std::pair<int, int>> shapes;
+  py::ssize_t width = scale.size();  // what the next layer reads
+  std::vector<py::ssize_t> widths;
+  for (size_t l = 0; l < layers; ++l) {
+    const std::string name = "w" + std::to_string(l), bias = "b" + std::to_string(l);
+    const FloatArray wl = float_input(weights[l], 2, name);
+    if (wl.shape(0) < 1) throw py::value_error(name + " has shape " + shape_text(wl) + ": a layer has an output");
+    require_shape(wl, {wl.shape(0), width}, name, "it reads " + std::to_string(width) + " inputs");
+    const FloatArray bl = float_input(biases[l], 1, bias);
+    require_shape(bl, {wl.shape(0)}, bias, "one per output of " + name);
+    w.push_back(floats(wl));
+    b.push_back(floats(bl));
+    shapes.emplace_back(static_cast<int>(wl.shape(0)), static_cast<int>(wl.shape(1)));
+    width = wl.shape(0);
+    widths.push_back(width);
+  }
+  std::optional<ActionHead> head;
+  const int hidden = static_cast<int>(layers) - (head_in.is_none() ? 1 : 0);
+  const py::ssize_t context = hidden > 0 ? widths[hidden - 1] : scale.size();  // what the heads read
+  if (!head_in.is_none()) {
+    if (!py::isinstance<py::dict>(head_in))
+      throw py::type_error("head is None or a dict of the ActionHead's arrays and size");
+    py::dict d = py::reinterpret_borrow<py::dict>(head_in);
+    for (const char* key : {"offsets", "size", "card", "context", "bias", "out", "out_bias", "rest", "rest_bias"})
+      if (!d.contains(key)) throw py::value_error(std::string("head has no '") + key + "'");
+    ActionHead h;
+    py::handle size_in = d["size"];
+    if (!PyLong_Check(size_in.ptr()) && !PyIndex_Check(size_in.ptr()))
+      throw py::type_error("head size is a whole number, not " + std::string(py::repr(size_in)));
+    const long long size = PyNumber_AsSsize_t(size_in.ptr(), nullptr);
+    if (size < 1 || size > scale.size())
+      throw py::value_error("head size is 1.." + std::to_string(scale.size()) + ", not " + std::to_string(size));
+    h.size = static_cast<int>(size);
+    auto offsets = py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(d["offsets"]);
+    if (!offsets || offsets.ndim() != 1 || offsets.size() < 1)
+      throw py::value_error("head offsets are a 1-d array of whole numbers, one per action field");
+    for (py::ssize_t f = 0; f < offsets.size(); ++f) {
+      const int64_t at = offsets.data()[f];
+      if (at < 0 || at + size > scale.size())
+        throw py::value_error("head offsets[" + std::to_string(f) + "] is " + std::to_string(at) + ": a field of " +
+                              std::to_string(size) + " entries starts at 0.." + std::to_string(scale.size() - size));
+      h.offsets.push_back(static_cast<int>(at));
+    }
+    const py::ssize_t fields = offsets.size();
+    const FloatArray card = float_input(d["card"], 2, "head card");
+    if (card.shape(0) < 1) throw py::value_error("head card has shape " + shape_text(card) + ": no hidden unit");
+    const py::ssize_t units = card.shape(0);
+    require_shape(card, {units, fields + 1}, "head card", "one weight per action field and the position");
+    const FloatArray ctx = float_input(d["context"], 2, "head context");
+    require_shape(ctx, {units, context}, "head context", "it reads the last hidden layer");
+    const FloatArray hb = float_input(d["bias"], 1, "head bias");
+    require_shape(hb, {units}, "head bias", "one per hidden unit");
+    const FloatArray out = float_input(d["out"], 1, "head out");
+    require_shape(out, {units}, "head out", "one per hidden unit");
+    const FloatArray out_bias = float_input(d["out_bias"], 1, "head out_bias");
+    require_shape(out_bias, {1}, "head out_bias", "one score's bias");
+    const FloatArray rest = float_input(d["rest"], 2, "head rest");
+    require_shape(rest, {rest.shape(0), context}, "head rest", "it reads the last hidden layer");
+    const FloatArray rest_bias = float_input(d["rest_bias"], 1, "head rest_bias");
+    require_shape(rest_bias, {rest.shape(0)}, "head rest_bias", "one per row of head rest");
+    h.hidden = static_cast<int>(units);
+    h.card = floats(card);
+    h.bias = floats(hb);
+    h.out = floats(out);
+    h.out_bias = out_bias.data()[0];
+    h.rest_bias = floats(rest_bias);
+    h.context_t.resize(static_cast<size_t>(context) * units);
+    for (py::ssize_t u = 0; u < units; ++u)
+      for (py::ssize_t g = 0; g < context; ++g) h.context_t[g * units + u] = ctx.data()[u * context + g];
+    const py::ssize_t others = rest.shape(0);
+    h.rest_t.resize(static_cast<size_t>(context) * others);
+    for (py::ssize_t a = 0; a < others; ++a)
+      for (py::ssize_t g = 0; g < context; ++g) h.rest_t[g * others + a] = rest.data()[a * context + g];
+    head = std::move(h);
+  }
+  if (value_w.is_none() != value_b.is_none()) throw py::value_error("a value head needs both value_w and value_b");
+  const bool has_value = !value_w.is_none();
+  if (has_value && !head && layers < 2)
+    throw py::value_error("a network with a value head needs hidden layers and the policy layer");
+  std::vector<float> vw;
+  float vb = 0.0f;
+  if (has_value) {
+    const FloatArray v = float_input(value_w, 1, "value_w");
+    require_shape(v, {context}, "value_w", "it reads the last hidden layer");
+    vw = floats(v);
+    const FloatArray c = float_input(value_b, 1, "value_b");
+    require_shape(c, {1}, "value_b", "the value head's one bias");
+    vb = c.data()[0];
+  }
+  return std::make_shared<PolicyValueNet>(w, shapes, b, std::move(vw), vb, has_value, floats(scale), std::move(head),
+                                          activation == "relu" ? Activation::kRelu : Activation::kTanh, padded);
+}
+
+// The native network as the Python class tablezoo.games._native.PolicyValueNet (built by
+// tablezoo.bots.native.native_net from a tablezoo.bots.net.PolicyValueNet).
+inline void bind_net(py::module_& m) {
+  py::class_<PolicyValueNet, std::shared_ptr<PolicyValueNet>>(
+      m, "PolicyValueNet", "The forward pass of tablezoo.bots.net.PolicyValueNet in the core, from the same arrays.")
+      .def(py::init(&make_net), py::arg("weights"), py::arg("biases"), py::arg("value_w"), py::arg("value_b"),
+           py::arg("scale"), py::arg("head"), py::arg("activation"), py::arg("padded"))
+      .def_property_readonly("observation_size", &PolicyValueNet::observation_size)
+      .def_property_readonly("num_actions", &PolicyValueNet::num_actions)
+      .def_property_readonly("has_value_head", &PolicyValueNet::has_value_head)
+      .def_property_readonly("padded", &PolicyValueNet::padded)
+      .def("evaluate", [](const PolicyValueNet& net, py::handle x_in) {
+        const FloatArray x = float_input(x_in, 1, "the observation");
+        require_shape(x, {net.observation_size()}, "the observation", "the network reads that many entries");
+        py::array_t<float> logits(net.num_actions());
+        PolicyValueNet::Work work;
+        const double value = net.evaluate(x.data(), logits.mutable_data(), work);
+        return py::make_tuple(logits, value);
+      }, py::arg("x"), "Logits and win share of one observation (PolicyValueNet.evaluate; 0 without a value head).");
+}
+
+// AgentBot's search on this game, a port (BoundPort) built from the game, a native network and
+// the search's settings: bound as `<Game>AgentSearch`, the game class's `agent_search` (None
+// where the game does not determinise in the core).
+template <class G>
+py::object bind_search(py::module_& m, const std::string& game_name) {
+  if constexpr (!determinizes<G>::value) {
+    return py::none();
+  } else {
+    using BP = BoundPort<G, AgentSearch<G>>;
+    const std::string doc = "The native search of " + game_name + " (tablezoo.bots.search.AgentBot's).";
+    py::class_<BP> cls(m, (game_name + "AgentSearch").c_str(), doc.c_str());
+    cls.def(py::init([](py::object game_object, py::handle net_in, int simulations, double c_puct, int horizon,
+                        uint64_t seed) {
+             if (!py::isinstance<Bound<G>>(game_object))
+               throw py::type_error("a native " + std::string(py::str(py::type::of<Bound<G>>().attr("__name__"))) +
+                                    " game is needed, not " +
+                                    type_name(game_object));
+             if (!py::isinstance<PolicyValueNet>(net_in))
+               throw py::type_error("a native PolicyValueNet is needed (tablezoo.bots.native.native_net), not " +
+                                    type_name(net_in));
+             net_in.cast<const PolicyValueNet&>();  // a built one (a TypeError otherwise)
+             auto net = net_in.cast<std::shared_ptr<PolicyValueNet>>();
+             const Bound<G>& b = game_object.cast<const Bound<G>&>();
+             if (!net->has_value_head()) throw py::value_error("a policy without a value head cannot guide a search");
+             if (simulations < 1 || simulations > 10000000)
+               throw py::value_error("simulations are 1..10000000, not " + std::to_string(simulations));
+             if (!(c_puct > 0 && c_puct < 1e9)) throw py::value_error("c_puct is above 0, not " + std::to_string(c_puct));
+             if (horizon < 0 || horizon > 1000000)
+               throw py::value_error("horizon is 0 (two rounds of the others) to 1000000, not " + std::to_string(horizon));
+             Reading reading;
+             if (net->padded()) {
+               if (b.pad_size == 0) throw py::value_error("set_padding first: the network reads the padded observation");
+               reading.index.assign(b.pad_index.begin(), b.pad_index.end());
+               reading.size = static_cast<int>(b.pad_size);
+               reading.seats_at = b.pad_seats_at;
+             }
+             const int size = net->padded() ? reading.size : b.game.observation_size();
+             if (net->observation_size() != size || net->num_actions() != b.game.num_actions())
+               throw py::value_error("the network reads observations of " + std::to_string(net->observation_size()) +
+                                     " entries and gives " + std::to_string(net->num_actions()) + " logits; this game's " +
+                                     (net->padded() ? "padded " : "") + "observation has " + std::to_string(size) +
+                                     " entries and " + std::to_string(b.game.num_actions()) + " actions");
+             return BP{game_object, AgentSearch<G>(std::move(net), std::move(reading), simulations, c_puct, horizon),
+                       Rng(seed), {}};
+           }),
+           py::arg("game"), py::arg("net"), py::arg("simulations"), py::arg("c_puct") = 1.5, py::arg("horizon") = 0,
+           py::arg("seed") = 0)
+        .def("__copy__", [](BP& bp) { return bp.copy(); })
+        .def("__deepcopy__", [](BP& bp, py::handle) { return bp.copy(); }, py::arg("memo"))
+        .def("reset", [](BP& bp, std::optional<uint64_t> seed) {
+          auto held = bp.hold();
+          bp.port.reset();
+          if (seed) bp.rng.reseed(*seed);
+        }, py::arg("seed") = py::none(), "A new game (and reseed the search's randomness, given a seed).")
+        .def("act", [](BP& bp, py::handle state) {
+          return bp.think(state, [&](const G& game, const auto& s, int seat) { return bp.port.act(game, s, seat, bp.rng); });
+        }, py::arg("state"), "The search's move for the seat to move.")
+        .def("root", [](BP& bp, py::handle state, double noise, double dirichlet_alpha) {
+          if (!(noise >= 0.0 && noise <= 1.0)) throw py::value_error("noise is a weight, 0 to 1, not " + std::to_string(noise));
+          if (!(dirichlet_alpha > 0.0 && dirichlet_alpha < 1e6))
+            throw py::value_error("dirichlet_alpha is above 0, not " + std::to_string(dirichlet_alpha));
+          auto [legal, prior, visits] = bp.think(state, [&](const G& game, const auto& s, int seat) {
+            const auto& root = bp.port.search(game, s, seat, bp.rng, noise, dirichlet_alpha);
+            return std::make_tuple(root.legal, root.prior, root.visits);  // copies, made before the port is let go
+          });
+          return py::make_tuple(legal, prior, visits);
+        }, py::arg("state"), py::arg("noise") = 0.0, py::arg("dirichlet_alpha") = 0.3,
+        "The searched root of the seat to move: its legal moves, priors (noise mixed in) and visits.");
+    return cls;
+  }
+}
+
+}  // namespace tablezoo

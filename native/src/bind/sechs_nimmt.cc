@@ -1,0 +1,16 @@
+// 6 nimmt!'s Python face: the one binding every game has (game.h).
+#include "../sechs_nimmt.h"
+#include "game.h"
+
+namespace tablezoo {
+
+namespace {
+
+void bind(py::module_& m) {
+  bind_game<sechs_nimmt::SechsNimmt>(m, "SechsNimmt");
+}
+
+const RegisterGame registered("SechsNimmt", bind);
+
+}  // namespace
+}  // namespace tablezoo

@@ -1,0 +1,364 @@
+// The native core's own tests, with no Python: for every game and configuration, random games
+// with an invariant check after every step, round trips of states, and the refusals of bad
+// configurations and states. `make native-test` builds and runs it (and `make sanitize`, with
+// AddressSanitizer and UndefinedBehaviorSanitizer). The last line is `N passed, M failed`.
+//
+//   test_core [--games N] [--seed S]
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../src/config.h"
+#include "fields.h"
+#include "games.h"
+
+using namespace tablezoo;
+using namespace tablezoo::testing;
+
+namespace {
+
+int passed = 0, failed = 0;
+
+struct Failure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+void check(bool ok, const std::string& what) {
+  if (!ok) throw Failure(what);
+}
+
+// One test case: a name and a body that throws on failure.
+void run(const std::string& name, const std::function<void()>& body) {
+  try {
+    body();
+    ++passed;
+  } catch (const std::exception& e) {
+    ++failed;
+    std::printf("FAILED %s: %s\n", name.c_str(), e.what());
+  }
+}
+
+template <class G>
+void check_state(const G& game, const typename G::State& s, const std::string& where) {
+  using State = typename G::State;
+  try {
+    game.validate(s);
+  } catch (const BadState& e) {
+    throw Failure(where + ": validate refuses a state the game reached: " + e.what());
+  }
+  const int n = game.num_seats(), mover = game.to_move(s);
+  check(mover == kChance || mover == kTerminal || (mover >= 0 && mover < n), where + ": to_move out of range");
+  if (mover >= 0) {
+    std::vector<int> legal;
+    game.legal_actions(s, legal);
+    check(!legal.empty(), where + ": a seat to move has no legal action");
+    for (size_t i = 0; i < legal.size(); ++i) {
+      check(legal[i] >= 0 && legal[i] < game.num_actions(), where + ": a legal action out of range");
+      check(i == 0 || legal[i - 1] < legal[i], where + ": legal actions not ascending");
+    }
+  }
+  // observe writes exactly observation_size finite values
+  const int size = game.observation_size();
+  check(size > 0, where + ": observation size is not positive");
+  constexpr int kGuard = 16;
+  constexpr float kSentinel = -12345.5f;
+  std::vector<float> obs(static_cast<size_t>(size) + kGuard);
+  for (int seat = 0; seat < n; ++seat) {
+    std::fill(obs.begin(), obs.end(), kSentinel);
+    game.observe(s, seat, obs.data());
+    for (int i = 0; i < size; ++i) check(std::isfinite(obs[i]), where + ": an observation entry is not finite");
+    for (int i = size; i < size + kGuard; ++i) check(obs[i] == kSentinel, where + ": observe wrote past its size");
+  }
+  // copies and round trips
+  const State copy = s;
+  check(same(copy, s), where + ": a copy differs from the state");
+  const Tape tape = tape_of(s);
+  State back{};
+  TapeReader in{tape};
+  read(back, in);
+  check(in.done(), where + ": the tape was not read to its end");
+  check(same(back, s), where + ": the state read back from its fields differs");
+  ByteWriter bytes;
+  encode(s, bytes);
+  Bytes from{bytes.out.data(), bytes.out.size()};
+  State decoded{};
+  decode(decoded, from);
+  check(from.at == bytes.out.size(), where + ": the bytes were not read to their end");
+  State plain = s;
+  clear_texts(plain);
+  check(same(decoded, plain), where + ": the state decoded from its bytes differs");
+  game.validate(decoded);
+  if (mover == kTerminal) {
+    const auto scores = game.scores(s);
+    check(static_cast<int>(scores.size()) == n, where + ": scores has not one entry per seat");
+    for (double x : scores) check(std::isfinite(x), where + ": a score is not finite");
+    const auto winners = game.winners(s);
+    check(!winners.empty(), where + ": nobody wins");
+    for (size_t i = 0; i < winners.size(); ++i)
+      check(winners[i] >= 0 && winners[i] < n && (i == 0 || winners[i - 1] < winners[i]),
+            where + ": winners out of range or not ascending");
+  }
+}
+
+// Every port's move at a decision is legal.
+template <class G>
+void check_ports(const G& game, const typename G::State& s, Rng& rng, const std::string& where) {
+  const int mover = game.to_move(s);
+  if (mover < 0) return;
+  std::vector<int> legal;
+  game.legal_actions(s, legal);
+  for_each_port<G>([&](auto& port) {
+    const int a = port.act(game, s, mover, rng);
+    check(std::find(legal.begin(), legal.end(), a) != legal.end(), where + ": a bot's move is not legal");
+  });
+}
+
+// Play `games` random games of one configuration, every step checked.
+template <class G>
+void random_games(const Config& config, int games, uint64_t seed, bool ports) {
+  const G game(config.seats, config.options);
+  Rng rng(seed);
+  for (int g = 0; g < games; ++g) {
+    auto s = game.initial_state();
+    const std::string name = std::string(Spec<G>::name) + " " + config.text() + " game " + std::to_string(g);
+    int step = 0;
+    check_state(game, s, name + " start");
+    for (int mover = game.to_move(s); mover != kTerminal; mover = game.to_move(s), ++step) {
+      check(step < 100000, name + ": no end after 100000 steps");
+      const std::string where = name + " step " + std::to_string(step);
+      if (mover == kChance) {
+        if (step % 13 == 0) {  // the listed outcomes (where the game lists them) add up to 1, each checks
+          try {
+            double total = 0;
+            for (const auto& [outcome, p] : game.chance_outcomes(s)) {
+              game.check_outcome(s, outcome);
+              total += p;
+            }
+            check(std::fabs(total - 1.0) < 1e-9, where + ": the chance outcomes do not add up to 1");
+          } catch (const NotEnumerable&) {
+          }
+        }
+        const auto outcome = game.sample_chance(s, rng);
+        try {
+          game.check_outcome(s, outcome);
+        } catch (const BadOutcome& e) {
+          throw Failure(where + ": a sampled outcome is refused: " + e.what());
+        }
+        game.apply_chance(s, outcome);
+      } else {
+        if (ports && step % 5 == 0) check_ports(game, s, rng, where);
+        std::vector<int> legal;
+        game.legal_actions(s, legal);
+        game.apply(s, legal[rng.below(legal.size())]);
+      }
+      check_state(game, s, where);
+    }
+  }
+}
+
+// A state changed in one number of its fields (a hostile state): validate refuses it, or
+// everything the engine does with it stays in bounds (the sanitizers watch).
+template <class G>
+void mutated_states(const Config& config, int games, uint64_t seed) {
+  const G game(config.seats, config.options);
+  Rng rng(seed);
+  int accepted = 0, refused = 0;
+  for (int g = 0; g < games; ++g) {
+    auto s = game.initial_state();
+    for (int mover = game.to_move(s), step = 0; mover != kTerminal; mover = game.to_move(s), ++step) {
+      Tape tape = tape_of(s);
+      if (!tape.numbers.empty()) {
+        auto& x = tape.numbers[rng.below(tape.numbers.size())];
+        const int64_t deltas[] = {-1, 1, -2, 2, 10, -10, 100};
+        x += deltas[rng.below(7)];
+        typename G::State bad{};
+        TapeReader in{tape};
+        bool read_ok = true;
+        try {
+          read(bad, in);
+        } catch (const std::runtime_error&) {
+          read_ok = false;
+        }
+        bool valid = false;
+        if (read_ok) {
+          try {
+            game.validate(bad);
+            valid = true;
+          } catch (const BadState&) {
+          }
+        }
+        if (valid) {
+          ++accepted;
+          check_state(game, bad, std::string(Spec<G>::name) + " " + config.text() + " mutated state " + describe(bad));
+        } else {
+          ++refused;
+        }
+      }
+      if (mover == kChance) {
+        game.apply_chance(s, game.sample_chance(s, rng));
+      } else {
+        std::vector<int> legal;
+        game.legal_actions(s, legal);
+        game.apply(s, legal[rng.below(legal.size())]);
+      }
+    }
+  }
+  check(refused > 0, "no mutated state was refused");
+  (void)accepted;
+}
+
+template <class G>
+void refusals() {
+  const std::string title = Spec<G>::name;
+  for (int n : {Spec<G>::min_seats - 1, Spec<G>::max_seats + 1, 0, -1, 200000000, -2147483647 - 1})
+    run(title + " refuses " + std::to_string(n) + " seats", [&] {
+      try {
+        G game(n, {});
+      } catch (const BadConfig& e) {
+        const std::string range =
+            " is for " + std::to_string(Spec<G>::min_seats) + " to " + std::to_string(Spec<G>::max_seats) + " players";
+        check(std::string(e.what()).find(range) != std::string::npos, std::string("the message: ") + e.what());
+        return;
+      }
+      throw Failure("built a game of " + std::to_string(n) + " seats");
+    });
+  run(title + " refuses an unknown option", [&] {
+    try {
+      G game(Spec<G>::min_seats, {{"bogus", true}});
+    } catch (const BadConfig& e) {
+      check(std::string(e.what()).find("has no option 'bogus'; its options are: ") != std::string::npos,
+            std::string("the message: ") + e.what());
+      return;
+    }
+    throw Failure("built a game with the option 'bogus'");
+  });
+}
+
+void heckmeck_dice() {
+  using namespace heckmeck;
+  const Heckmeck game(2, {{"quick", false}});
+  auto refused = [&](State s, const char* what) {
+    run(std::string("heckmeck refuses ") + what, [&] {
+      try {
+        game.validate(s);
+      } catch (const BadState&) {
+        return;
+      }
+      throw Failure("validate accepted it");
+    });
+  };
+  State s = game.initial_state();
+  s.phase = kKeeping;
+  refused(s, "phase keep with an empty roll");
+  s.roll = {1, 1, 1, 1, 1, 1};
+  refused(s, "a roll of 6 dice with 8 left");
+  s.roll = {0, 0, 0, 0, 0, 8};
+  s.kept = {0, 0, 0, 0, 0, 0};
+  run("heckmeck accepts a roll of the dice left", [&] { game.validate(s); });
+  State k = s;
+  k.kept = {0, 0, 0, 0, 0, 2};
+  k.left = 6;
+  k.roll = {0, 0, 0, 0, 0, 6};
+  k.total = 10;
+  refused(k, "a roll of faces all kept");
+  State t = game.initial_state();
+  t.total = 5;
+  refused(t, "a sum the kept dice do not make");
+  State c = game.initial_state();
+  c.phase = kClaiming;
+  c.kept = {8, 0, 0, 0, 0, 0};
+  c.left = 0;
+  c.total = 8;
+  refused(c, "a claim with no tile to claim");
+  State d = game.initial_state();
+  d.grill.pop_back();
+  refused(d, "a tile missing");
+}
+
+// The fuzzer's seed corpus: for each game, states along random games of every configuration,
+// each as the fuzz target reads it (the configuration's index, the state's bytes, then bytes
+// that choose moves), so that fuzzing starts from states the game reaches.
+template <class G>
+void write_seeds(const std::string& folder, int per_config, uint64_t seed) {
+  const auto all = configs<G>();
+  Rng rng(seed);
+  int written = 0;
+  // at most 40 seeds a game: the configurations taken in turn
+  const int every = std::max<int>(1, static_cast<int>(all.size() * per_config) / 40);
+  for (size_t k = 0; k < all.size(); ++k) {
+    const G game(all[k].seats, all[k].options);
+    for (int g = 0; g < per_config; ++g) {
+      if ((static_cast<int>(k) * per_config + g) % every) continue;
+      auto s = game.initial_state();
+      const int stop = static_cast<int>(rng.below(60));
+      for (int step = 0; step < stop && game.to_move(s) != kTerminal; ++step) {
+        if (game.to_move(s) == kChance) {
+          game.apply_chance(s, game.sample_chance(s, rng));
+        } else {
+          std::vector<int> legal;
+          game.legal_actions(s, legal);
+          game.apply(s, legal[rng.below(legal.size())]);
+        }
+      }
+      ByteWriter out;
+      out.byte(static_cast<int>(k));
+      encode(s, out);
+      for (int i = 0; i < 64; ++i) out.byte(static_cast<int>(rng.below(256)));
+      const std::string path = folder + "/" + Spec<G>::name + "/seed-" + std::to_string(written++);
+      FILE* f = std::fopen(path.c_str(), "wb");
+      check(f != nullptr, "cannot write " + path);
+      std::fwrite(out.out.data(), 1, out.out.size(), f);
+      std::fclose(f);
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  int games = 6;
+  uint64_t seed = 1;
+  const char* seeds = nullptr;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--games")) games = std::atoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--seed")) seed = std::strtoull(argv[i + 1], nullptr, 10);
+    if (!std::strcmp(argv[i], "--seeds")) seeds = argv[i + 1];
+  }
+  if (seeds) {
+    run("the fuzzer's seeds", [&] {
+      write_seeds<heckmeck::Heckmeck>(seeds, 4, seed);
+      write_seeds<sechs_nimmt::SechsNimmt>(seeds, 1, seed);
+      write_seeds<diamant::Diamant>(seeds, 7, seed);
+      write_seeds<court::Court>(seeds, 10, seed);
+    });
+    std::printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+  }
+  auto all = [&](auto tag) {
+    using G = typename decltype(tag)::type;
+    refusals<G>();
+    int k = 0;
+    for (const Config& c : configs<G>()) {
+      const std::string name = std::string(Spec<G>::name) + " " + c.text();
+      // the ports in one configuration of each seat count (they plan with many playouts)
+      const bool ports = c.options.empty() || std::all_of(c.options.begin(), c.options.end(),
+                                                          [](const auto& kv) { return !kv.second; });
+      run(name + ": random games", [&] { random_games<G>(c, games, seed + k, ports); });
+      run(name + ": mutated states", [&] { mutated_states<G>(c, 1, seed + 1000 + k); });
+      ++k;
+    }
+  };
+  all(std::common_type<heckmeck::Heckmeck>{});
+  all(std::common_type<sechs_nimmt::SechsNimmt>{});
+  all(std::common_type<diamant::Diamant>{});
+  all(std::common_type<court::Court>{});
+  heckmeck_dice();
+  std::printf("%d passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
+}
