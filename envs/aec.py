@@ -138,7 +138,8 @@ class TablezooEnvBase:
         self._observe = self.game.observe
         # the core builds the mask of the state's own legal moves in one call (a fraction of
         # building it here, which counts where legal lists seldom repeat: 6 nimmt!'s hands)
-        self._core_mask = self.game.legal_mask if self.game.core == "native" else None
+        # (read-only as it is made: NativeGame.read_only_mask)
+        self._core_mask = getattr(self.game, "read_only_mask", None)
 
     def _mask_of(self, legal: list[int]) -> np.ndarray:
         """The read-only mask of ``legal``, shared by the decisions with the same legal moves.
@@ -172,7 +173,6 @@ class TablezooEnvBase:
         if len(self._masks) >= MASK_CACHE_SIZE:
             self._masks.clear()
         mask = self._masks[legal] = legal_mask(self.game_state)
-        mask.setflags(write=False)  # (the method: a fraction of the cost of setting mask.flags)
         return mask
 
     def observation_space(self, agent: str) -> spaces.Space:

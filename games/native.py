@@ -100,6 +100,10 @@ class NativeGame(Game[Any]):
     game of the same configuration.
     """
 
+    read_only_mask: Any
+    """``read_only_mask(state)``: :meth:`legal_mask` as a read-only array, made so in the core (the
+    AEC env shares its masks between decisions)."""
+
     reference_class: ClassVar[type[Game[Any]]]
     core_class: ClassVar[Any]
     core: ClassVar[str] = "native"
@@ -132,6 +136,7 @@ class NativeGame(Game[Any]):
         self.legal_actions = fast["legal_actions"]  # type: ignore[method-assign]
         self.legal_mask = native.legal_mask  # type: ignore[method-assign]
         self.observe = fast["observe"]  # type: ignore[method-assign]
+        self.read_only_mask = fast["legal_mask"]
         self.observe_padded = native.observe_padded  # type: ignore[method-assign]
         self.initial_state = native.initial_state  # type: ignore[method-assign]
         self.clone = native.clone  # type: ignore[method-assign]

@@ -73,6 +73,26 @@ struct Fast {
     return out;
   }
 
+  // legal_mask(state): the legal moves of the seat to move as a read-only int8 array (all 0
+  // where no seat is to move): what the AEC env hands out, made and frozen in one call
+  static PyObject* legal_mask(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+    if (!arity("legal_mask(state)", nargs, 1)) return nullptr;
+    Box* box = state(self, args[0]);
+    if (!box) return nullptr;
+    return guarded([&]() -> PyObject* {
+      B& b = game(self);
+      const int n = b.game.num_actions();
+      py::array_t<int8_t> mask(n);
+      int8_t* data = mask.mutable_data();
+      std::memset(data, 0, static_cast<size_t>(n));
+      b.legal.clear();
+      if (b.game.to_move(box->s) >= 0) b.game.legal_actions(box->s, b.legal);
+      for (int a : b.legal) data[a] = 1;
+      py::detail::array_proxy(mask.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+      return mask.release().ptr();
+    });
+  }
+
   // apply(state, action, *, check=True, legal=None)
   static PyObject* apply(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
     const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
@@ -127,6 +147,8 @@ struct Fast {
          "The seat to decide, CHANCE (-1) or TERMINAL (-2)."},
         {"legal_actions", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(legal_actions)), METH_FASTCALL,
          "The legal action ids, ascending."},
+        {"legal_mask", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(legal_mask)), METH_FASTCALL,
+         "The legal moves of the seat to move as a read-only int8 mask."},
         {"apply", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(apply)), METH_FASTCALL | METH_KEYWORDS,
          "Apply a legal action (checked; an illegal one raises IllegalActionError naming the legal moves)."},
         {"advance", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(advance)), METH_FASTCALL,
