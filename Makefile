@@ -67,7 +67,7 @@ NATIVE_CORE := core heckmeck sechs_nimmt diamant court
 NATIVE_OUT := build/native
 NATIVE_CXXFLAGS := -std=c++17 -g -Wall -Wextra -fno-wrapv -Inative/include -Inative/src
 SANITIZE_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
-NATIVE_TEST_GAMES ?= 6
+NATIVE_TEST_GAMES ?= 4
 
 $(NATIVE_OUT)/plain/%.o: native/src/%.cc $(wildcard native/src/*.h) native/include/tablezoo/core.h | compiler
 	@mkdir -p $(@D)

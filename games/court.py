@@ -202,6 +202,10 @@ from tablezoo.games.core import (
     ObservationSpec,
     flat_numbers,
     relative_seats,
+    require,
+    require_list,
+    require_range,
+    require_text,
 )
 from tablezoo.games.dice import DiceFaces, roll_counts, roll_distribution
 
@@ -1084,6 +1088,210 @@ class Court(Game[CourtState]):
 
     def describe_outcome(self, state: CourtState, outcome: Any) -> str:
         return f"seat {state.turn} rolled {dice_text(outcome)}"
+
+    # ------------------------------------------------------------ states from outside
+
+    def validate(self, state: CourtState) -> None:
+        """Refuse a state no game reaches (:class:`~tablezoo.games.core.StateError` naming it),
+        as the native core's ``Court::validate`` does, check for check."""
+        n, most, supply0 = self.num_seats, self.max_dice, self._supply0
+        words = (
+            PLAY,
+            TAKE_PHASE,
+            CHOOSE_DIE,
+            CHOOSE_TARGET,
+            CHOOSE_PIPS,
+            CHOOSE_VALUE,
+            PICK,
+            START,
+            ROLLING,
+            OVER,
+        )
+        phase = state.phase
+        allowed = ", ".join(map(repr, words))
+        require(isinstance(phase, str) and phase in words, f"phase should be one of {allowed}, not {phase!r}")
+        for name in ("fresh", "final"):
+            value = getattr(state, name)
+            require(isinstance(value, bool), f"{name} should be true or false, not {value!r}")
+        require_text(state.last, "last", 96)
+
+        def numbers(value: Any, name: str, size: int) -> list[int]:
+            items = require_list(value, name, size)
+            for i, item in enumerate(items):
+                require_range(item, -(10**9), 10**9, f"{name}[{i}]")
+            return items
+
+        # The cards: each seat holds at most one of a kind (Charlatans: up to one per row-0
+        # card), and per kind the supply and the hands add up to the game's copies.
+        supply = numbers(state.supply, "supply", NUM_KINDS)
+        held = [
+            numbers(h, f"held[{seat}]", NUM_KINDS)
+            for seat, h in enumerate(require_list(state.held, "held", n))
+        ]
+        for kind in range(NUM_KINDS):
+            require_range(supply[kind], 0, supply0[kind], f"supply[{kind}]")
+            copies = supply[kind]
+            for seat in range(n):
+                require_range(held[seat][kind], 0, n if kind == CHARLATAN else 1, f"held[{seat}][{kind}]")
+                copies += held[seat][kind] + (held[seat][CHARLATAN] if kind == FOOL else 0)
+            if kind != CHARLATAN:
+                require(
+                    copies == supply0[kind],
+                    f"the {TITLES[kind]} cards of supply and held add up to {copies}, not {supply0[kind]}",
+                )
+        # The round: its order is the seats once each, pos its place, turn the seat there.
+        order = numbers(state.order, "order", n)
+        seen: set[int] = set()
+        for i in range(n):
+            require_range(order[i], 0, n - 1, f"order[{i}]")
+            require(order[i] not in seen, f"order has seat {order[i]} twice")
+            seen.add(order[i])
+        over = phase == OVER
+        pos = require_range(state.pos, 0, n if over else n - 1, "pos")
+        turn = require_range(state.turn, 0, n - 1, "turn")
+        require(over or turn == order[pos], "turn is not the seat at order[pos]")
+        round_ = require_range(state.round, -(10**9), 10**9, "round")
+        require(round_ >= 1, f"round is {round_}, not 1 or more")
+        # The dice of the turn: no count below 0, and no more dice than a turn can have.
+        active = numbers(state.active, "active", 6)
+        aside = numbers(state.aside, "aside", 6)
+        picked = numbers(state.picked, "picked", 6)
+        for face in range(6):
+            require_range(active[face], 0, most, f"active[{face}]")
+            require_range(aside[face], 0, most, f"aside[{face}]")
+            require_range(picked[face], 0, most, f"picked[{face}]")
+        rolling = phase == ROLLING
+        require_range(state.to_roll, 1 if rolling else 0, most if rolling else 0, "to_roll")
+        ready = require_range(state.ready, 0, (1 << len(ABILITY)) - 1, "ready")
+        own = held_bits(tuple(held[turn]))
+        require(ready & ~own == 0, "ready has the bit of a card the seat to play does not hold")
+        if phase == START:
+            require(not any(active) and not any(aside), "a turn starts with dice on the table")
+        if phase == PLAY:
+            require(any(active), "phase play has no active die")
+        if phase == TAKE_PHASE:
+            require(
+                not state.final and not any(active) and any(aside),
+                "phase take needs a result: no active die, a die set aside, not the final round",
+            )
+        # The card in use and its steps.
+        card_kind = require_range(state.card, -1, NUM_KINDS - 1, "card")
+        require_range(state.die, -1, LAST_FACE, "die")
+        require_range(state.target, -1, LAST_FACE, "target")
+        card_step = phase in (CHOOSE_DIE, CHOOSE_TARGET, CHOOSE_PIPS, CHOOSE_VALUE, PICK)
+        pool = require_range(state.pool, -(10**9), 10**9, "pool")
+        pool_dice = require_range(state.pool_dice, -(10**9), 10**9, "pool_dice")
+        if card_step:
+            self._validate_card_step(state, phase)
+        else:
+            require(
+                card_kind == -1 and state.die == -1 and state.target == -1,
+                "card, die and target are set outside a card's use",
+            )
+            require(
+                not any(picked) and pool == 0 and pool_dice == 0,
+                "picked, pool and pool_dice are set outside a card's use",
+            )
+        # A card still ready to bring in a die adds one, and so does the Queen's die while its
+        # value is chosen: counted too, the bound on the dice holds to the turn's end.
+        to_bring_in = 1 if card_step and CARDS[card_kind].effect == BRING_IN_DIE else 0
+        to_bring_in += sum(1 for kind in ABILITY if ready & BIT[kind] and CARDS[kind].effect == BRING_IN_DIE)
+        sharing = phase == CHOOSE_VALUE and CARDS[card_kind].effect == SHARE_PIPS
+        pending = pool_dice if sharing else sum(picked)
+        dice = sum(active) + sum(aside) + pending + state.to_roll
+        require(
+            dice + to_bring_in <= most,
+            f"the turn has {dice} dice and {to_bring_in} to bring in, more than {most}",
+        )
+        # The end of the game: the claimer holds the Queen, the holder the King card; both
+        # exist once the King is taken, and the final round comes after the claim.
+        claimer = require_range(state.claimer, -1, n - 1, "claimer")
+        holder = require_range(state.holder, -1, n - 1, "holder")
+        claimed = supply[KING] == 0
+        require(
+            (claimer >= 0) == claimed and (holder >= 0) == claimed,
+            "claimer and holder are seats exactly when the King is out of the supply",
+        )
+        if claimed:
+            require(held[holder][KING] == 1, "holder does not hold the King card")
+            require(held[claimer][QUEEN] == 1, "claimer does not hold the Queen")
+        require(not state.final or claimed, "final is set but nobody claimed the King")
+        require(not over or claimed, "the game is over but nobody claimed the King: there is no winner")
+        best = numbers(state.best, "best", 2)
+        results = [
+            numbers(r, f"results[{seat}]", 2)
+            for seat, r in enumerate(require_list(state.results, "results", n))
+        ]
+        for name, result in (("best", best), *((f"results[{seat}]", r) for seat, r in enumerate(results))):
+            require_range(result[0], 0, most, f"{name}[0]")
+            require_range(result[1], 0, 6, f"{name}[1]")
+        # A seat to move has a move (pass always; a card step offers what leads somewhere).
+        if self.to_move(state) >= 0:
+            require(
+                bool(self.legal_actions(state)),
+                f"seat {turn} is to move in phase {phase} but has no move",
+            )
+
+    def _validate_card_step(self, state: CourtState, phase: str) -> None:
+        """The card fields in a card's step: the card is one used in steps, the phase one of its
+        steps, and the die, the target, the picked dice and the Alchemist's pool what the steps
+        before left (the rules index the dice by them)."""
+        kind = state.card
+        require(
+            kind >= 0 and kind in ABILITY and not CARDS[kind].brings_in_at_once,
+            f"card {kind} has no steps to take",
+        )
+        card = CARDS[kind]
+        effect = card.effect
+        steps = {
+            PICK: card.picks_dice,
+            CHOOSE_DIE: first_step(card) == CHOOSE_DIE,
+            CHOOSE_TARGET: effect == MOVE_PIPS,
+            CHOOSE_PIPS: not card.picks_dice and effect in (ADD_PIPS, MOVE_PIPS),
+            CHOOSE_VALUE: effect in (SET_VALUE, SHARE_PIPS, BRING_IN_DIE),
+        }
+        require(steps.get(phase, False), f"phase {phase} is no step of the {card.title}'s use")
+        active, picked, die, target = state.active, state.picked, state.die, state.target
+        has_die = phase in (CHOOSE_TARGET, CHOOSE_PIPS) or (phase == CHOOSE_VALUE and effect == SET_VALUE)
+        if has_die:
+            require(
+                die >= 0 and die in card.faces and active[die] >= 1,
+                f"die is not the face of an active die the {card.title} may choose",
+            )
+        else:
+            require(die == -1, "die is set before the die step")
+        if phase == CHOOSE_PIPS and effect == MOVE_PIPS:
+            require(
+                target >= 0 and target in card.targets and active[target] - (1 if target == die else 0) >= 1,
+                "target is not the face of another active die the Philosopher may choose",
+            )
+        else:
+            require(target == -1, "target is set before the target step")
+        for face in range(6):
+            require(
+                not picked[face] or (card.picks_dice and face in card.faces),
+                f"picked has a die the {card.title} does not pick",
+            )
+        if phase == PICK:  # enough dice to finish the pick (the Alchemist's two)
+            can_pick = sum(picked) + sum(active[face] for face in card.faces)
+            require(can_pick >= card.fewest_dice, f"the {card.title} has fewer dice to pick than it needs")
+        most_dice = card.most_dice if card.most_dice is not None else 10**9
+        if effect == SHARE_PIPS:
+            if phase == PICK:
+                require(
+                    state.pool_dice == sum(picked)
+                    and state.pool == pip_total(picked)
+                    and state.pool_dice < most_dice,
+                    "pool and pool_dice are not the picked dice's pips and count",
+                )
+            else:  # values to give: the last die gets the rest, 1..6
+                require_range(state.pool_dice, card.fewest_dice, most_dice, "pool_dice")
+                require_range(state.pool, state.pool_dice, 6 * state.pool_dice, "pool")
+        else:
+            require(
+                state.pool == 0 and state.pool_dice == 0,
+                "pool and pool_dice are set outside the Alchemist's use",
+            )
 
     # ------------------------------------------------------------ results
 

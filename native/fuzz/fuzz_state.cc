@@ -117,7 +117,7 @@ void play(const Games& games, State& s, Bytes& in) {
       if (legal[i - 1] >= legal[i]) fail("legal actions are not ascending", s);
     for (int a : legal)
       if (a < 0 || a >= game.num_actions()) fail("a legal action is out of range", s);
-    if (how % 8 == 1 && !ported) {  // the bots' ports choose a legal move
+    if (how % 32 == 1 && !ported) {  // the bots' ports choose a legal move (some are slow: seldom)
       ported = true;
       for_each_port<G>([&](auto& port) {
         const int a = port.act(*games.ports, s, mover, rng);
