@@ -345,6 +345,14 @@ def _cores() -> int:
     return len(os.sched_getaffinity(0))
 
 
+def step_call_cell(g: dict[str, Any], mark: Any) -> str:
+    """The step call's 2-threads-to-1 ratio at 4,096 games, or "not measured" in a result written
+    before it was (the row came with the thread pool's rework)."""
+    if "step_call_two_threads_vs_one_at_4096" not in g:
+        return "not measured"
+    return mark(f"{g['step_call_two_threads_vs_one_at_4096']:.2f}×", g["met"]["step_call_threads"])
+
+
 def markdown_table(result: dict[str, Any]) -> str:
     def mark(value: str, met: bool) -> str:
         return value if met else f"**{value}**"
@@ -369,7 +377,7 @@ def markdown_table(result: dict[str, Any]) -> str:
                     " / ".join(f"{s[str(n)]['1']:,}" for n in SIZES),
                     mark(f"{g['selfplay_1024_vs_python_env']:.0f}×", met["selfplay_vs_env"]),
                     mark(f"{g['two_threads_vs_one_at_1024']:.2f}×", met["threads"]),
-                    mark(f"{g['step_call_two_threads_vs_one_at_4096']:.2f}×", met["step_call_threads"]),
+                    step_call_cell(g, mark),
                     f"{g['learner_1024_vs_dummy_vec_env']:.0f}×",
                     mark(f"{g['memory_mb_at_4096']:.0f}", met["memory"]),
                     f"{ppo['speedup']:.2f}× ({ppo['batched_env_share']:.0%})" if ppo else "",
