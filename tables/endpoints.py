@@ -37,7 +37,7 @@ from tablezoo.tables.hub import PAGE_SIZE, Hub, summary
 from tablezoo.tables.limits import RateLimit
 from tablezoo.tables.security import PAGE_HEADERS, check_post
 from tablezoo.tables.table import FINISHED, PLAYING, WAITING, Table
-from tablezoo.tables.wire import ApiError, dumps, json_object
+from tablezoo.tables.wire import ApiError, UnavailableError, dumps, json_object
 
 STATIC = Path(__file__).resolve().parent / "static"
 LOBBY_PHASES = {"open": WAITING, "waiting": WAITING, "playing": PLAYING, "finished": FINISHED}
@@ -59,7 +59,7 @@ async def lobby(request: Request) -> Response:
 async def table_page(request: Request) -> Response:
     """``GET /table/{id}``: the table's page, or a 404 page."""
     hub: Hub = request.app.state.hub
-    if hub.get(request.path_params["id"]) is None:
+    if await hub.fetch(request.path_params["id"]) is None:
         return HTMLResponse(NO_SUCH_TABLE, status_code=404, headers=PAGE_HEADERS)
     return page("table.html")
 
@@ -81,7 +81,7 @@ async def list_tables(request: Request) -> Response:
         raise ApiError(400, f"phase must be one of {', '.join(LOBBY_PHASES)}, not {phase!r}")
     offset = _whole(query.get("offset", "0"), "offset", 0, 1_000_000)
     limit = _whole(query.get("limit", str(PAGE_SIZE)), "limit", 1, 200)
-    return json_response(hub.summaries(LOBBY_PHASES[phase] if phase else None, offset, limit))
+    return json_response(await hub.page(LOBBY_PHASES[phase] if phase else None, offset, limit))
 
 
 async def create_table(request: Request) -> Response:
@@ -93,7 +93,7 @@ async def create_table(request: Request) -> Response:
     table_limit: RateLimit = state.table_limit
     if not table_limit.allow(address):  # its burst is a minute's worth
         raise ApiError(429, f"too many new tables: at most {table_limit.burst} a minute; join an open one")
-    if hub.open_tables() >= state.max_open_tables:
+    if await hub.open_count() >= state.max_open_tables:
         raise ApiError(
             429, f"{state.max_open_tables} tables are waiting for players already; join one of them"
         )
@@ -102,10 +102,11 @@ async def create_table(request: Request) -> Response:
     if not isinstance(name, str) or name not in GAMES:
         raise ApiError(400, f"no game {name!r}; games are: {', '.join(GAMES)}")
     try:
-        table = Table.new(name, table_id=hub.new_id(), options=options_of(body))
+        table = await hub.create(name, options_of(body))
+    except UnavailableError:
+        raise  # 503, by unavailable()
     except TablezooError as err:
         raise ApiError(400, str(err)) from None
-    hub.add(table)
     return json_response({**summary(table), "url": f"/table/{table.table_id}"}, 201)
 
 
@@ -137,7 +138,7 @@ def games_catalogue() -> list[dict[str, Any]]:
 async def show_table(request: Request) -> Response:
     """``GET /api/tables/{id}``: the table as a spectator sees it."""
     hub: Hub = request.app.state.hub
-    table = find(hub, request.path_params["id"])
+    table = await find(hub, request.path_params["id"])
     async with hub.lock(table.table_id):
         return json_response(table.view(None))
 
@@ -145,7 +146,7 @@ async def show_table(request: Request) -> Response:
 async def replay(request: Request) -> Response:
     """``GET /api/tables/{id}/replay?seat=N``: the game frame by frame."""
     hub: Hub = request.app.state.hub
-    table = find(hub, request.path_params["id"])
+    table = await find(hub, request.path_params["id"])
     seat = replay_seat(table, request.query_params.get("seat", ""))
     async with hub.lock(table.table_id):
         frames = await asyncio.to_thread(table.replay, seat)
@@ -158,7 +159,7 @@ async def replay(request: Request) -> Response:
 async def replay_board(request: Request) -> Response:
     """``GET /api/tables/{id}/replay/{step}?seat=N``: the board after that step, as SVG."""
     hub: Hub = request.app.state.hub
-    table = find(hub, request.path_params["id"])
+    table = await find(hub, request.path_params["id"])
     seat = replay_seat(table, request.query_params.get("seat", ""))
     raw = request.path_params["step"]
     if not raw.isdigit():
@@ -171,9 +172,9 @@ async def replay_board(request: Request) -> Response:
     return Response(board, media_type="image/svg+xml")
 
 
-def find(hub: Hub, table_id: str) -> Table:
-    """The table ``table_id``, or a 404."""
-    table = hub.get(table_id)
+async def find(hub: Hub, table_id: str) -> Table:
+    """The table ``table_id`` as it stands now, or a 404."""
+    table = await hub.fetch(table_id)
     if table is None:
         raise ApiError(404, f"no table {table_id!r}")
     return table
@@ -211,7 +212,7 @@ async def bot_move(request: Request) -> Response:
     table_id, seat = body.get("table"), body.get("seat")
     if not isinstance(table_id, str):
         raise ApiError(400, "table must be a table id (a string)")
-    table = find(hub, table_id)
+    table = await find(hub, table_id)
     if isinstance(seat, bool) or not isinstance(seat, int):
         raise ApiError(400, "seat must be a seat number")
     async with hub.lock(table.table_id):
@@ -227,6 +228,11 @@ async def api_error(request: Request, exc: Exception) -> Response:
     """The exception handler of :class:`~tablezoo.tables.wire.ApiError`: ``{"error": ...}``."""
     assert isinstance(exc, ApiError)
     return json_response({"error": exc.message}, exc.status)
+
+
+async def unavailable(request: Request, exc: Exception) -> Response:
+    """The exception handler of :class:`~tablezoo.tables.wire.UnavailableError`: 503 ``{"error": ...}``."""
+    return json_response({"error": str(exc)}, 503)
 
 
 async def json_body(request: Request) -> dict[str, Any]:

@@ -44,16 +44,48 @@ class Hub:
     watches, are kept in memory; the store keeps them all.
     """
 
-    def __init__(self, store: Store, expire_after: float = EXPIRE_AFTER) -> None:
-        self.store = store
+    def __init__(self, store: Store | None, expire_after: float = EXPIRE_AFTER) -> None:
+        self.store = store  # type: ignore[assignment]  # None only for a subclass with its own store
         self.tables: dict[str, Table] = {}
         self.sockets: dict[str, dict[WebSocket, str]] = {}
         self.active: dict[str, float] = {}
         """When each table in memory last had a command or a socket (monotonic seconds)."""
         self.expire_after = expire_after
         self._locks: dict[str, asyncio.Lock] = {}
-        for table in store.load_all():
+        for table in store.load_all() if store is not None else ():
             self._adopt(table)
+
+    # ------------------------------------------------------------ what the endpoints await
+    # (the cluster's hub reads and writes its database there: tablezoo.tables.cluster)
+
+    async def start(self) -> None:
+        """Called when the site starts."""
+
+    async def stop(self) -> None:
+        """Called when the site stops: the store is closed."""
+        self.store.close()
+
+    async def fetch(self, table_id: str) -> Table | None:
+        """The table ``table_id`` as it stands now, or None."""
+        return self.get(table_id)
+
+    async def create(self, game: str, options: dict[str, bool]) -> Table:
+        """A new table of ``game`` with ``options`` (raises ``TablezooError`` for a wrong option)."""
+        return self.add(Table.new(game, table_id=self.new_id(), options=options))
+
+    async def open_count(self) -> int:
+        """How many tables wait for players."""
+        return self.open_tables()
+
+    async def page(
+        self, phase: str | None = None, offset: int = 0, limit: int = PAGE_SIZE
+    ) -> list[dict[str, Any]]:
+        """A page of the lobby's list (:meth:`summaries`)."""
+        return self.summaries(phase, offset, limit)
+
+    async def tick(self) -> list[str]:
+        """The periodic upkeep (:meth:`sweep`); returns the ids of the tables expired."""
+        return self.sweep()
 
     def _adopt(self, table: Table) -> Table:
         if self.store.save not in table.listeners:
@@ -193,6 +225,11 @@ class Hub:
 def summary(table: Table) -> dict[str, Any]:
     """A table as the lobby lists it."""
     return _summary(table.table_id, table.game_name, table.phase, [o.name for o in list(table.seats)])
+
+
+def summary_row(table_id: str, game: str, phase: str, seats: list[str]) -> dict[str, Any]:
+    """A table as the lobby lists it, from its id, game, phase and seat names."""
+    return _summary(table_id, game, phase, seats)
 
 
 def _summary(table_id: str, game: str, phase: str, seats: list[str]) -> dict[str, Any]:

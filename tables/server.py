@@ -71,6 +71,7 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import os
 from collections.abc import AsyncIterator, Iterable, Sequence
 from typing import Any
 
@@ -80,7 +81,7 @@ from tablezoo.tables.limits import BURST, CREATE_RATE, MAX_OPEN_TABLES, RATE, Ra
 from tablezoo.tables.security import LOOPBACK_HOSTS, PAGE_HEADERS, Origins, SecurityHeaders
 from tablezoo.tables.sockets import play
 from tablezoo.tables.store import DEFAULT_PATH, Store
-from tablezoo.tables.wire import ApiError
+from tablezoo.tables.wire import ApiError, UnavailableError
 
 try:  # the web extra; without it only the command-line wiring below is usable
     from starlette.applications import Starlette
@@ -109,6 +110,8 @@ SWEEP_EVERY = 60.0
 def create_app(
     db_path: str = DEFAULT_PATH,
     *,
+    database: str | None = None,
+    broker: str | None = None,
     allowed_hosts: Iterable[str] = LOOPBACK_HOSTS,
     allowed_origins: Iterable[str] = (),
     rate: float = RATE,
@@ -119,6 +122,10 @@ def create_app(
 ) -> Starlette:
     """The site over the tables stored at ``db_path`` (``":memory:"`` for a throwaway one).
 
+    With ``database`` (a ``postgresql://`` URL) and ``broker`` (a ``redis://`` URL)
+    instead, the site is one worker of several
+    (:class:`~tablezoo.tables.cluster.ClusterHub`): its database must be migrated
+    (:func:`~tablezoo.tables.cluster.migrate`; ``tablezoo serve`` does it).
     ``allowed_hosts`` are the host names requests may address (``"*"``: any);
     ``allowed_origins`` the other sites (``https://example.org``) whose pages
     may open sockets and post; the limits are described in the module docstring.
@@ -139,7 +146,7 @@ def create_app(
             WebSocketRoute("/ws/{id}", play),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ],
-        exception_handlers={ApiError: endpoints.api_error},
+        exception_handlers={ApiError: endpoints.api_error, UnavailableError: endpoints.unavailable},
         lifespan=lifespan,
         max_body_size=MAX_BODY,
         middleware=[
@@ -148,7 +155,7 @@ def create_app(
         ],
     )
     # what the endpoints share (tables.endpoints and tables.sockets say what each reads)
-    app.state.hub = Hub(Store(db_path), expire_after=expire_after)
+    app.state.hub = make_hub(db_path, database, broker, expire_after)
     app.state.origins = Origins(allowed_origins)
     app.state.command_limit = RateLimit(rate, burst)
     app.state.table_limit = RateLimit(create_rate / 60, create_rate)
@@ -160,21 +167,89 @@ def create_app(
 async def lifespan(app: Starlette) -> AsyncIterator[None]:
     """While the site runs, abandoned tables are swept; at the end the store is closed."""
     hub: Hub = app.state.hub
+    await hub.start()
     task = asyncio.create_task(sweep_forever(hub))
     yield
     task.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await task
-    hub.store.close()
+    await hub.stop()
 
 
 async def sweep_forever(hub: Hub, every: float = SWEEP_EVERY) -> None:
-    """:meth:`Hub.sweep` every ``every`` seconds."""
+    """:meth:`Hub.tick` every ``every`` seconds."""
     while True:
         await asyncio.sleep(every)
-        expired = hub.sweep()
+        try:
+            expired = await hub.tick()
+        except UnavailableError as err:
+            log.warning("tables not swept: %s", err)
+            continue
         if expired:
             log.info("expired %d abandoned tables", len(expired))
+
+
+def make_hub(db_path: str, database: str | None, broker: str | None, expire_after: float) -> Hub:
+    """The hub of one process over SQLite, or of one worker of several over PostgreSQL and Redis."""
+    if database is None and broker is None:
+        return Hub(Store(db_path), expire_after=expire_after)
+    check_cluster(database, broker)
+    from tablezoo.tables.cluster import ClusterHub, PgStore
+
+    assert database is not None and broker is not None
+    return ClusterHub(PgStore(database), broker, expire_after=expire_after)
+
+
+def check_cluster(database: str | None, broker: str | None) -> None:
+    """Raise :class:`ConfigError` unless both servers are given and the cluster extra is installed."""
+    if database is None or broker is None:
+        raise ConfigError(
+            "a site on several workers needs both --database postgresql://... and --broker redis://...; "
+            "without either it keeps its tables in one SQLite file (--db)"
+        )
+    if not database.startswith(("postgresql://", "postgres://")):
+        raise ConfigError(f"--database must be a postgresql://USER@HOST:PORT/NAME URL, not {database!r}")
+    if not broker.startswith(("redis://", "rediss://", "unix://")):
+        raise ConfigError(f"--broker must be a redis://HOST:PORT/N URL, not {broker!r}")
+    try:
+        from tablezoo.tables.cluster import require_extra
+
+        require_extra()
+    except ModuleNotFoundError as err:
+        raise ConfigError(
+            f"a site on several workers needs the cluster extra: pip install 'tablezoo[cluster]' ({err})"
+        ) from None
+
+
+ENVIRONMENT = {
+    "database": "TABLEZOO_DATABASE",
+    "broker": "TABLEZOO_BROKER",
+    "allowed_hosts": "TABLEZOO_ALLOWED_HOSTS",
+    "allowed_origins": "TABLEZOO_ALLOWED_ORIGINS",
+    "expire_after": "TABLEZOO_EXPIRE_AFTER",
+    "rate": "TABLEZOO_RATE",
+    "burst": "TABLEZOO_BURST",
+    "create_rate": "TABLEZOO_CREATE_RATE",
+    "max_open_tables": "TABLEZOO_MAX_OPEN_TABLES",
+}
+"""The environment variables :func:`app_from_environment` reads (hosts and origins: comma-separated)."""
+
+
+def app_from_environment() -> Starlette:
+    """The site of one worker process, configured by :data:`ENVIRONMENT` (``tablezoo serve --workers N``
+    starts its workers with ``uvicorn --factory`` on this)."""
+    env = {key: os.environ.get(name, "") for key, name in ENVIRONMENT.items()}
+    return create_app(
+        database=env["database"] or None,
+        broker=env["broker"] or None,
+        allowed_hosts=[h for h in env["allowed_hosts"].split(",") if h],
+        allowed_origins=[o for o in env["allowed_origins"].split(",") if o],
+        expire_after=float(env["expire_after"] or EXPIRE_AFTER),
+        rate=float(env["rate"] or RATE),
+        burst=int(env["burst"] or BURST),
+        create_rate=int(env["create_rate"] or CREATE_RATE),
+        max_open_tables=int(env["max_open_tables"] or MAX_OPEN_TABLES),
+    )
 
 
 # --------------------------------------------------------------------------- running it
@@ -187,19 +262,63 @@ def serve(
     allowed_hosts: Sequence[str] = (),
     allowed_origins: Sequence[str] = (),
     expire_after: float = EXPIRE_AFTER,
+    *,
+    database: str | None = None,
+    broker: str | None = None,
+    workers: int = 1,
+    log_level: str = "info",
+    limits: dict[str, float] | None = None,
 ) -> None:
     """Run the site with uvicorn until interrupted.
 
     Requests may name the loopback names, the address listened on (unless a
-    wildcard) and ``allowed_hosts``.
+    wildcard) and ``allowed_hosts``. With ``database`` and ``broker`` the database
+    is migrated first, then ``workers`` processes share the port (uvicorn's own
+    supervisor starts them, and starts a new one when one dies). ``limits`` sets
+    :func:`create_app`'s ``rate``, ``burst``, ``create_rate`` and ``max_open_tables``
+    (each worker keeps its own count).
     """
+    limits = dict(limits or {})
     import uvicorn
 
     hosts = [*LOOPBACK_HOSTS, *allowed_hosts]
     if host not in ("0.0.0.0", "::", ""):
         hosts.append(host)
-    app = create_app(db, allowed_hosts=hosts, allowed_origins=allowed_origins, expire_after=expire_after)
-    uvicorn.run(app, host=host, port=port)
+    if workers < 1:
+        raise ConfigError(f"--workers must be at least 1, not {workers}")
+    if database is None and broker is None:
+        if workers != 1:
+            raise ConfigError(
+                "several workers share their tables through --database postgresql://... and "
+                "--broker redis://...; a site on one SQLite file runs one process (--workers 1)"
+            )
+        app = create_app(
+            db, allowed_hosts=hosts, allowed_origins=allowed_origins, expire_after=expire_after, **limits
+        )
+        uvicorn.run(app, host=host, port=port, log_level=log_level)
+        return
+    check_cluster(database, broker)
+    from tablezoo.tables.cluster import migrate
+
+    assert database is not None and broker is not None
+    migrate(database)
+    settings = {
+        "database": database,
+        "broker": broker,
+        "allowed_hosts": ",".join(hosts),
+        "allowed_origins": ",".join(allowed_origins),
+        "expire_after": repr(float(expire_after)),
+        **{key: repr(value) for key, value in limits.items()},
+    }
+    os.environ.update({ENVIRONMENT[key]: value for key, value in settings.items()})
+    uvicorn.run(
+        "tablezoo.tables.server:app_from_environment",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        log_level=log_level,
+    )
 
 
 def cmd_serve(args: argparse.Namespace) -> None:
@@ -207,7 +326,24 @@ def cmd_serve(args: argparse.Namespace) -> None:
         raise ConfigError(f"tablezoo serve needs the web extra: pip install 'tablezoo[web]' ({WEB_MISSING})")
     if args.expire_after <= 0:
         raise ConfigError(f"--expire-after must be a positive number of seconds, not {args.expire_after}")
-    serve(args.host, args.port, args.db, args.allow_host, args.allow_origin, args.expire_after)
+    serve(
+        args.host,
+        args.port,
+        args.db,
+        args.allow_host,
+        args.allow_origin,
+        args.expire_after,
+        database=args.database,
+        broker=args.broker,
+        workers=args.workers,
+        log_level=args.log_level,
+        limits={
+            "rate": args.rate,
+            "burst": args.burst,
+            "create_rate": args.create_rate,
+            "max_open_tables": args.max_open_tables,
+        },
+    )
 
 
 def add_serve_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -216,6 +352,47 @@ def add_serve_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
     p.add_argument("--db", default=DEFAULT_PATH, help=f"SQLite file of the tables (default {DEFAULT_PATH})")
+    p.add_argument(
+        "--database",
+        metavar="URL",
+        help="PostgreSQL database of the tables (postgresql://USER@HOST:PORT/NAME), instead of --db; "
+        "with --broker, for several workers (the cluster extra)",
+    )
+    p.add_argument(
+        "--broker",
+        metavar="URL",
+        help="Redis (or Valkey) server through which workers pass view changes (redis://HOST:PORT/0)",
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="worker processes sharing the port (default 1; more need --database and --broker)",
+    )
+    p.add_argument(
+        "--rate", type=float, default=RATE, help=f"commands a second per client (default {RATE:g})"
+    )
+    p.add_argument(
+        "--burst", type=int, default=BURST, help=f"commands a client may send at once (default {BURST})"
+    )
+    p.add_argument(
+        "--create-rate",
+        type=int,
+        default=CREATE_RATE,
+        help=f"tables an address may create a minute (default {CREATE_RATE})",
+    )
+    p.add_argument(
+        "--max-open-tables",
+        type=int,
+        default=MAX_OPEN_TABLES,
+        help=f"tables that may wait for players at once (default {MAX_OPEN_TABLES})",
+    )
+    p.add_argument(
+        "--log-level",
+        default="info",
+        choices=["critical", "error", "warning", "info", "debug"],
+        help="what uvicorn logs (default info)",
+    )
     p.add_argument(
         "--allow-host",
         action="append",
@@ -241,4 +418,4 @@ def add_serve_parser(subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
-__all__ = ["Hub", "add_serve_parser", "cmd_serve", "create_app", "serve"]
+__all__ = ["Hub", "add_serve_parser", "app_from_environment", "cmd_serve", "create_app", "make_hub", "serve"]

@@ -7,7 +7,8 @@ page drew once; never in the URL, as URLs end up in logs) within
 ``{"command": ...}`` and the hub answers (:meth:`~tablezoo.tables.hub.Hub.command`).
 A message that is not such JSON, or one over the client's rate limit, is
 answered with a refusing reply and changes nothing. A refused socket gets
-``{"error": ...}`` and is closed with code 4400 (bad hello) or 4404 (no such table).
+``{"error": ...}`` and is closed with code 4400 (bad hello), 4404 (no such table) or 4503
+(the database of a site on several workers cannot be reached; try again).
 
 :func:`play` reads what it shares from the app's state, which
 :func:`~tablezoo.tables.server.create_app` sets: ``hub``, ``origins`` (the
@@ -22,6 +23,7 @@ import asyncio
 import re
 from typing import TYPE_CHECKING
 
+from tablezoo.games.core import TablezooError
 from tablezoo.tables.table import Reply, Table
 from tablezoo.tables.wire import dumps, loads
 
@@ -67,7 +69,11 @@ async def _greet(websocket: WebSocket, hub: Hub) -> tuple[Table, str] | None:
             websocket, 4400, 'send the client token as the first message {"client": TOKEN}, not in the URL'
         )
         return None
-    table = hub.get(websocket.path_params["id"])
+    try:
+        table = await hub.fetch(websocket.path_params["id"])
+    except TablezooError as err:  # the cluster's database is down
+        await refuse(websocket, 4503, str(err))
+        return None
     if table is None:
         await refuse(websocket, 4404, "no such table")
         return None

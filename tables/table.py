@@ -565,8 +565,14 @@ class Table:
         }
 
     @classmethod
-    def from_record(cls, record: dict[str, Any]) -> Table:
-        """The table of :meth:`to_record`, its game rebuilt by replaying its history."""
+    def from_record(cls, record: dict[str, Any], base: Table | None = None) -> Table:
+        """The table of :meth:`to_record`, its game rebuilt by replaying its history.
+
+        ``base``, an older copy of the same table (a worker's cache of it, say), saves the
+        replay of what the two have in common: when its game is under way with the same
+        seats and its history begins the record's, only the newer entries are played on
+        its game, and its bots are kept. ``base`` is consumed: use only the table returned.
+        """
         table = cls(
             table_id=record["table_id"],
             game_name=record["game"],
@@ -578,16 +584,27 @@ class Table:
             policy_files=bool(record.get("policy_files", False)),
         )
         if record["phase"] != WAITING:
-            game = make(table.game_name, len(table.seats), **table.options)
-            table.game, table.state = game, game.initial_state()
-            for entry in record["history"]:
+            history = record["history"]
+            done = 0
+            if base is not None and _continues(base, table, history):
+                game, table.state, table.secret_round = base.game, base.state, base.secret_round
+                done = len(base.history)
+                kept = {s: b for s, b in base.bots.items() if base.seats[s].bot == table.seats[s].bot}
+            else:
+                game = make(table.game_name, len(table.seats), **table.options)
+                table.state, kept = game.initial_state(), {}
+            assert game is not None
+            table.game = game
+            for entry in history[done:]:
                 secret = "seat" in entry and game.secret_decision(table.state)
                 _apply_entry(game, table.state, entry)
                 if "seat" in entry:  # the round of secret choices under way, as play left it
                     table._track_secret(entry["seat"], entry["action"], secret)
-            table.history = list(record["history"])
+            table.history = list(history)
             table.phase = FINISHED if game.is_terminal(table.state) else PLAYING
-            table.bots = {s: make_bot(o.bot, game) for s, o in enumerate(table.seats) if o.bot}
+            table.bots = {
+                s: kept[s] if s in kept else make_bot(o.bot, game) for s, o in enumerate(table.seats) if o.bot
+            }
         table.rng.bit_generator.state = record["rng"]
         return table
 
@@ -666,6 +683,19 @@ def _apply_entry(game: Game[Any], state: Any, entry: dict[str, Any]) -> None:
     if game.to_move(state) != entry["seat"]:
         raise ConfigError(f"the history is broken: seat {entry['seat']} moves out of turn")
     game.apply(state, entry["action"])
+
+
+def _continues(base: Table, table: Table, history: list[dict[str, Any]]) -> bool:
+    """Whether ``history`` (of ``table``) goes on from where ``base``'s game stands."""
+    return (
+        base.game is not None
+        and base.table_id == table.table_id
+        and base.game_name == table.game_name
+        and base.options == table.options
+        and len(base.seats) == len(table.seats)
+        and len(base.history) <= len(history)
+        and history[: len(base.history)] == base.history
+    )
 
 
 def _names(options: dict[str, bool], on: bool = False) -> str:

@@ -2,7 +2,8 @@
 
 Nothing here needs the web extra: the hub (:mod:`tablezoo.tables.hub`) encodes
 socket messages with :func:`dumps`, the sockets and the endpoints read with
-:func:`loads`, and any of them refuses a request by raising :class:`ApiError`.
+:func:`loads`, and any of them refuses a request by raising :class:`ApiError`
+(or :class:`UnavailableError`, when the database of a site on several workers is down).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from tablezoo.games.core import TablezooError
+
 
 class ApiError(Exception):
     """A request the API refuses: answered as ``{"error": message}`` with ``status``."""
@@ -20,6 +23,13 @@ class ApiError(Exception):
         super().__init__(message)
         self.status = status
         self.message = message
+
+
+class UnavailableError(TablezooError):
+    """The database of a site on several workers cannot be reached: nothing was changed.
+
+    The HTTP API answers it with status 503; a socket's command gets a refusing reply.
+    """
 
 
 def loads(text: str | bytes) -> Any:
