@@ -20,12 +20,24 @@ compare runs made together; the CPU time per move depends much less on the load.
 
 ``--legacy`` speaks the older protocol (the client token in the URL) so that
 the same script measures a server from before that change.
+
+**Several workers.** ``--workers N`` measures the site on PostgreSQL and Redis:
+``tablezoo serve --workers N --database ... --broker ...`` on one port (the kernel
+hands each new socket to one of the workers, so the sockets of one table land on
+different workers, as behind a load balancer). ``--database`` and ``--broker`` name
+the servers; without them the script starts throwaway ones on loopback (Debian's
+PostgreSQL and Redis: ``make servers``) and removes them afterwards. The server's CPU
+time per move is then split by where it goes: ``workers`` (the uvicorn processes),
+``postgres`` (the postmaster and its backends) and ``redis``::
+
+    python benchmarks/load.py --workers 2 --tables 40 --seconds 60 --out load-2.json
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import platform
@@ -36,6 +48,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +93,42 @@ def start_server(port: int, db: Path, legacy: bool) -> subprocess.Popen[bytes]:
             time.sleep(0.2)
     process.kill()
     raise RuntimeError("the server did not start within 30 s")
+
+
+def start_workers(port: int, workers: int, database: str, broker: str) -> subprocess.Popen[bytes]:
+    """``tablezoo serve --workers N`` over PostgreSQL and Redis, with the limits lifted as above."""
+    command = [str(Path(sys.executable).parent / "tablezoo"), "serve", "--port", str(port)]
+    command += ["--workers", str(workers), "--database", database, "--broker", broker]
+    command += ["--create-rate", "1000000", "--log-level", "warning"]
+    process = subprocess.Popen(command)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://{HOST}:{port}/api/games", timeout=2):
+                time.sleep(2.0 if workers > 1 else 0)  # every worker up, not only the first
+                return process
+        except OSError:
+            if process.poll() is not None:
+                raise RuntimeError(f"tablezoo serve exited with {process.returncode}") from None
+            time.sleep(0.2)
+    process.kill()
+    raise RuntimeError("the workers did not start within 60 s")
+
+
+@contextlib.contextmanager
+def throwaway_servers() -> Iterator[tuple[str, str, dict[str, int]]]:
+    """PostgreSQL and Redis on loopback for one run (the test suite's own helpers start them):
+    their URLs, and the process ids to measure (``postgres``, ``redis``)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tests.tables.cluster.servers import PostgresServer, RedisServer, missing
+
+    if (why := missing()) is not None:
+        raise SystemExit(why)
+    with PostgresServer() as pg, RedisServer() as redis:
+        pg.start()
+        redis.start()
+        assert pg.pid is not None and redis.pid is not None
+        yield pg.url, redis.url, {"postgres": pg.pid, "redis": redis.pid}
 
 
 def new_table(port: int, game: str) -> str:
@@ -209,25 +258,39 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def cpu_seconds(pid: int) -> float | None:
-    """User + system CPU seconds of process ``pid`` so far (None where /proc is missing)."""
+    """User + system CPU seconds of process ``pid`` and all its descendants so far (those that
+    ended included, once waited for); None where /proc is missing."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
     except OSError:
         return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    own = sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")  # utime stime cutime cstime
+    return own + sum(cpu_seconds(int(c)) or 0.0 for c in children)
 
 
-async def run(args: argparse.Namespace, port: int, pid: int) -> dict[str, Any]:
+def cpu_of(pids: dict[str, int]) -> dict[str, float | None]:
+    return {name: cpu_seconds(pid) for name, pid in pids.items()}
+
+
+async def run(args: argparse.Namespace, port: int, pids: dict[str, int]) -> dict[str, Any]:
+    """Play for ``--seconds``; ``pids`` are the server's processes to measure (``workers`` first)."""
     stats = Stats()
-    cpu_start = cpu_seconds(pid)
+    cpu_start = cpu_of(pids)
     start = time.monotonic()
     until = start + args.seconds
     await asyncio.gather(*(play_table(port, k, args, stats, until) for k in range(args.tables)))
     elapsed = time.monotonic() - start
-    cpu_end = cpu_seconds(pid)
-    cpu = None if cpu_start is None or cpu_end is None else cpu_end - cpu_start
+    cpu_end = cpu_of(pids)
+    spent = {
+        name: None if cpu_start[name] is None or cpu_end[name] is None else cpu_end[name] - cpu_start[name]
+        for name in pids
+    }
+    cpu = spent["workers"]
     lat = stats.latencies
     return {
+        "backend": "sqlite" if args.workers == 0 else "postgresql+redis",
+        "workers": max(1, args.workers),
         "tables": args.tables,
         "clients": args.tables * (args.people + args.watchers),
         "seconds": round(elapsed, 2),
@@ -242,6 +305,10 @@ async def run(args: argparse.Namespace, port: int, pid: int) -> dict[str, Any]:
             "mean": round(statistics.fmean(lat), 2) if lat else None,
         },
         "server_cpu_ms_per_move": round(1000 * cpu / stats.moves, 3) if cpu and stats.moves else None,
+        "cpu_ms_per_move": {
+            name: round(1000 * value / stats.moves, 3) if value is not None and stats.moves else None
+            for name, value in spent.items()
+        },
         "errors": len(stats.errors),
         "first_errors": stats.errors[:5],
         "legacy_protocol": args.legacy,
@@ -258,18 +325,45 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--games", type=int, default=0, help="stop after this many games (0: no limit)")
     parser.add_argument("--legacy", action="store_true", help="the client token in the URL (older servers)")
     parser.add_argument("--out", type=Path, help="also write the JSON here")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=0,
+        help="0: one process on SQLite (the default); N: N workers on PostgreSQL and Redis",
+    )
+    parser.add_argument("--database", help="with --workers: a postgresql:// URL (default: throwaway)")
+    parser.add_argument("--broker", help="with --workers: a redis:// URL (default: a throwaway server)")
     args = parser.parse_args(argv)
+    if not 0 <= args.workers <= 16:
+        parser.error(f"--workers must be from 0 to 16, not {args.workers}")
+    if args.workers == 0 and (args.database or args.broker):
+        parser.error("--database and --broker go with --workers N (N >= 1)")
+    if bool(args.database) != bool(args.broker):
+        parser.error("give both --database and --broker, or neither (throwaway servers)")
     for name, low, high in (("tables", 1, 200), ("people", 1, 7), ("watchers", 0, 5), ("seconds", 1, 600)):
         if not low <= getattr(args, name) <= high:
             parser.error(f"--{name} must be from {low} to {high}, not {getattr(args, name)}")
-    with tempfile.TemporaryDirectory() as tmp:
-        port = _free_port()
-        server = start_server(port, Path(tmp) / "load.sqlite3", args.legacy)
-        try:
-            result = asyncio.run(run(args, port, server.pid))
-        finally:
-            server.terminate()
-            server.wait(10)
+    port = _free_port()
+    if args.workers == 0:
+        with tempfile.TemporaryDirectory() as tmp:
+            server = start_server(port, Path(tmp) / "load.sqlite3", args.legacy)
+            try:
+                result = asyncio.run(run(args, port, {"workers": server.pid}))
+            finally:
+                server.terminate()
+                server.wait(10)
+    else:
+        with contextlib.ExitStack() as stack:
+            if args.database:
+                database, broker, pids = args.database, args.broker, {}
+            else:
+                database, broker, pids = stack.enter_context(throwaway_servers())
+            server = start_workers(port, args.workers, database, broker)
+            try:
+                result = asyncio.run(run(args, port, {"workers": server.pid, **pids}))
+            finally:
+                server.terminate()
+                server.wait(20)
     text = json.dumps(result, indent=2)
     print(text)
     if args.out:

@@ -552,6 +552,29 @@ def test_serve_sub_command() -> None:
         server.cmd_serve(args)
 
 
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--workers", "2"], "a site on one SQLite file runs one process"),
+        (["--workers", "0"], "--workers must be at least 1, not 0"),
+        (["--database", "postgresql://u@127.0.0.1:1/x"], "needs both --database postgresql://... and --broker"),
+        (["--broker", "redis://127.0.0.1:1/0"], "needs both --database postgresql://... and --broker"),
+        (["--database", "mysql://u@h/x", "--broker", "redis://h:1/0"], "--database must be a postgresql://"),
+        (["--database", "postgresql://u@h/x", "--broker", "http://h:1"], "--broker must be a redis://"),
+    ],
+)
+def test_serve_refuses_workers_without_their_servers(flags: list[str], message: str) -> None:
+    """Several workers need PostgreSQL and Redis; a wrong combination says what is needed, before
+    anything starts."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="tablezoo")
+    add_serve_parser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["serve", *flags])
+    with pytest.raises(server.ConfigError, match=re.escape(message)):
+        server.cmd_serve(args)
+
+
 @pytest.mark.parametrize("path", ["/api/tables", "/api/games"])
 def test_api_answers_json(path: str) -> None:
     with site() as http:
