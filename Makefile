@@ -14,7 +14,7 @@ TYPED := $(foreach p,$(PACKAGES),-p tablezoo.$(p))
 export TABLEZOO_REQUIRE_NATIVE := 1
 NATIVE := $(shell find native -type f) setup.py
 
-.PHONY: run demo test browser compiler fuzzer fuzz-seeds lint docs docs-serve bench sanitize clean native-test native-test-sanitize fuzz fuzz-sanitize
+.PHONY: run demo test browser servers compiler fuzzer fuzz-seeds lint docs docs-serve bench sanitize clean native-test native-test-sanitize fuzz fuzz-sanitize
 
 $(STAMP): pyproject.toml | compiler
 	$(PYTHON) -m venv $(VENV)
@@ -147,7 +147,7 @@ demo: $(LINKED)
 
 # pytest (not `python -m pytest`) keeps the repository root off sys.path: tests import the
 # installed package only (import mode importlib, set in pyproject.toml).
-test: lint browser docs native-test fuzz
+test: lint browser servers docs native-test fuzz
 	$(BIN)/pytest -q -n 2 tests
 
 # Debian's chromium and chromedriver for the browser test (tests/tables/test_browser.py);
@@ -158,6 +158,16 @@ browser:
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
 	else echo "no chromium: the browser test will be skipped (apt-get install chromium chromium-driver)"; fi
+
+# Debian's PostgreSQL and Redis for the cluster tests (tests/tables/cluster: each test process
+# starts private servers of its own); installed when missing and apt-get can (as root). Without
+# them those tests are skipped, unless TABLEZOO_REQUIRE_SERVERS=1 (as in CI) makes them fail.
+servers:
+	@if { ls /usr/lib/postgresql/*/bin/initdb || [ -x "$$(pg_config --bindir)/initdb" ]; } >/dev/null 2>&1 \
+		&& command -v redis-server >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql redis-server >/dev/null; \
+	else echo "no PostgreSQL or Redis: the cluster tests will be skipped (apt-get install postgresql redis-server)"; fi
 
 # ruff, the import contract of pyproject.toml (imports point one way), and mypy on the package.
 lint: $(LINKED)
