@@ -225,11 +225,10 @@ async def play_table(port: int, k: int, args: argparse.Namespace, stats: Stats, 
                 if not movers:
                     for p in people:
                         p.changed.clear()
-                    await asyncio.wait(
-                        [asyncio.create_task(p.changed.wait()) for p in people],
-                        timeout=5,
-                        return_when=asyncio.FIRST_COMPLETED,
-                    )
+                    waits = [asyncio.create_task(p.changed.wait()) for p in people]
+                    await asyncio.wait(waits, timeout=5, return_when=asyncio.FIRST_COMPLETED)
+                    for wait in waits:
+                        wait.cancel()
                     continue
                 mover = movers[0]
                 start = time.perf_counter()

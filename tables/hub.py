@@ -18,7 +18,7 @@ import asyncio
 import re
 import secrets
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from tablezoo.games import game_class
 from tablezoo.tables.store import Store
@@ -45,7 +45,7 @@ class Hub:
     """
 
     def __init__(self, store: Store | None, expire_after: float = EXPIRE_AFTER) -> None:
-        self.store = store  # type: ignore[assignment]  # None only for a subclass with its own store
+        self.store = cast("Store", store)  # None only in a subclass with a store of its own
         self.tables: dict[str, Table] = {}
         self.sockets: dict[str, dict[WebSocket, str]] = {}
         self.active: dict[str, float] = {}
@@ -165,7 +165,7 @@ class Hub:
                 await self.send(table.table_id, websocket, answer)
             return reply
 
-    async def _broadcast(self, table: Table, sender: WebSocket, answer: dict[str, Any]) -> None:
+    async def _broadcast(self, table: Table, sender: WebSocket | None, answer: dict[str, Any]) -> None:
         """Every socket of ``table`` gets its own client's view; the sender's comes with ``answer``."""
         # a view depends on the client only through its seat: made and encoded once per seat
         views: dict[int | None, dict[str, Any]] = {}

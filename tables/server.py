@@ -267,7 +267,7 @@ def serve(
     broker: str | None = None,
     workers: int = 1,
     log_level: str = "info",
-    limits: dict[str, float] | None = None,
+    limits: dict[str, Any] | None = None,
 ) -> None:
     """Run the site with uvicorn until interrupted.
 

@@ -557,7 +557,7 @@ def test_serve_sub_command() -> None:
     [
         (["--workers", "2"], "a site on one SQLite file runs one process"),
         (["--workers", "0"], "--workers must be at least 1, not 0"),
-        (["--database", "postgresql://u@127.0.0.1:1/x"], "needs both --database postgresql://... and --broker"),
+        (["--database", "postgresql://u@h:1/x"], "needs both --database postgresql://... and --broker"),
         (["--broker", "redis://127.0.0.1:1/0"], "needs both --database postgresql://... and --broker"),
         (["--database", "mysql://u@h/x", "--broker", "redis://h:1/0"], "--database must be a postgresql://"),
         (["--database", "postgresql://u@h/x", "--broker", "http://h:1"], "--broker must be a redis://"),

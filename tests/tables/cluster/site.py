@@ -44,8 +44,8 @@ class Site:
         """Start every worker (or one), and wait until each answers."""
         for k in range(len(self.ports)) if worker is None else [worker]:
             command = [TABLEZOO, "serve", "--port", str(self.ports[k]), "--database", self.database]
-            command += ["--broker", self.broker, "--log-level", "warning", "--rate", "1000", "--burst", "1000"]
-            command += ["--create-rate", "100000", "--expire-after", "3600"]
+            command += ["--broker", self.broker, "--log-level", "warning", "--rate", "1000"]
+            command += ["--burst", "1000", "--create-rate", "100000", "--expire-after", "3600"]
             out = open(self.log, "ab") if self.log else subprocess.DEVNULL  # noqa: SIM115
             self.processes[k] = subprocess.Popen(command, stdout=out, stderr=out, env=dict(os.environ))
         for k in range(len(self.ports)) if worker is None else [worker]:

@@ -97,11 +97,11 @@ def test_a_game_across_workers_replays_from_its_command_log(site: Site, store: P
 
 
 def test_two_workers_racing_on_one_table_lose_and_double_nothing(database: str, store: PgStore) -> None:
-    """Two stores (two workers' pools), two threads each, 1,600 commands on one table at once."""
+    """Two stores (two workers' pools), two threads each, 2,000 commands on one table at once."""
     table = Table.new("sechs_nimmt", table_id="race")
     store.create(table)
     stores = [store, PgStore(database)]
-    per_thread, replies = 400, []
+    per_thread, replies = 500, []
     lock = threading.Lock()
 
     def hammer(pg: PgStore) -> None:
