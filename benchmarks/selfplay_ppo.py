@@ -5,7 +5,9 @@
 A CleanRL-style example of the self-play face (:class:`tablezoo.envs.batched.SelfPlayBatch`),
 in plain PyTorch (the ``train`` extra): every decision of every seat comes back from the
 batch, one network picks them all, and each seat's decisions form its own episode, paid
-with that seat's reward (zero-sum: the winners share +1, the others -1). Episodes are
+with that seat's reward (``--reward zero_sum``, the default: the winners share +1, the others
+-1; ``--reward score``: the game's points as they are scored, each decision's return being
+what its seat is paid from then to the end). Episodes are
 collected whole (each game's decisions are kept until it ends), so the advantage is the
 episode's return less the value (no bootstrapping across a rollout's edge). The network
 reads the padded observation, so one network could play every seat count.
@@ -67,7 +69,8 @@ def collect(batch: SelfPlayBatch, policy: Policy, state: dict, min_steps: int, s
     obs, infos = state["obs"], state["infos"]
     pending: list[list[tuple]] = state[
         "pending"
-    ]  # per game: its decisions so far (seat, obs, mask, action, logp, value)
+    ]  # per game: its decisions so far (seat, obs, mask, action, logp, value, seat's reward so far)
+    earned: np.ndarray = state["earned"]  # per game and seat: the reward paid so far in this game
     done: list[tuple] = []
     while len(done) < min_steps:
         o = torch.as_tensor(obs) / scale
@@ -78,12 +81,16 @@ def collect(batch: SelfPlayBatch, policy: Policy, state: dict, min_steps: int, s
         logp = dist.log_prob(action)
         seats = infos["to_move"].copy()
         for i in range(len(seats)):
-            pending[i].append((int(seats[i]), o[i], m[i], int(action[i]), float(logp[i]), float(value[i])))
+            s = int(seats[i])
+            pending[i].append((s, o[i], m[i], int(action[i]), float(logp[i]), float(value[i]), earned[i, s]))
         obs, rewards, terminated, truncated, infos = batch.step(action.numpy())
+        earned += rewards * state["reward_scale"]  # zero-sum: at the end only; score: as they are scored
         for i in np.flatnonzero(terminated | truncated):
-            payoff = rewards[i]  # every seat's reward at the end (zero-sum)
-            done.extend((o_, m_, a, lp, v, float(payoff[s])) for s, o_, m_, a, lp, v in pending[i])
+            # each decision's return: what its seat was paid from then to the game's end
+            final = earned[i]
+            done.extend((o_, m_, a, lp, v, float(final[s] - e)) for s, o_, m_, a, lp, v, e in pending[i])
             pending[i] = []
+            earned[i] = 0.0
     state["obs"], state["infos"] = obs, infos
     o, m, a, lp, v, ret = zip(*done, strict=True)
     return {
@@ -156,6 +163,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--eval-every", type=int, default=20)
     parser.add_argument("--eval-games", type=int, default=500)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--reward",
+        default="zero_sum",
+        choices=["zero_sum", "score"],
+        help="zero_sum: +1 shared by the winners, -1 by the others, at the end (default); "
+        "score: the game's points as they are scored",
+    )
+    parser.add_argument(
+        "--reward-scale",
+        type=float,
+        default=1.0,
+        help="rewards are multiplied by this (game points are tens: 0.05 keeps the values near 1)",
+    )
     parser.add_argument("--out", default="runs/selfplay")
     args = parser.parse_args(argv)
 
@@ -164,7 +184,13 @@ def main(argv: list[str] | None = None) -> None:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     batch = SelfPlayBatch(
-        args.game, args.num_envs, args.players, seed=args.seed, num_threads=args.threads, padded=True
+        args.game,
+        args.num_envs,
+        args.players,
+        seed=args.seed,
+        num_threads=args.threads,
+        padded=True,
+        reward=args.reward,
     )
     scale = torch.as_tensor(batch.spec.scale())
     policy = Policy(batch.spec.size, batch.game.num_actions)
@@ -183,7 +209,13 @@ def main(argv: list[str] | None = None) -> None:
     else:
         (out / "metrics.jsonl").unlink(missing_ok=True)
     obs, infos = batch.reset(seed=args.seed + start_update)
-    state = {"obs": obs, "infos": infos, "pending": [[] for _ in range(args.num_envs)]}
+    state = {
+        "obs": obs,
+        "infos": infos,
+        "pending": [[] for _ in range(args.num_envs)],
+        "earned": np.zeros((args.num_envs, batch.num_seats), dtype=np.float64),
+        "reward_scale": args.reward_scale,
+    }
     with open(out / "metrics.jsonl", "a") as log:
         for k in range(start_update, args.updates):
             t = time.perf_counter()

@@ -4,6 +4,7 @@ refuses what does not belong together, and progress shows off a terminal too."""
 
 from __future__ import annotations
 
+import importlib.metadata
 import io
 import json
 from pathlib import Path
@@ -187,7 +188,8 @@ def test_a_result_records_what_made_it(tmp_path: Path, capsys: pytest.CaptureFix
         ]
     )
     result = json.loads(out.read_text())
-    assert result["format"] == benchmark.FORMAT and result["package"] == "0.2.0"
+    assert result["format"] == benchmark.FORMAT
+    assert result["package"] == importlib.metadata.version("tablezoo")
     assert result["command"][:3] == ["tablezoo", "benchmark", "court"]
     assert result["environment"]["python"] and result["environment"]["libraries"]["numpy"] == np.__version__
     assert result["git"] is None or len(result["git"]["commit"]) == 40
