@@ -4,6 +4,7 @@
     python benchmarks/baselines.py cleanrl_ppo diamant --seats 3 --budget 100000 --seed 1 \
         --score-games 200 --opponents random heuristic
     python benchmarks/baselines.py table
+    python benchmarks/baselines.py publish
 
 **A row** is one algorithm, one game, one seat count, one budget and one training seed. It
 trains into ``<out>/<row>/<game>-<n>p/<budget>/seed<S>/train/`` (``--out``, default
@@ -64,6 +65,14 @@ normalised cell scores, with a stratified-bootstrap 95% interval); it writes
 ``<results>/baselines.json``, ``<results>/baselines.md`` (a markdown table) and a
 learning-curve plot per game, ``<results>/baselines-<game>.png`` (``--results``, default
 ``benchmarks/results``).
+
+**Publishing.** ``python benchmarks/baselines.py publish`` copies every finished row under
+``--out`` that was scored by the whole protocol (the panel, 1,000 games a cell) into
+``--results`` (default ``benchmarks/results/protocol``): its result as
+``<algorithm>-<game>-<n>p-<budget>-seed<S>.json`` (budget ``1M``, ``10M``), its trained policy
+as ``policies/<same name>.pt`` (a file ``tablezoo benchmark`` plays), and for each row of three
+seeds or more the aggregate over them and its performance profile. ``table`` reads those
+published rows as well as the ones under ``--out``.
 
 **Smoke run** (CI): ``--budget 512 --curve-games 4 --score-games 4 --opponents random``
 trains every row for a few seconds (updates then come every few dozen decisions instead of
@@ -514,12 +523,81 @@ def run_row(
 # --------------------------------------------------------------------------- the table
 
 
-def table(out: Path, results: Path) -> list[dict[str, Any]]:
-    """Sum up every finished row under ``out`` (rliable IQM over seeds); write the JSON, the
-    markdown table and a learning-curve plot per game into ``results``; the table's entries."""
-    groups: dict[tuple[str, str, int, int], list[dict[str, Any]]] = {}
+def budget_label(budget: int) -> str:
+    """1000000 -> ``1M``, 100000 -> ``100k``: how published files name a budget."""
+    for size, unit in ((1_000_000, "M"), (1_000, "k")):
+        if budget >= size and budget % size == 0:
+            return f"{budget // size}{unit}"
+    return str(budget)
+
+
+def published_name(baseline: dict[str, Any]) -> str:
+    """``batched_ppo-heckmeck-2p-1M-seed0``: a published row's file name, without its suffix."""
+    b = baseline
+    return f"{b['algorithm']}-{b['game']}-{b['seats']}p-{budget_label(b['budget'])}-seed{b['seed']}"
+
+
+def finished_rows(out: Path, results: Path | None = None) -> list[dict[str, Any]]:
+    """Every finished row's result: those under ``out``, and those published in ``results``
+    (``<name>-seed<S>.json``) that ``out`` does not hold (a row is one algorithm, game, seat count,
+    budget and seed)."""
+    rows: dict[tuple[Any, ...], dict[str, Any]] = {}
+    paths = sorted(results.glob("*-seed*.json")) if results is not None else []
+    for path in [*paths, *sorted(out.glob("*/*/*/seed*/result.json"))]:  # out's last: it wins
+        result = json.loads(path.read_text())
+        b = result.get("baseline")
+        if b is not None:
+            rows[(b["algorithm"], b["game"], b["seats"], b["budget"], b["seed"])] = result
+    return list(rows.values())
+
+
+def full_protocol(result: dict[str, Any]) -> bool:
+    """Whether a row was scored against the protocol's whole panel at its games a cell."""
+    cells = result["cells"]
+    game = result["baseline"]["game"]
+    return all(c["games"] == GAMES_PER_CELL for c in cells) and sorted(
+        c["opponent"] for c in cells
+    ) == sorted(PANELS[game])
+
+
+def publish(out: Path, results: Path) -> list[str]:
+    """Copy every finished full-protocol row under ``out`` into ``results``: its result
+    (``<name>.json``, :func:`published_name`) and its trained policy
+    (``policies/<name>.pt`` or ``.npz``, a file ``tablezoo benchmark`` plays); then, for each
+    row with at least ``MIN_SEEDS`` seeds, the aggregate over them (``aggregate-<row>.json``) and
+    its performance profile (``profile-<row>.png``). Returns the names published."""
+    from tablezoo.training.benchmark import plot_profile
+
+    names = []
+    (results / "policies").mkdir(parents=True, exist_ok=True)
     for path in sorted(out.glob("*/*/*/seed*/result.json")):
         result = json.loads(path.read_text())
+        if not full_protocol(result):
+            continue
+        name = published_name(result["baseline"])
+        shutil.copyfile(path, results / f"{name}.json")
+        policy = path.parent / result["baseline"]["policy_file"]
+        if policy.is_file():
+            shutil.copyfile(policy, results / "policies" / f"{name}{policy.suffix}")
+        names.append(name)
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for result in finished_rows(out, results):
+        if full_protocol(result):
+            groups.setdefault(published_name(result["baseline"]).rsplit("-seed", 1)[0], []).append(result)
+    for row, runs in sorted(groups.items()):
+        if len(runs) >= MIN_SEEDS:
+            summary = aggregate(sorted(runs, key=lambda r: r["baseline"]["seed"]))
+            (results / f"aggregate-{row}.json").write_text(json.dumps(summary, indent=1) + "\n")
+            plot_profile(summary, results / f"profile-{row}.png")
+    return names
+
+
+def table(out: Path, results: Path) -> list[dict[str, Any]]:
+    """Sum up every finished row under ``out`` and published in ``results`` (rliable IQM over
+    seeds); write the JSON, the markdown table and a learning-curve plot per game into
+    ``results``; the table's entries."""
+    groups: dict[tuple[str, str, int, int], list[dict[str, Any]]] = {}
+    for result in finished_rows(out, results):
         b = result["baseline"]
         groups.setdefault((b["algorithm"], b["game"], b["seats"], b["budget"]), []).append(result)
     order = {name: i for i, name in enumerate(TRAINERS)}
@@ -658,7 +736,14 @@ def main(argv: list[str] | None = None) -> None:
     t = sub.add_parser("table", help="aggregate every finished row: JSON, markdown, plots")
     t.add_argument("--out", type=Path, default=Path("runs/baselines"), help="folder of every row")
     t.add_argument("--results", type=Path, default=HERE / "results", help="where the table goes")
+    u = sub.add_parser("publish", help="copy the finished full-protocol rows, their policies and aggregates")
+    u.add_argument("--out", type=Path, default=Path("runs/baselines"), help="folder of every row")
+    u.add_argument("--results", type=Path, default=HERE / "results" / "protocol", help="where they go")
     args = parser.parse_args(argv)
+    if args.command == "publish":
+        for name in publish(args.out, args.results):
+            print(name)
+        return
     if args.command == "table":
         entries = table(args.out, args.results)
         print(markdown(entries), end="")

@@ -138,3 +138,34 @@ def test_the_table_seat_counts_are_the_protocols(baselines: ModuleType) -> None:
     from tablezoo.training.benchmark import SEATS
 
     assert {game: SEATS[game] for game in baselines.GAMES} == baselines.TABLE_SEATS
+
+
+def test_publish_copies_full_protocol_rows_their_policies_and_aggregates(
+    baselines: ModuleType, tmp_path: Path
+) -> None:
+    """``publish`` takes the rows scored by the whole protocol (not the smoke rows), names them,
+    copies each one's policy, and aggregates rows of three seeds as ``aggregate`` does."""
+    shipped = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "protocol"
+    out, results = tmp_path / "runs", tmp_path / "published"
+    runs = []
+    for seed in range(3):
+        result = json.loads((shipped / f"batched_ppo-heckmeck-2p-1M-seed{seed}.json").read_text())
+        folder = out / "batched_ppo" / "heckmeck-2p" / "1000000" / f"seed{seed}"
+        (folder / "train").mkdir(parents=True)
+        (folder / "train" / "actor.pt").write_bytes(b"weights %d" % seed)
+        (folder / "result.json").write_text(json.dumps(result))
+        runs.append(result)
+    smoke = json.loads(json.dumps(runs[0]))
+    smoke["cells"] = [{**c, "games": 4} for c in smoke["cells"]]
+    smoke["baseline"]["seed"] = 7
+    (out / "batched_ppo" / "heckmeck-2p" / "1000000" / "seed7").mkdir(parents=True)
+    (out / "batched_ppo" / "heckmeck-2p" / "1000000" / "seed7" / "result.json").write_text(json.dumps(smoke))
+    names = baselines.publish(out, results)
+    assert names == [f"batched_ppo-heckmeck-2p-1M-seed{s}" for s in range(3)]  # not the 4-game row
+    assert (results / "policies" / "batched_ppo-heckmeck-2p-1M-seed1.pt").read_bytes() == b"weights 1"
+    summary = json.loads((results / "aggregate-batched_ppo-heckmeck-2p-1M.json").read_text())
+    assert summary["iqm"] == pytest.approx(baselines.aggregate(runs)["iqm"])
+    assert (results / "profile-batched_ppo-heckmeck-2p-1M.png").stat().st_size > 0
+    entries = baselines.table(tmp_path / "empty", results)  # the table reads the published rows too
+    assert [(e["game"], e["seats"], e["seeds"]) for e in entries] == [("heckmeck", 2, [0, 1, 2])]
+    assert baselines.budget_label(10_000_000) == "10M" and baselines.budget_label(100_000) == "100k"
