@@ -50,7 +50,7 @@ from tablezoo.envs.batched import SelfPlayBatch
 STEPS = 8192
 """Decisions per PPO update (the baselines' batched row)."""
 ENVS = 256
-REWARD_SCALE = {"sechs_nimmt": 0.05, "court": 1.0, "heckmeck": 0.1, "diamant": 0.05}
+REWARD_SCALE = {"sechs_nimmt": 0.05, "court": 0.1, "heckmeck": 0.1, "diamant": 0.05}
 """``--reward score``'s default scale per game: game points of a game near 1 in size."""
 
 
