@@ -481,9 +481,6 @@ class ClusterHub(Hub):
             self.sockets.pop(table_id, None)
             self.tables.pop(table_id, None)
             self.sent.pop(table_id, None)
-            lock = self._locks.get(table_id)
-            if lock is not None and not lock.locked():  # else its holder still needs it
-                del self._locks[table_id]
             if self._pubsub is not None:
                 self._spawn(self._unsubscribe(table_id))
 

@@ -18,6 +18,7 @@ import asyncio
 import re
 import secrets
 import time
+import weakref
 from typing import TYPE_CHECKING, Any, cast
 
 from tablezoo.games import game_class
@@ -51,7 +52,8 @@ class Hub:
         self.active: dict[str, float] = {}
         """When each table in memory last had a command or a socket (monotonic seconds)."""
         self.expire_after = expire_after
-        self._locks: dict[str, asyncio.Lock] = {}
+        # a table's lock lives as long as someone holds or awaits it (then a new one is made)
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         for table in store.load_all() if store is not None else ():
             self._adopt(table)
 
@@ -128,7 +130,10 @@ class Hub:
 
     def lock(self, table_id: str) -> asyncio.Lock:
         """The lock a table's commands and reads run under, one at a time."""
-        return self._locks.setdefault(table_id, asyncio.Lock())
+        lock = self._locks.get(table_id)
+        if lock is None:
+            lock = self._locks[table_id] = asyncio.Lock()
+        return lock
 
     async def connect(self, table: Table, websocket: WebSocket, client: str) -> None:
         """Watch ``table`` from ``websocket`` as ``client``; the socket gets its first view."""
