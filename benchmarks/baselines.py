@@ -43,7 +43,10 @@ to the end of its last update; ``decisions`` is what it took.
 
 **The learning curve** is each row's own log: the win share of the policy against the
 heuristic (every other seat) at about ``CURVE_POINTS`` checkpoints, ``--curve-games`` games
-each (the trainer's own evaluation, on its own seeds, not the protocol's).
+each (the trainer's own evaluation, on its own seeds, not the protocol's). Where the trainer
+logs its time (``batched_ppo``), ``curve_seconds`` gives the training's own seconds at each
+point (playing and learning, the evaluations left out; wall time, which a rerun does not
+reproduce), and the plot adds the curves against those minutes.
 
 **Resuming.** A row with a ``result.json`` is finished and is skipped. A stopped
 ``cleanrl_ppo``, ``batched_ppo``, ``rllib_ppo`` or ``expert`` row continues from its last
@@ -178,6 +181,9 @@ class Trained:
     """Learner decisions trained on (at least the budget, to the end of the last update)."""
     curve: list[tuple[int, float]]
     """(decisions, win share against the heuristic), in order."""
+    seconds: list[float] | None = None
+    """The training's own seconds (playing and learning; the curve's evaluations left out) at
+    each point of the curve, where the trainer logs them (``batched_ppo``)."""
 
 
 def short_rollouts(row: Row) -> dict[str, Any]:
@@ -398,12 +404,14 @@ def train_batched_ppo(row: Row) -> Trained:
     command += ["--out", str(row.work)]
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
     lines = [json.loads(line) for line in (row.work / "metrics.jsonl").read_text().splitlines()]
-    decisions, curve = 0, []
+    decisions, curve, spent, seconds = 0, [], 0.0, []
     for line in lines:
         decisions += int(line["decisions"])
+        spent += float(line["play_s"]) + float(line["learn_s"])
         if "win_share_vs_heuristic" in line:
             curve.append((decisions, float(line["win_share_vs_heuristic"])))
-    return Trained(row.work / "actor.pt", decisions, curve)
+            seconds.append(spent)
+    return Trained(row.work / "actor.pt", decisions, curve, seconds)
 
 
 def expert_cli(row: Row, iterations: int, teacher_games: int, games: int) -> None:
@@ -512,6 +520,8 @@ def run_row(
         "curve": [[step, round(share, 4)] for step, share in trained.curve],
         "command": " ".join(command),
     }
+    if trained.seconds is not None:  # wall time: not part of what a rerun reproduces
+        result["baseline"]["curve_seconds"] = [round(t, 1) for t in trained.seconds]
     partial = target.with_suffix(".partial")
     partial.write_text(json.dumps(result, indent=1) + "\n")
     partial.replace(target)  # a result.json is always whole
@@ -632,6 +642,8 @@ def table(out: Path, results: Path) -> list[dict[str, Any]]:
         except ConfigError as err:  # no normalised cell, or results of unlike cells
             entry["iqm"], entry["note"] = None, str(err)
         entry["curves"] = [r["baseline"]["curve"] for r in runs]
+        if all("curve_seconds" in r["baseline"] for r in runs):
+            entry["curve_seconds"] = [r["baseline"]["curve_seconds"] for r in runs]
         entries.append(entry)
     results.mkdir(parents=True, exist_ok=True)
     (results / "baselines.json").write_text(json.dumps(entries, indent=1) + "\n")
@@ -685,7 +697,14 @@ def plot(game: str, entries: list[dict[str, Any]], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     seat_counts = sorted({e["seats"] for e in entries})
-    fig, axes = plt.subplots(1, len(seat_counts), figsize=(6 * len(seat_counts), 4), squeeze=False)
+    timed = any("curve_seconds" in e for e in entries)
+    rows = 2 if timed else 1
+    fig, axes = plt.subplots(rows, len(seat_counts), figsize=(6 * len(seat_counts), 4 * rows), squeeze=False)
+    if timed:
+        for ax, seats in zip(axes[1], seat_counts, strict=True):
+            _plot_by_time(
+                ax, game, seats, [e for e in entries if e["seats"] == seats and "curve_seconds" in e]
+            )
     for ax, seats in zip(axes[0], seat_counts, strict=True):
         for e in (e for e in entries if e["seats"] == seats):
             points = min(len(c) for c in e["curves"])
@@ -709,6 +728,24 @@ def plot(game: str, entries: list[dict[str, Any]], path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
+
+
+def _plot_by_time(ax: Any, game: str, seats: int, entries: list[dict[str, Any]]) -> None:
+    """The same curves against the training's own minutes (the mean over seeds at each point)."""
+    for e in entries:
+        points = min(len(c) for c in e["curves"])
+        if not points:
+            continue
+        minutes = [float(np.mean([t[i] for t in e["curve_seconds"]])) / 60 for i in range(points)]
+        shares = [float(np.mean([c[i][1] for c in e["curves"]])) for i in range(points)]
+        ax.plot(minutes, shares, marker="o", markersize=3, label=f"{e['algorithm']} ({e['budget']:,})")
+    ax.axhline(1 / seats, color="grey", linestyle="--", linewidth=1, label="fair share")
+    ax.set_title(f"{game}, {seats} seats, by training time")
+    ax.set_xlabel("training minutes (play and learn; one core)")
+    ax.set_ylabel("win share vs heuristic")
+    ax.set_ylim(0, 1)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
 
 
 # --------------------------------------------------------------------------- the command

@@ -71,6 +71,9 @@ def test_a_row_trains_scores_and_is_skipped_once_finished(
     assert row_info["curve"] and all(0.0 <= share <= 1.0 for _, share in row_info["curve"])
     steps = [step for step, _ in row_info["curve"]]
     assert steps == sorted(steps) and steps[-1] >= 256
+    if row == "batched_ppo":  # its training time at each point, for the curves against time
+        seconds = row_info["curve_seconds"]
+        assert len(seconds) == len(steps) and seconds == sorted(seconds) and seconds[0] >= 0
 
     from tablezoo.games import make
     from tablezoo.training.benchmark import evaluate
