@@ -371,6 +371,8 @@ class ClusterHub(Hub):
             )
             pubsub = client.pubsub(ignore_subscribe_messages=True)
             try:
+                # the bare prefix is never published to: it keeps the connection subscribed (and
+                # listening) while this worker watches no table
                 await pubsub.subscribe(CHANNEL, *(CHANNEL + t for t, s in self.sockets.items() if s))
                 self._pubsub = pubsub
                 self.broker_up.set()
