@@ -648,6 +648,7 @@ def table(out: Path, results: Path) -> list[dict[str, Any]]:
     results.mkdir(parents=True, exist_ok=True)
     (results / "baselines.json").write_text(json.dumps(entries, indent=1) + "\n")
     (results / "baselines.md").write_text(markdown(entries))
+    (results / "summary.md").write_text(summary_markdown(entries))
     for game in dict.fromkeys(e["game"] for e in entries):
         plot(game, [e for e in entries if e["game"] == game], results / f"baselines-{game}.png")
     return entries
@@ -684,6 +685,39 @@ def markdown(entries: list[dict[str, Any]]) -> str:
             f"{np.mean(e['train_minutes']):.1f}",
         ]
         lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+SUMMARY_COLUMNS = [("batched_ppo", 1_000_000), ("batched_ppo", 10_000_000), ("maskable_ppo", 1_000_000)]
+SUMMARY_COLUMNS += [("cleanrl_ppo", 1_000_000)]
+"""The README's table: the protocol's rows, by algorithm and budget."""
+
+
+def summary_markdown(entries: list[dict[str, Any]]) -> str:
+    """The protocol's rows as one line per game and seat count, one column per algorithm and
+    budget of :data:`SUMMARY_COLUMNS`: the normalised IQM over the seeds with its 95% interval
+    (``n/a`` where no cell is normalised), and the seeds (fewer than ``MIN_SEEDS``: not yet a
+    protocol row); rows scored otherwise left out, columns not run yet marked ``-``."""
+    done = {
+        (e["game"], e["seats"], e["algorithm"], e["budget"]): e
+        for e in entries
+        if e["games_per_cell"] == [GAMES_PER_CELL] and e["panel"] == sorted(PANELS[e["game"]])
+    }
+    head = " | ".join(f"{a} {budget_label(b)}" for a, b in SUMMARY_COLUMNS)
+    lines = [f"| game | seats | {head} |", "| --- | ---: |" + " --- |" * len(SUMMARY_COLUMNS)]
+    for game in GAMES:
+        for seats in SEATS[game]:
+            cells = []
+            for algorithm, budget in SUMMARY_COLUMNS:
+                e = done.get((game, seats, algorithm, budget))
+                if e is None:
+                    cells.append("-")
+                elif e.get("iqm") is None:
+                    cells.append(f"n/a ({len(e['seeds'])} seeds)")
+                else:
+                    low, high = e["iqm_95ci"]
+                    cells.append(f"{e['iqm']:.2f} [{low:.2f}, {high:.2f}] ({len(e['seeds'])} seeds)")
+            lines.append(f"| {game} | {seats} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 

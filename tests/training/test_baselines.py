@@ -172,3 +172,7 @@ def test_publish_copies_full_protocol_rows_their_policies_and_aggregates(
     entries = baselines.table(tmp_path / "empty", results)  # the table reads the published rows too
     assert [(e["game"], e["seats"], e["seeds"]) for e in entries] == [("heckmeck", 2, [0, 1, 2])]
     assert baselines.budget_label(10_000_000) == "10M" and baselines.budget_label(100_000) == "100k"
+    summary_lines = (results / "summary.md").read_text().splitlines()
+    assert summary_lines[0].startswith("| game | seats | batched_ppo 1M | batched_ppo 10M |")
+    assert summary_lines[2].startswith("| heckmeck | 2 | 0.83 [")
+    assert summary_lines[2].endswith("| - | - | - |")  # no 10M, MaskablePPO or CleanRL row yet
