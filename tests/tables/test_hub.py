@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from typing import Any
 
 from tablezoo.tables.hub import Hub, summary
@@ -89,3 +90,50 @@ def test_the_lobby_lists_waiting_then_playing_then_finished() -> None:
         "min_seats": 2,
         "max_seats": 5,
     }
+
+
+async def a_slow_bot_holds_up_only_its_table(hub: Hub) -> None:
+    """While a bot thinks at one table (its move in a worker thread), a command at another table
+    is carried out and answered: the first is still thinking when the second is done."""
+    made = [await hub.create("heckmeck", {}) for _ in range(2)]
+    a, b = Socket(), Socket()
+    slow, quick = [await hub.fetch(t.table_id) for t in made]
+    assert slow is not None and quick is not None
+    await hub.connect(slow, a, "client-slow-1")  # type: ignore[arg-type]
+    await hub.connect(quick, b, "client-quick-1")  # type: ignore[arg-type]
+    assert (await hub.command(slow, a, "client-slow-1", "/bot heuristic")).ok  # type: ignore[arg-type]
+    assert (await hub.command(slow, a, "client-slow-1", "/join Ann")).ok  # type: ignore[arg-type]
+    thinking = asyncio.create_task(hub.command(slow, a, "client-slow-1", "/start"))  # type: ignore[arg-type]
+    while not THINKING.is_set():  # the bot has begun its first move
+        await asyncio.sleep(0.01)
+    reply = await hub.command(quick, b, "client-quick-1", "/join Bob")  # type: ignore[arg-type]
+    assert reply.ok and not thinking.done()
+    RELEASE.set()
+    assert (await thinking).ok
+    assert b.sent[-1]["view"]["seats"][0]["name"] == "Bob"
+
+
+THINKING, RELEASE = threading.Event(), threading.Event()
+
+
+def think_until_released(monkeypatch: Any) -> None:
+    """The heuristic bot's moves wait, in their worker thread, until RELEASE is set."""
+    from tablezoo.bots.registry import make_bot
+    from tablezoo.games import make
+
+    bot_class = type(make_bot("heuristic", make("heckmeck", 2)))
+    act = bot_class.act
+    THINKING.clear()
+    RELEASE.clear()
+
+    def slow_act(self: Any, seat: Any) -> Any:
+        THINKING.set()
+        assert RELEASE.wait(30), "the test never released the bot"
+        return act(self, seat)
+
+    monkeypatch.setattr(bot_class, "act", slow_act)
+
+
+def test_a_slow_bot_holds_up_only_its_table(monkeypatch: Any) -> None:
+    think_until_released(monkeypatch)
+    asyncio.run(a_slow_bot_holds_up_only_its_table(Hub(Store(":memory:"))))

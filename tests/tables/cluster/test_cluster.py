@@ -252,3 +252,24 @@ def test_the_database_restarted(site: Site, store: PgStore, postgres: Any) -> No
     assert record is not None and record["version"] == 2
     assert [s["name"] for s in record["seats"]] == ["alice", "bob"]
     assert store.replay(table).to_record() == record
+
+
+def test_a_slow_bot_holds_up_only_its_table(database: str, broker: str, monkeypatch: Any) -> None:
+    """The same as in one process: a bot thinking at one table (holding its row's lock) holds up
+    no command at another table of the same worker."""
+    from tablezoo.tables.cluster import ClusterHub
+
+    from ..test_hub import a_slow_bot_holds_up_only_its_table, think_until_released
+
+    migrate(database)
+    think_until_released(monkeypatch)
+
+    async def run() -> None:
+        hub = ClusterHub(PgStore(database), broker, expire_after=3600)
+        await hub.start()
+        try:
+            await a_slow_bot_holds_up_only_its_table(hub)
+        finally:
+            await hub.stop()
+
+    asyncio.run(run())
