@@ -752,13 +752,7 @@ def plot(game: str, entries: list[dict[str, Any]], path: Path) -> None:
         budgets = [e["budget"] for e in entries if e["seats"] == seats]
         if max(budgets) >= 10 * min(budgets):
             ax.set_xscale("log")  # budgets ten times apart: each curve gets its share of the width
-        ax.axhline(1 / seats, color="grey", linestyle="--", linewidth=1, label="fair share")
-        ax.set_title(f"{game}, {seats} seats")
-        ax.set_xlabel("learner decisions")
-        ax.set_ylabel("win share vs heuristic")
-        ax.set_ylim(0, 1)
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
+        _finish(ax, seats, f"{game}, {seats} seats", "learner decisions")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
@@ -773,9 +767,16 @@ def _plot_by_time(ax: Any, game: str, seats: int, entries: list[dict[str, Any]])
         minutes = [float(np.mean([t[i] for t in e["curve_seconds"]])) / 60 for i in range(points)]
         shares = [float(np.mean([c[i][1] for c in e["curves"]])) for i in range(points)]
         ax.plot(minutes, shares, marker="o", markersize=3, label=f"{e['algorithm']} ({e['budget']:,})")
+    _finish(
+        ax, seats, f"{game}, {seats} seats, by training time", "training minutes (play and learn; one core)"
+    )
+
+
+def _finish(ax: Any, seats: int, title: str, xlabel: str) -> None:
+    """A panel's fair-share line, title, axes, grid and legend."""
     ax.axhline(1 / seats, color="grey", linestyle="--", linewidth=1, label="fair share")
-    ax.set_title(f"{game}, {seats} seats, by training time")
-    ax.set_xlabel("training minutes (play and learn; one core)")
+    ax.set_title(title)
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("win share vs heuristic")
     ax.set_ylim(0, 1)
     ax.grid(alpha=0.3)
