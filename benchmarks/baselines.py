@@ -639,8 +639,10 @@ def table(out: Path, results: Path) -> list[dict[str, Any]]:
         try:
             summary = aggregate(runs)
             entry |= {k: summary[k] for k in ("cells", "iqm", "iqm_95ci", "mean", "mean_95ci")}
-        except ConfigError as err:  # no normalised cell, or results of unlike cells
+        except ConfigError as err:  # one seed, no normalised cell, or results of unlike cells
             entry["iqm"], entry["note"] = None, str(err)
+            if len(runs) == 1:
+                entry["normalised_score"] = runs[0].get("normalised_score")  # that seed's mean
         entry["curves"] = [r["baseline"]["curve"] for r in runs]
         if all("curve_seconds" in r["baseline"] for r in runs):
             entry["curve_seconds"] = [r["baseline"]["curve_seconds"] for r in runs]
@@ -695,9 +697,10 @@ SUMMARY_COLUMNS += [("cleanrl_ppo", 1_000_000)]
 
 def summary_markdown(entries: list[dict[str, Any]]) -> str:
     """The protocol's rows as one line per game and seat count, one column per algorithm and
-    budget of :data:`SUMMARY_COLUMNS`: the normalised IQM over the seeds with its 95% interval
-    (``n/a`` where no cell is normalised), and the seeds (fewer than ``MIN_SEEDS``: not yet a
-    protocol row); rows scored otherwise left out, columns not run yet marked ``-``."""
+    budget of :data:`SUMMARY_COLUMNS`: the normalised IQM over the seeds with its 95% interval,
+    or for one seed its mean normalised score (``n/a`` where no cell is normalised), and the
+    seeds (fewer than ``MIN_SEEDS``: not yet a protocol row); rows scored otherwise left out,
+    columns not run yet marked ``-``."""
     done = {
         (e["game"], e["seats"], e["algorithm"], e["budget"]): e
         for e in entries
@@ -710,13 +713,16 @@ def summary_markdown(entries: list[dict[str, Any]]) -> str:
             cells = []
             for algorithm, budget in SUMMARY_COLUMNS:
                 e = done.get((game, seats, algorithm, budget))
+                seeds = len(e["seeds"]) if e is not None else 0
                 if e is None:
                     cells.append("-")
-                elif e.get("iqm") is None:
-                    cells.append(f"n/a ({len(e['seeds'])} seeds)")
-                else:
+                elif e.get("iqm") is not None:
                     low, high = e["iqm_95ci"]
-                    cells.append(f"{e['iqm']:.2f} [{low:.2f}, {high:.2f}] ({len(e['seeds'])} seeds)")
+                    cells.append(f"{e['iqm']:.2f} [{low:.2f}, {high:.2f}] ({seeds} seeds)")
+                elif e.get("normalised_score") is not None:
+                    cells.append(f"{e['normalised_score']:.2f} (1 seed: its mean, no interval)")
+                else:
+                    cells.append(f"n/a ({seeds} seed{'s' if seeds > 1 else ''})")
             lines.append(f"| {game} | {seats} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
