@@ -41,8 +41,8 @@ compiler:
 
 # The native core rebuilt with AddressSanitizer and UndefinedBehaviorSanitizer (the in-place
 # extension removed first, or setuptools would keep it), the engine's contract, lockstep,
-# bad-input, batched-env, native-bot (every game's ports) and native-search tests run on it, then
-# the core rebuilt as usual.
+# bad-input, batched-env, native-bot (every game's ports), native-search and search self-play
+# tests run on it, then the core rebuilt as usual.
 SANITIZER_RUNTIME = $$(g++ -print-file-name=libasan.so) $$(g++ -print-file-name=libubsan.so)
 sanitize: $(LINKED)
 	find games build -name '_native*.so' -delete
@@ -52,7 +52,7 @@ sanitize: $(LINKED)
 		TABLEZOO_CORE=native $(BIN)/pytest -q -p no:cacheprovider tests/games/test_contract.py \
 		tests/games/test_lockstep.py tests/games/test_native.py tests/games/test_hostile.py \
 		tests/games/test_hostile_states.py tests/envs/test_batched.py \
-		tests/bots/test_native_*.py; status=$$?; \
+		tests/bots/test_native_*.py tests/training/test_search_selfplay.py; status=$$?; \
 	find games build -name '_native*.so' -delete; \
 	$(BIN)/pip install --quiet --no-deps -e . --config-settings editable_mode=strict; \
 	[ $$status = 0 ] || exit $$status; \

@@ -81,7 +81,8 @@ TABLEZOO_WIDE void PolicyValueNet::dense(const Layer& layer, const float* x, std
 }
 
 // ActionHead.logits: x is the scaled observation, context the last hidden layer.
-TABLEZOO_WIDE void PolicyValueNet::head_logits(const float* x, const std::vector<float>& context, float* logits, Work& work) const {
+TABLEZOO_WIDE void PolicyValueNet::head_logits(const float* x, const std::vector<float>& context, float* logits, Work& work,
+                                               const std::vector<int>* only) const {
   const ActionHead& head = *head_;
   const int H = head.hidden, K = head.size, F = static_cast<int>(head.offsets.size());
   const int G = static_cast<int>(context.size()), rest = static_cast<int>(head.rest_bias.size());
@@ -97,7 +98,7 @@ TABLEZOO_WIDE void PolicyValueNet::head_logits(const float* x, const std::vector
   // each card: act(features @ card.T + part) @ out + out_bias, features its field entries and (k + 1) / K
   std::vector<float>& hidden = work.cards;
   hidden.resize(H);
-  for (int k = 0; k < K; ++k) {
+  const auto card_logit = [&](int k) {
     for (int h = 0; h < H; ++h) {
       const float* w = head.card.data() + static_cast<size_t>(h) * (F + 1);
       float z = 0.0f;
@@ -109,6 +110,16 @@ TABLEZOO_WIDE void PolicyValueNet::head_logits(const float* x, const std::vector
     double score = head.out_bias;
     for (int h = 0; h < H; ++h) score += static_cast<double>(hidden[h] * head.out[h]);
     logits[k] = static_cast<float>(score);
+  };
+  if (only) {
+    bool rest_asked = false;
+    for (int a : *only) {
+      if (a < K) card_logit(a);
+      rest_asked = rest_asked || a >= K;
+    }
+    if (!rest_asked) return;
+  } else {
+    for (int k = 0; k < K; ++k) card_logit(k);
   }
   // the rest: rest @ context + rest_bias
   part.assign(head.rest_bias.begin(), head.rest_bias.end());
@@ -122,7 +133,7 @@ TABLEZOO_WIDE void PolicyValueNet::head_logits(const float* x, const std::vector
 }
 
 // PolicyValueNet._single, then evaluate's win share sigmoid(value_w . h + value_b).
-double PolicyValueNet::evaluate(const float* x, float* logits, Work& work) const {
+double PolicyValueNet::evaluate(const float* x, float* logits, Work& work, const std::vector<int>* only) const {
   const int size = observation_size();
   // the observation divided by its scale: what an action head reads, and the first layer's
   // input unless the scale is folded into it
@@ -139,7 +150,16 @@ double PolicyValueNet::evaluate(const float* x, float* logits, Work& work) const
     context = &work.h;
   }
   if (head_) {
-    head_logits(work.x.data(), *context, logits, work);
+    head_logits(work.x.data(), *context, logits, work, only);
+  } else if (only) {
+    // the asked rows of the policy layer alone
+    const Layer& policy = layers_.back();
+    const float* h = hidden_ > 0 ? context->data() : input;
+    for (int a : *only) {
+      double sum = policy.b[a];
+      for (int i = 0; i < policy.in; ++i) sum += static_cast<double>(h[i] * policy.wt[static_cast<size_t>(i) * policy.out + a]);
+      logits[a] = static_cast<float>(sum);
+    }
   } else {
     // the policy layer (a policy of one linear layer: the first, on the input)
     dense(layers_.back(), hidden_ > 0 ? context->data() : input, work.next, false, work);

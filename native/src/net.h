@@ -69,12 +69,15 @@ class PolicyValueNet {
 
   // The logits (num_actions() of them) and the win share of one observation of the layout it
   // reads (PolicyValueNet.evaluate; the win share is 0 for a model without a value head).
-  double evaluate(const float* x, float* logits, Work& work) const;
+  // `only`: the logits of these actions alone are written (the others are left as they are; none:
+  // the win share alone), which spares a search the moves it cannot play.
+  double evaluate(const float* x, float* logits, Work& work, const std::vector<int>* only = nullptr) const;
 
  private:
   void dense(const Layer& layer, const float* x, std::vector<float>& out, bool activate, Work& work) const;
   void activate(float* x, int n) const;
-  void head_logits(const float* x, const std::vector<float>& context, float* logits, Work& work) const;
+  void head_logits(const float* x, const std::vector<float>& context, float* logits, Work& work,
+                   const std::vector<int>* only) const;
 
   std::vector<Layer> layers_;   // the first one's weights folded with the scale where folds_scale()
   int hidden_ = 0;              // how many of layers_ are hidden (all of them with a head)

@@ -122,6 +122,27 @@ inline void dirichlet(double alpha, size_t k, Rng& rng, std::vector<double>& out
   for (double& x : out) x = sum > 0.0 ? x / sum : 1.0 / static_cast<double>(k);
 }
 
+// Resolve chance by the engine's odds until a seat is to move or the game is over: the seat, or
+// kTerminal.
+template <class G>
+int resolve_chance(const G& game, typename G::State& x, Rng& rng) {
+  int mover = game.to_move(x);
+  while (mover == kChance) {
+    game.apply_chance(x, game.sample_chance(x, rng));
+    mover = game.to_move(x);
+  }
+  return mover;
+}
+
+// net.py win_share: the part of the win seat takes in a finished game.
+template <class G>
+double win_share(const G& game, const typename G::State& x, int seat) {
+  const std::vector<int> winners = game.winners(x);
+  for (int w : winners)
+    if (w == seat) return 1.0 / static_cast<double>(winners.size());
+  return 0.0;
+}
+
 // The search tree's index: a node by the searching seat's observation, equal bytes for equal
 // keys (the Python search's obs.tobytes()). Open addressing over a 64-bit hash of the bytes,
 // each key's copy kept in one flat array: a lookup copies and allocates nothing, and the room
@@ -300,7 +321,7 @@ class AgentSearch {
       path_.emplace_back(node, i);
       game.apply(x, n.legal[i]);
       int others = 0;
-      int mover = advance(game, x, rng);
+      int mover = resolve_chance(game, x, rng);
       while (mover != kTerminal && mover != seat && others < horizon) {
         moves_.clear();
         game.legal_actions(x, moves_);
@@ -309,7 +330,7 @@ class AgentSearch {
         masked_softmax(logits_, moves_, policy_);
         game.apply(x, moves_[sample(policy_, rng)]);
         ++others;
-        mover = advance(game, x, rng);
+        mover = resolve_chance(game, x, rng);
       }
       if (mover == kTerminal) {
         v = win_share(game, x, seat);
@@ -338,24 +359,6 @@ class AgentSearch {
       node = found;
     }
     for (const auto& [n, i] : path_) nodes_[n].value[i] += v;
-  }
-
-  // Resolve chance by the engine's odds until a seat is to move or the game is over.
-  static int advance(const G& game, State& x, Rng& rng) {
-    int mover = game.to_move(x);
-    while (mover == kChance) {
-      game.apply_chance(x, game.sample_chance(x, rng));
-      mover = game.to_move(x);
-    }
-    return mover;
-  }
-
-  // net.py win_share: the part of the win seat takes in a finished game.
-  static double win_share(const G& game, const State& x, int seat) {
-    const std::vector<int> winners = game.winners(x);
-    for (int w : winners)
-      if (w == seat) return 1.0 / static_cast<double>(winners.size());
-    return 0.0;
   }
 
   // seat's observation of x, into obs_.

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "../src/config.h"
+#include "../src/gumbel.h"
 #include "fields.h"
 #include "games.h"
 
@@ -280,6 +281,72 @@ void heckmeck_dice() {
   refused(d, "a tile missing");
 }
 
+// Search self-play (gumbel.h) answered by a stand-in network: random logits and win shares. The
+// loop must keep every game legal, make samples that follow their definition, and refuse answers
+// that are not numbers it can use.
+template <class G>
+void gumbel_selfplay(const Config& config, uint64_t seed) {
+  const G game(config.seats, config.options);
+  GumbelConfig settings;
+  settings.num_games = 3;
+  settings.seed = seed;
+  settings.num_threads = 2;
+  settings.simulations = 8;
+  settings.considered = 4;
+  settings.max_decisions = 300;
+  GumbelSelfPlay<G> loop(game, settings, Reading{});
+  loop.reset();
+  Rng rng(seed);
+  const int actions = game.num_actions();
+  std::vector<float> rows, logits, values;
+  int64_t samples = 0;
+  for (int wave = 0; wave < 20000 && loop.counts().episodes + loop.counts().truncated < 2; ++wave) {
+    const int n = loop.pending();
+    check(n >= 1, "every game waits on the network");
+    rows.resize(static_cast<size_t>(n) * loop.read_size());
+    loop.requests(rows.data());
+    logits.resize(static_cast<size_t>(n) * actions);
+    values.resize(n);
+    for (float& x : logits) x = static_cast<float>(4.0 * uniform(rng) - 2.0);
+    for (float& v : values) v = static_cast<float>(uniform(rng));
+    if (wave % 7 == 3) {  // extreme numbers a network may give: the largest floats, the smallest, 0 and 1
+      const float extremes[] = {3.4e38f, -3.4e38f, 1e-38f, -1e30f, 0.0f};
+      for (float& x : logits) x = extremes[rng.below(5)];
+      for (float& v : values) v = rng.below(2) ? 0.0f : 1.0f;
+    }
+    check(loop.check(logits.data(), values.data()).empty(), "an answer of numbers is refused");
+    if (wave % 50 == 0) {
+      // every row is read for its logits, its win share or both: one of them is refused
+      std::vector<float> nan_logits(logits.size(), NAN), twos(values.size(), 2.0f);
+      check(!loop.check(nan_logits.data(), twos.data()).empty(), "NaN logits and win shares of 2 are accepted");
+    }
+    loop.answer(logits.data(), values.data());
+    for (int i = 0; i < loop.num_games(); ++i) check_state(game, loop.state(i), "a game of the loop");
+    const GumbelSamples s = loop.take();
+    for (int r = 0; r < s.rows; ++r) {
+      double total = 0.0;
+      int legal = 0;
+      for (int a = 0; a < actions; ++a) {
+        const size_t at = static_cast<size_t>(r) * actions + a;
+        total += s.policy[at];
+        legal += s.mask[at];
+        check(s.mask[at] || s.policy[at] == 0.0f, "policy off the legal moves");
+      }
+      check(s.value[r] >= 0.0f && s.value[r] <= 1.0f, "a win share outside [0, 1]");
+      if (s.action[r] < 0) {  // a value-only sample where chance was due
+        check(legal == 0 && total == 0.0 && std::isnan(s.root_value[r]), "a value-only sample with a policy");
+        continue;
+      }
+      check(legal >= 2 && std::fabs(total - 1.0) < 1e-4, "a sample's policy does not sum to 1 over 2+ moves");
+      check(s.mask[static_cast<size_t>(r) * actions + s.action[r]] == 1, "the move played is not legal");
+      check(s.value[r] >= 0.0f && s.value[r] <= 1.0f, "a win share outside [0, 1]");
+    }
+    samples += s.rows;
+  }
+  check(loop.counts().episodes + loop.counts().truncated >= 2, "no game ended");
+  check(samples > 0 || loop.counts().episodes == 0, "finished games without samples");
+}
+
 // The fuzzer's seed corpus: for each game, states along random games of every configuration,
 // each as the fuzz target reads it (the configuration's index, the state's bytes, then bytes
 // that choose moves), so that fuzzing starts from states the game reaches.
@@ -351,6 +418,8 @@ int main(int argc, char** argv) {
                                                           [](const auto& kv) { return !kv.second; });
       run(name + ": random games", [&] { random_games<G>(c, games, seed + k, ports); });
       run(name + ": mutated states", [&] { mutated_states<G>(c, 1, seed + 1000 + k); });
+      if constexpr (determinizes<G>::value)
+        if (ports) run(name + ": search self-play", [&] { gumbel_selfplay<G>(c, seed + 2000 + k); });
       ++k;
     }
   };

@@ -13,6 +13,7 @@
 
 #include "batch.h"
 #include "fast.h"
+#include "gumbel.h"
 #include "ports.h"
 #include "net_search.h"
 #include "tablezoo/contract.h"
@@ -257,6 +258,7 @@ void bind_game(py::module_& m, const char* name) {
        "Python game's determinize draws it, or from an Rng as the native search draws its own.");
   game_class.attr("agent_search") = bind_search<G>(m, name);
   bind_batch<G>(m, name);
+  game_class.attr("gumbel_selfplay") = bind_gumbel<G>(m, name);
 }
 
 
