@@ -190,10 +190,21 @@ class ExpertConfig:
     """Rounds the run plays in all: imitation, league, then search self-play."""
 
     # search self-play
+    selfplay: str = setting("search", choices=("search", "gumbel"))
+    """How search rounds play: 'search', the network's tree search (PUCT, --simulations) game by game in
+    --workers processes; 'gumbel', all of a round's games at once in the native core, a Gumbel root with
+    sequential halving at every decision (tablezoo.training.search_selfplay)."""
     games: int = setting(150, at_least=1)
     """Search self-play games per round."""
     simulations: int = setting(24, at_least=1)
     """Search simulations per move."""
+    considered: int = setting(16, at_least=1)
+    """--selfplay gumbel: the moves the root considers (sampled by the Gumbel-top-k trick)."""
+    gumbel_games: int = setting(256, at_least=1)
+    """--selfplay gumbel: games played side by side (each seat count's share of --games at most)."""
+    gumbel_scale: float = setting(1.0, above=0)
+    """--selfplay gumbel: c_scale of sigma(q) = (50 + most visits) * c_scale * q, how far the improved policy
+    leans from the prior to the searched win shares."""
     root_noise: float = setting(0.25, at_least=0, at_most=1)
     """Weight of the Dirichlet noise mixed into the search's root priors in self-play."""
     dirichlet_alpha: float = setting(0.3, above=0)
@@ -223,7 +234,9 @@ class ExpertConfig:
     hours: float = setting(0.0, default_text="no limit")
     """Stop before this much time has passed."""
     eval_games: int = setting(100)
-    """Games per check against heuristic after each round (0: none)."""
+    """Games per check against --eval-bot after each round (0: none)."""
+    eval_bot: str = setting("heuristic")
+    """The bot the network alone is checked against after each round, at 2 and 4 seats."""
     seed: int = setting(0)
     """Seed of everything random."""
     seats: list[int] = setting(factory=list, default_text="every seat count the game allows")
@@ -537,6 +550,69 @@ def generate(config: ExpertConfig, player: str, games: int, seed: int, learner: 
     return Samples.join(play_in_order(play_one, tasks, config.workers))
 
 
+def generate_gumbel(config: ExpertConfig, net: PolicyValueNet, games: int, seed: int) -> Samples:
+    """A search round's games by the batched Gumbel loop in the core: at each seat count its share of
+    ``games`` (seat counts taken in turn), up to ``gumbel_games`` at once on ``workers`` threads,
+    every decision searched; each finished game's decisions with their improved policies and the
+    win shares their movers ended with. Games still running when a seat count has its share are
+    left unfinished (they have no outcome yet)."""
+    from tablezoo.training.search_selfplay import SearchSelfPlay
+
+    rng = np.random.default_rng(seed)
+    per_count: dict[int, int] = {}
+    for n in seat_counts(config.seats, games):
+        per_count[n] = per_count.get(n, 0) + 1
+    parts: list[Samples] = []
+    for n, wanted in per_count.items():
+        loop = SearchSelfPlay(
+            config.game,
+            n,
+            num_games=min(config.gumbel_games, wanted),
+            seed=int(rng.integers(2**62)),
+            simulations=config.simulations,
+            considered=config.considered,
+            c_scale=config.gumbel_scale,
+            num_threads=config.workers,
+        )
+        taken: list[dict[str, np.ndarray]] = []
+        while loop.counts()["episodes"] < wanted:
+            taken.append(loop.play(net, 8))
+        rows = {key: np.concatenate([t[key] for t in taken]) for key in ("obs", "mask", "policy", "value")}
+        parts.append(
+            Samples(
+                rows["obs"].astype(np.uint8),
+                rows["mask"],
+                rows["policy"].astype(np.float16),
+                rows["value"].astype(np.float32),
+            )
+        )
+    return Samples.join(parts)
+
+
+def calibration(net: PolicyValueNet, data: Samples, bins: int = 10) -> dict[str, float]:
+    """How well the win-share head foretells outcomes it has not learnt from (a round's new samples,
+    before the fit): the Brier score of its win shares, the expected calibration error (the mean gap
+    between the win share it gives and the share won, over ``bins`` equal bins, weighed by their
+    sizes) and the two means. Overconfidence shows as an error above what the Brier score's spread
+    explains: win shares near 0 and 1 where the outcomes are not."""
+    if len(data) == 0:
+        return {}
+    predicted = net.forward(data.obs.astype(np.float32))[1]
+    outcome = data.value
+    which = np.minimum((predicted * bins).astype(int), bins - 1)
+    gap = 0.0
+    for b in range(bins):
+        rows = which == b
+        if rows.any():
+            gap += rows.mean() * abs(float(predicted[rows].mean()) - float(outcome[rows].mean()))
+    return {
+        "value_brier": round(float(np.mean((predicted - outcome) ** 2)), 4),
+        "value_ece": round(gap, 4),
+        "value_mean": round(float(predicted.mean()), 4),
+        "outcome_mean": round(float(outcome.mean()), 4),
+    }
+
+
 # --------------------------------------------------------------------------- learning
 
 
@@ -581,7 +657,7 @@ def fit(net: PolicyValueNet, data: Samples, config: ExpertConfig, seed: int) -> 
 
 
 def strength(config: ExpertConfig, net: PolicyValueNet, seed: int) -> dict[str, Any]:
-    """The network alone against the heuristic at 2 and 4 seats (or the nearest the game allows).
+    """The network alone against ``eval_bot`` at 2 and 4 seats (or the nearest the game allows).
 
     Per seat count: win share, its 95% interval and the fair share."""
     cls = game_class(config.game)
@@ -591,7 +667,7 @@ def strength(config: ExpertConfig, net: PolicyValueNet, seed: int) -> dict[str, 
         s = one_against_all(
             game,
             lambda: AgentBot(net),
-            lambda game=game: make_bot("heuristic", game),  # type: ignore[misc]
+            lambda game=game: make_bot(config.eval_bot, game),  # type: ignore[misc]
             config.eval_games,
             seed,
         )
@@ -628,6 +704,8 @@ def _player(config: ExpertConfig, stage: str, learner: str) -> str:
         return f"teacher {' and '.join(config.teachers)}" + (" with the network" if learner else "")
     if stage == LEAGUE:
         return "league of " + ", ".join(config.league)
+    if config.selfplay == "gumbel":
+        return f"gumbel simulations={config.simulations} considered={config.considered}"
     return f"search={config.simulations}"
 
 
@@ -681,12 +759,16 @@ def _sample_round(
     else:
         if config.stage(iteration) == IMITATION:
             new = generate(config, config.teacher, config.teacher_games, seed, learner)
+        elif config.selfplay == "gumbel":
+            new = generate_gumbel(config, net, config.games, seed)
         else:
             new = generate(config, str(run / "net.npz"), config.games, seed)
         new.save(played)
     played_at = time.monotonic()
+    measured = calibration(net, new)
     data = Samples.join([data, new]).tail(config.buffer)
     net, losses = fit(net, data, config, seed)
+    losses = {**losses, **measured}
     return Round(net, data, losses, int((new.policy.sum(axis=1) > 0).sum()), len(new), played_at)
 
 
@@ -720,7 +802,7 @@ def play_round(
         **done.losses,
         "play_seconds": round(done.played_at - started, 1),
         "fit_seconds": round(time.monotonic() - done.played_at, 1),
-        "against_heuristic": strength(config, done.net, seed) if config.eval_games else {},
+        f"against_{config.eval_bot}": strength(config, done.net, seed) if config.eval_games else {},
     }
     return done, entry
 

@@ -131,10 +131,14 @@ def given(args: argparse.Namespace, cls: type) -> dict[str, Any]:
 
 
 def check_ranges(settings: Any) -> None:
-    """Refuse a field of the dataclass instance ``settings`` that lies outside its declared range."""
+    """Refuse a field of the dataclass instance ``settings`` that lies outside its declared range
+    or is none of its declared choices."""
     for f in fields(settings):
         value, flag = getattr(settings, f.name), "--" + f.name.replace("_", "-")
         low, high, above = (f.metadata.get(k) for k in ("at_least", "at_most", "above"))
+        choices = f.metadata.get("choices")
+        if choices is not None and value not in choices:
+            raise ConfigError(f"{flag} is one of {', '.join(choices)}, not {value!r}")
         if low is not None and high is not None and not low <= value <= high:
             raise ConfigError(f"{flag} is {low} to {high}, not {value}")
         if low is not None and value < low:

@@ -449,11 +449,16 @@ def _rounds_table(log: list[dict[str, Any]]) -> str:
     """The card's table of the run's rounds, one line each."""
     lines = [
         "| round | player | decisions | buffer | policy loss | value loss | seconds "
-        "| network alone vs heuristic |",
+        "| network alone vs the round's check |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for e in log:
-        against = ", ".join(f"{k} {v[0]:.2f}" for k, v in e.get("against_heuristic", {}).items())
+        checks = [(k.removeprefix("against_"), v) for k, v in e.items() if k.startswith("against_")]
+        against = "; ".join(
+            f"{bot}: " + ", ".join(f"{k} {v[0]:.2f}" for k, v in shares.items())
+            for bot, shares in checks
+            if shares
+        )
         lines.append(
             f"| {e['iteration']} | {e['player']} | {e.get('decisions', '')} | {e['buffer']} | "
             f"{e['policy_loss']:.3f} | {e['value_loss']:.3f} | {e['play_seconds'] + e['fit_seconds']:.0f} | "

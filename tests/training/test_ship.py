@@ -111,7 +111,7 @@ def test_the_training_section_is_written_from_the_run(tmp_path: Path) -> None:
     assert "- Shipped: the mean of the weights of rounds 0 to 1 (weight averaging, `--average 2`)" in text
     assert "2 rounds, 10 recorded decisions, 1.00 hours of play and training on\n  2 self-play" in text
     assert "- Reproduce (from a clean clone, after `make`): LINE" in text
-    assert "| 1 | p | 5 | 9 | 0.500 | 0.250 | 1800 | 3p 0.40 |" in text.splitlines()
+    assert "| 1 | p | 5 | 9 | 0.500 | 0.250 | 1800 | heuristic: 3p 0.40 |" in text.splitlines()
     card = ship.card_text("diamant", text, "STRENGTH")
     assert card.startswith("# Diamant: shipped agent, every seat count (3 to 8)")
     assert card.index("## How it was trained") < card.index("STRENGTH")
