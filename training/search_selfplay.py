@@ -96,9 +96,19 @@ class SearchSelfPlay:
         loop_class = getattr(self.game._native, "gumbel_selfplay", None)  # type: ignore[attr-defined]
         if loop_class is None:
             raise ConfigError(f"the native core has no search self-play for {self.game.info.title}")
-        for name, value in (("num_games", num_games), ("simulations", simulations), ("seed", seed)):
+        whole = {
+            "num_games": (num_games, 1, 100_000),
+            "simulations": (simulations, 1, 100_000),
+            "considered": (considered, 1, 100_000),
+            "horizon": (horizon, 0, 1_000_000),
+            "num_threads": (num_threads, 1, 256),
+            "seed": (seed, None, None),
+        }
+        for name, (value, low, high) in whole.items():
             if isinstance(value, bool) or not isinstance(value, int | np.integer):
                 raise ConfigError(f"{name} must be a whole number, not {value!r}")
+            if low is not None and high is not None and not low <= value <= high:
+                raise ConfigError(f"{name} is {low} to {high}, not {value}")
         self.num_games = int(num_games)
         self.padded = bool(padded)
         if max_decisions is None:  # the env's cap: a seat's decisions, for every seat
@@ -137,6 +147,8 @@ class SearchSelfPlay:
         """The network's answers to the rows of :meth:`requests`, in their order: logits
         ``(rows, actions)`` (finite at the legal moves) and win shares ``(rows,)`` in [0, 1]. A bad
         answer raises ValueError and changes nothing."""
+        if logits is None or values is None:
+            raise TypeError("answer() takes the logits and the win shares of the rows requested, not None")
         self._core.answer(logits, values)
 
     def step(self, evaluate: Evaluate) -> None:

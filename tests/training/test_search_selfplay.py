@@ -138,6 +138,7 @@ def test_a_bad_answer_changes_nothing() -> None:
         ((np.full((n, actions), np.nan), good[1]), ValueError, "logits of legal actions must be finite"),
         (("logits", good[1]), (TypeError, ValueError), "logits"),
         ((good[0], np.zeros((n, 2))), ValueError, "values should have shape"),
+        ((None, good[1]), TypeError, "not None"),
     ]
     for (logits, values), error, words in bad_answers:
         with pytest.raises(error, match=words):
@@ -168,18 +169,27 @@ def test_answer_needs_requests_and_a_start() -> None:
 @pytest.mark.parametrize(
     ("settings", "words"),
     [
-        ({"num_games": 0}, "num_games is 1..100000"),
-        ({"simulations": 0}, "simulations are 1..100000"),
-        ({"num_threads": 0}, "num_threads is 1..256"),
+        ({"num_games": 0}, "num_games is 1"),
+        ({"simulations": 0}, "simulations are 1..100000|simulations is 1"),
+        ({"num_threads": 0}, "num_threads is 1"),
         ({"horizon": -1}, "horizon is 0"),
         ({"c_scale": 0.0}, "c_scale is above 0"),
         ({"c_visit": float("nan")}, "c_visit is 0 or more"),
-        ({"considered": 0}, "considered is 1..100000"),
+        ({"considered": 0}, "considered is 1"),
     ],
 )
 def test_bad_settings_are_named(settings: dict[str, Any], words: str) -> None:
     with pytest.raises(ValueError, match=words):
         loop("court", 2, **settings)
+    with pytest.raises(ValueError, match=words):  # the core's own check, below the Python face
+        core_class = type(loop("court", 2)._core)
+        core_class(make("court", 2, core="native")._native, **({"num_games": 2, "seed": 0} | settings))
+
+
+@pytest.mark.parametrize("name", ["num_games", "simulations", "horizon", "num_threads"])
+def test_settings_too_large_for_the_core_are_named(name: str) -> None:
+    with pytest.raises(ConfigError, match=f"{name} is .* to .*, not {2**40}"):
+        loop("court", 2, **{name: 2**40})
 
 
 def test_settings_given_as_numpy_or_the_wrong_kind() -> None:
