@@ -41,7 +41,15 @@ search of :mod:`tablezoo.bots.search`):
    current network. The network then learns the search's visit distribution
    (policy) and the final win shares (value), from a buffer of the latest
    samples. Search improves on the network; the network learns the improvement;
-   the next search starts from a better network.
+   the next search starts from a better network. With ``selfplay`` ``gumbel``
+   these rounds play all their games at once in the native core instead
+   (:mod:`tablezoo.training.search_selfplay`): a Gumbel root with sequential
+   halving at every decision, the improved policy of its completed Q-values as
+   the policy target, and value-only samples where chance is due.
+
+Every round logs, beside its losses, how well the win-share head foretold the outcomes of the
+round's new games before learning from them (:func:`calibration`), and the network alone
+against ``eval_bot``.
 
 Self-play runs in ``workers`` processes (numpy only; every game has its own seed and the
 games come back in order, so a run is the same on any number of them); the network is trained
@@ -263,6 +271,7 @@ class ExpertConfig:
             self._check_rounds()
             check_ranges(self)
             self._check_league()
+            make_bot(self.eval_bot, make(self.game, self.seats[0]))  # a bad name fails now, not after a round
 
     def _check_seats(self) -> None:
         cls = game_class(self.game)

@@ -91,8 +91,10 @@ def test_gumbel_rounds_learn_from_the_batched_loop_and_measure_calibration(tmp_p
     with_policy = buffer.policy.sum(axis=1) > 0
     np.testing.assert_allclose(buffer.policy[with_policy].astype(np.float32).sum(axis=1), 1.0, atol=1e-2)
     assert not (buffer.policy.astype(np.float32)[~buffer.legal] > 0).any()
-    with pytest.raises(ConfigError, match="selfplay"):
+    with pytest.raises(ConfigError, match="--selfplay is one of search, gumbel, not 'mcts'"):
         ExpertConfig(game="diamant", selfplay="mcts")
+    with pytest.raises(ConfigError, match="no bot 'oracle'"):
+        ExpertConfig(game="diamant", eval_bot="oracle")
 
 
 def test_recorded_games_teach_the_mover_and_value_every_seat() -> None:
