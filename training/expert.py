@@ -801,6 +801,8 @@ def play_round(
         done.data.save(run / "buffer.npz")
     (run / f"played-{iteration}.npz").unlink()
     seed = config.seed * 1000 + iteration
+    fitted_at = time.monotonic()
+    checked = strength(config, done.net, seed) if config.eval_games else {}
     entry = {
         "iteration": iteration,
         "player": _player(config, stage, learner),
@@ -810,8 +812,9 @@ def play_round(
         "buffer": len(done.data),
         **done.losses,
         "play_seconds": round(done.played_at - started, 1),
-        "fit_seconds": round(time.monotonic() - done.played_at, 1),
-        f"against_{config.eval_bot}": strength(config, done.net, seed) if config.eval_games else {},
+        "fit_seconds": round(fitted_at - done.played_at, 1),
+        f"against_{config.eval_bot}": checked,
+        "eval_seconds": round(time.monotonic() - fitted_at, 1),
     }
     return done, entry
 

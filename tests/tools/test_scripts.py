@@ -77,3 +77,44 @@ def test_batched_benchmark_writes_json(tmp_path: Path) -> None:
     assert 0 < figures["memory_mb_at_4096"] < 1000
     assert figures["maskable_ppo"]["batched_steps_per_s"] > 0
     assert "| Diamant 4 |" in batched.markdown_table(result)
+
+
+def test_gumbel_curves_sum_up_the_logs(tmp_path: Path) -> None:
+    spec = importlib.util.spec_from_file_location("gumbel_curves", ROOT / "benchmarks" / "gumbel_curves.py")
+    assert spec and spec.loader
+    curves = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(curves)
+    shares = [0.30, 0.40, 0.35]
+    log = [
+        {
+            "iteration": i,
+            "games": 10,
+            "decisions": 100,
+            "play_seconds": 1800.0,
+            "fit_seconds": 0.0,
+            "value_brier": 0.2,
+            "value_ece": 0.1,
+            "against_solver": {"2p": [s, s - 0.1, s + 0.1, 0.5], "4p": [s / 2, 0.0, s, 0.25]},
+        }
+        for i, s in enumerate(shares)
+    ]
+    (tmp_path / "heckmeck-try.jsonl").write_text("".join(json.dumps(e) + "\n" for e in log))
+    (tmp_path / "heckmeck-try.config.json").write_text(json.dumps({"eval_games": 200, "gumbel_scale": 0.1}))
+    shipped = {"iteration": -1, "against_solver": {"2p": [0.33, 0.25, 0.4, 0.5]}}
+    (tmp_path / "heckmeck-shipped.jsonl").write_text(json.dumps(shipped) + "\n")
+    (tmp_path / "notes.jsonl").write_text("{}\n")  # not a run: skipped
+    assert curves.main(["--results", str(tmp_path)]) == 0
+    assert (tmp_path / "curves-heckmeck.png").stat().st_size > 0
+    [row] = json.loads((tmp_path / "curves.json").read_text())  # the shipped check is no run
+    assert (row["run"], row["rounds"], row["decisions"], row["hours"], row["scale"]) == (
+        "try",
+        3,
+        300,
+        1.5,
+        0.1,
+    )
+    assert row["2p"]["first"] == 0.30 and row["2p"]["last"] == 0.35 and row["2p"]["best"] == 0.40
+    assert row["4p"]["mean_last_5"] == pytest.approx(sum(shares) / 6)
+    assert (tmp_path / "curves.md").read_text().count("| Heckmeck | try | solver | 3 |") == 2
+    with pytest.raises(SystemExit):
+        curves.main(["--results", str(tmp_path / "empty")])
