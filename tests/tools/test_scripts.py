@@ -118,3 +118,21 @@ def test_gumbel_curves_sum_up_the_logs(tmp_path: Path) -> None:
     assert (tmp_path / "curves.md").read_text().count("| Heckmeck | try | solver | 3 |") == 2
     with pytest.raises(SystemExit):
         curves.main(["--results", str(tmp_path / "empty")])
+
+
+def test_search_budget_times_and_plays_each_player(tmp_path: Path) -> None:
+    spec = importlib.util.spec_from_file_location("search_budget", ROOT / "benchmarks" / "search_budget.py")
+    assert spec and spec.loader
+    budget = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(budget)
+    out = tmp_path / "budget.json"
+    small = ["--games", "court", "--simulations", "2", "--positions", "3"]
+    result = budget.main([*small, "--tournament", "4", "--out", str(out)])
+    assert json.loads(out.read_text()) == result
+    alone, searched = result["rows"]
+    assert (alone["player"], searched["player"]) == ("agent", "agent:search=2")
+    for row in result["rows"]:
+        assert (row["seats"], row["against"], row["ms_seats"], row["games"]) == (2, "heuristic", 4, 4)
+        assert row["median_ms"] > 0 and row["interval"][0] <= row["win_share"] <= row["interval"][1]
+    over = budget.main([*small, "--max-ms", "0"])
+    assert all("games" not in row for row in over["rows"])  # over the budget: timed, not played
