@@ -15,8 +15,9 @@ share by round with its interval, the fair share dotted and the game's strength 
 dashed where the target is against the bot checked), and one of the win-share head's
 calibration on each round's new games before learning from them (Brier score and expected
 calibration error). ``<out>/curves.md`` sums every run up as a markdown table: rounds,
-decisions searched, hours of play and fitting (and of checking, where the log records it),
-the first and last check and the best one.
+decisions searched, hours of play and fitting (``curves.json`` adds the hours of checking,
+where the log records them), the first and last check, the best one, and the round whose
+network is the run's to play for the record (:func:`chosen_round`).
 
 The checks are few games each (100 to 200: intervals of about ±0.07 to ±0.1), on seeds of
 their own; a network is judged by 1,000-game rows on other seeds (``tablezoo evaluate``).
@@ -28,6 +29,8 @@ import argparse
 import json
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from tablezoo.training.ship import TARGETS
 
@@ -84,15 +87,33 @@ def summary(game: str, run: dict[str, Any]) -> dict[str, Any]:
             "best": max(shares),
             "mean_last_5": sum(shares[-5:]) / len(shares[-5:]),
         }
+    row["chosen_round"] = chosen_round(log, key)
     return row
+
+
+def chosen_round(log: list[dict[str, Any]], key: str, window: int = 5) -> int:
+    """The round whose network to play for the record: the best smoothed check.
+
+    Each round's checks, as multiples of the fair share and averaged over the seat counts,
+    are averaged again over the ``window`` rounds centred on it; the highest wins (the later on
+    a tie). Only rounds with a whole window count (all of them, with what they have, in a run
+    shorter than the window). One round's check is a hundred or two games, too few to choose
+    by alone, and the rows that report the chosen network are played on other seeds."""
+    scores = [sum(v[0] / v[3] for v in e[key].values()) / len(e[key]) for e in log]
+    half = window // 2
+    whole = range(half, len(scores) - half)
+    candidates = whole if len(whole) else range(len(scores))
+    smoothed = {i: float(np.mean(scores[max(0, i - half) : i + half + 1])) for i in candidates}
+    best = max(smoothed.values())
+    return int(log[max(i for i, v in smoothed.items() if v == best)]["iteration"])
 
 
 def table(rows: list[dict[str, Any]]) -> str:
     """The runs as a markdown table, one line per run and checked seat count."""
     lines = [
         "| game | run | against | rounds | decisions | hours (play + fit) | seats "
-        "| first | last | best | mean of the last 5 |",
-        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| first | last | best | mean of the last 5 | chosen round |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for row in rows:
         for s in [k for k in row if k.endswith("p") and isinstance(row[k], dict)]:
@@ -108,6 +129,7 @@ def table(rows: list[dict[str, Any]]) -> str:
                 f"{row['hours']:.2f}",
                 s[:-1],
                 *(f"{c[k]:.3f}" for k in ("first", "last", "best", "mean_last_5")),
+                str(row["chosen_round"]),
             ]
             lines.append("| " + " | ".join(run + figures) + " |")
     return "\n".join(lines) + "\n"

@@ -115,6 +115,13 @@ def test_gumbel_curves_sum_up_the_logs(tmp_path: Path) -> None:
     )
     assert row["2p"]["first"] == 0.30 and row["2p"]["last"] == 0.35 and row["2p"]["best"] == 0.40
     assert row["4p"]["mean_last_5"] == pytest.approx(sum(shares) / 6)
+    assert row["chosen_round"] == 2  # three rounds all in one window: a tie, the later wins
+    # the best smoothed check, not the best single one: round 1 alone is lucky
+    log = [
+        {"iteration": i, "against_x": {"2p": [s, 0, 1, 0.5]}}
+        for i, s in enumerate([0.2, 0.9, 0.2, 0.2, 0.5, 0.6, 0.5])
+    ]
+    assert curves.chosen_round(log, "against_x", window=3) == 5
     assert (tmp_path / "curves.md").read_text().count("| Heckmeck | try | solver | 3 |") == 2
     with pytest.raises(SystemExit):
         curves.main(["--results", str(tmp_path / "empty")])
