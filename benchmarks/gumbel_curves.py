@@ -15,8 +15,8 @@ share by round with its interval, the fair share dotted and the game's strength 
 dashed where the target is against the bot checked), and one of the win-share head's
 calibration on each round's new games before learning from them (Brier score and expected
 calibration error). ``<out>/curves.md`` sums every run up as a markdown table: rounds,
-decisions searched, hours of play and fitting (``curves.json`` adds the hours of checking,
-where the log records them), the first and last check, the best one, and the round whose
+decisions searched, hours of play and fitting (the JSON, ``--json``, adds the hours of
+checking, where the log records them), the first and last check, the best one, and the round whose
 network is the run's to play for the record (:func:`chosen_round`).
 
 The checks are few games each (100 to 200: intervals of about ±0.07 to ±0.1), on seeds of
@@ -207,6 +207,11 @@ def plot(game: str, runs: list[dict[str, Any]], out: Path) -> Path:
     return path
 
 
+def markdown_table(result: dict[str, Any]) -> str:
+    """The table of the rows' JSON (what the docs show)."""
+    return table(result["rows"])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -214,6 +219,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--out", type=Path, default=None, help="where the plots and table go (default: --results)"
+    )
+    parser.add_argument(
+        "--json",
+        type=Path,
+        default=Path("benchmarks/results/gumbel_curves.json"),
+        help="the rows as JSON (the docs' table is made of this file)",
     )
     args = parser.parse_args(argv)
     out = args.out or args.results
@@ -226,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
         print(plot(game, runs[game], out))
         rows += [summary(game, run) for run in runs[game] if run["tag"] != "shipped"]
     (out / "curves.md").write_text(table(rows))
-    (out / "curves.json").write_text(json.dumps(rows, indent=1) + "\n")
+    args.json.write_text(json.dumps({"rows": rows}, indent=1) + "\n")
     print(out / "curves.md")
     return 0
 

@@ -47,9 +47,8 @@ def rows_for(game: str, sims: list[int], args: argparse.Namespace) -> list[dict[
         row |= {"seats": seats, "ms_seats": dearest, "median_ms": round(ms, 3)}
         if ms <= args.max_ms:
             started = time.monotonic()
-            standings = named_tournament(
-                game, seats, [player, bot], args.tournament, args.seed, jobs=args.jobs
-            )
+            lineup = [player] + [bot] * (seats - 1)
+            standings = named_tournament(game, seats, lineup, args.tournament, args.seed, jobs=args.jobs)
             s = next(s for s in standings if s.name == player)
             low, high = s.interval()
             row |= {"games": args.tournament, "win_share": round(s.win_rate, 4)}
@@ -86,6 +85,11 @@ def table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def markdown_table(result: dict[str, Any]) -> str:
+    """The table of a run's JSON (what the docs show)."""
+    return table(result["rows"])
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", nargs="+", default=list(TARGETS), choices=list(TARGETS))
@@ -112,7 +116,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         with open(args.out, "w") as f:
             json.dump(result, f, indent=1)
             f.write("\n")
-    print(table(rows))
+    print(markdown_table(result))
     return result
 
 

@@ -4,6 +4,8 @@
 * ``images/strength.png``: the strength league's chart, ``benchmarks/results/strength.png``;
 * ``images/protocol/<name>.png``: the baselines' learning curves and performance profiles
   under the full protocol, ``benchmarks/results/protocol/<name>.png``;
+* ``images/gumbel/<name>.png``: the search self-play runs' curves,
+  ``benchmarks/results/gumbel/<name>.png``;
 * a line ``<!-- table: NAME -->`` in a page becomes the Markdown table that
   ``benchmarks/NAME.py`` makes of its last run (``benchmarks/results/NAME.json``), so
   the performance page shows the committed results, never a copy of them.
@@ -39,8 +41,9 @@ def on_files(files: Files, config: MkDocsConfig, **kwargs: Any) -> Files:
         files.append(File.generated(config, f"games/boards/{game}.svg", content=boards.board_svg(game)))
     chart = (ROOT / "benchmarks" / "results" / "strength.png").read_bytes()
     files.append(File.generated(config, "images/strength.png", content=chart))
-    for png in sorted((ROOT / "benchmarks" / "results" / "protocol").glob("*.png")):
-        files.append(File.generated(config, f"images/protocol/{png.name}", content=png.read_bytes()))
+    for folder in ("protocol", "gumbel"):
+        for png in sorted((ROOT / "benchmarks" / "results" / folder).glob("*.png")):
+            files.append(File.generated(config, f"images/{folder}/{png.name}", content=png.read_bytes()))
     return files
 
 

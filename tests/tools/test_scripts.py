@@ -103,9 +103,9 @@ def test_gumbel_curves_sum_up_the_logs(tmp_path: Path) -> None:
     shipped = {"iteration": -1, "against_solver": {"2p": [0.33, 0.25, 0.4, 0.5]}}
     (tmp_path / "heckmeck-shipped.jsonl").write_text(json.dumps(shipped) + "\n")
     (tmp_path / "notes.jsonl").write_text("{}\n")  # not a run: skipped
-    assert curves.main(["--results", str(tmp_path)]) == 0
+    assert curves.main(["--results", str(tmp_path), "--json", str(tmp_path / "rows.json")]) == 0
     assert (tmp_path / "curves-heckmeck.png").stat().st_size > 0
-    [row] = json.loads((tmp_path / "curves.json").read_text())  # the shipped check is no run
+    [row] = json.loads((tmp_path / "rows.json").read_text())["rows"]  # the shipped check is no run
     assert (row["run"], row["rounds"], row["decisions"], row["hours"], row["scale"]) == (
         "try",
         3,
@@ -124,7 +124,7 @@ def test_gumbel_curves_sum_up_the_logs(tmp_path: Path) -> None:
     assert curves.chosen_round(log, "against_x", window=3) == 5
     assert (tmp_path / "curves.md").read_text().count("| Heckmeck | try | solver | 3 |") == 2
     with pytest.raises(SystemExit):
-        curves.main(["--results", str(tmp_path / "empty")])
+        curves.main(["--results", str(tmp_path / "empty"), "--json", str(tmp_path / "none.json")])
 
 
 def test_search_budget_times_and_plays_each_player(tmp_path: Path) -> None:
@@ -133,13 +133,13 @@ def test_search_budget_times_and_plays_each_player(tmp_path: Path) -> None:
     budget = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(budget)
     out = tmp_path / "budget.json"
-    small = ["--games", "court", "--simulations", "2", "--positions", "3"]
+    small = ["--games", "diamant", "--simulations", "2", "--positions", "3"]  # 3 seats: 2 of the bot
     result = budget.main([*small, "--tournament", "4", "--out", str(out)])
     assert json.loads(out.read_text()) == result
     alone, searched = result["rows"]
     assert (alone["player"], searched["player"]) == ("agent", "agent:search=2")
     for row in result["rows"]:
-        assert (row["seats"], row["against"], row["ms_seats"], row["games"]) == (2, "heuristic", 4, 4)
+        assert (row["seats"], row["against"], row["ms_seats"], row["games"]) == (3, "search", 8, 4)
         assert row["median_ms"] > 0 and row["interval"][0] <= row["win_share"] <= row["interval"][1]
     over = budget.main([*small, "--max-ms", "0"])
     assert all("games" not in row for row in over["rows"])  # over the budget: timed, not played
