@@ -39,23 +39,24 @@ compiler:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq g++ >/dev/null; \
 	else echo "no C++ compiler: install one (apt-get install g++) to build the native core"; exit 1; fi
 
-# The native core rebuilt with AddressSanitizer and UndefinedBehaviorSanitizer (the in-place
-# extension removed first, or setuptools would keep it), the engine's contract, lockstep,
-# bad-input, batched-env, native-bot (every game's ports), native-search and search self-play
-# tests run on it, then the core rebuilt as usual.
+# The native core rebuilt with AddressSanitizer and UndefinedBehaviorSanitizer and installed, with
+# the package around it, into a folder of its own (build/sanitize-site, built under build/sanitize:
+# the project's environment and its extension are never touched, so whatever runs from it meanwhile
+# goes on); the engine's contract, lockstep, bad-input, batched-env, native-bot (every game's
+# ports), native-search and search self-play tests run on that copy, first on PYTHONPATH.
 SANITIZER_RUNTIME = $$(g++ -print-file-name=libasan.so) $$(g++ -print-file-name=libubsan.so)
+SANITIZE_SITE := build/sanitize-site
 sanitize: $(LINKED)
-	find games build -name '_native*.so' -delete
-	TABLEZOO_SANITIZE=1 $(BIN)/pip install --quiet --no-deps --no-build-isolation -e . --config-settings editable_mode=strict
-	nm -D games/_native*.so | grep -q __asan_init || { echo "the core was not built with the sanitizers"; exit 1; }
-	LD_PRELOAD="$(SANITIZER_RUNTIME)" ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	rm -rf $(SANITIZE_SITE)
+	TABLEZOO_SANITIZE=1 $(BIN)/pip install --quiet --no-deps --no-build-isolation --target $(SANITIZE_SITE) .
+	nm -D $(SANITIZE_SITE)/tablezoo/games/_native*.so | grep -q __asan_init || { echo "the core was not built with the sanitizers"; exit 1; }
+	PYTHONPATH=$(SANITIZE_SITE) LD_PRELOAD="$(SANITIZER_RUNTIME)" ASAN_OPTIONS=detect_leaks=0 $(BIN)/python -c "import tablezoo.games._native as m; \
+		assert '$(SANITIZE_SITE)' in m.__file__, m.__file__ + ' is imported, not the sanitized copy'"
+	PYTHONPATH=$(SANITIZE_SITE) LD_PRELOAD="$(SANITIZER_RUNTIME)" ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
 		TABLEZOO_CORE=native $(BIN)/pytest -q -p no:cacheprovider tests/games/test_contract.py \
 		tests/games/test_lockstep.py tests/games/test_native.py tests/games/test_hostile.py \
 		tests/games/test_hostile_states.py tests/envs/test_batched.py \
-		tests/bots/test_native_*.py tests/training/test_search_selfplay.py; status=$$?; \
-	find games build -name '_native*.so' -delete; \
-	$(BIN)/pip install --quiet --no-deps -e . --config-settings editable_mode=strict; \
-	[ $$status = 0 ] || exit $$status; \
+		tests/bots/test_native_*.py tests/training/test_search_selfplay.py
 	$(MAKE) --no-print-directory native-test-sanitize && $(MAKE) --no-print-directory fuzz FUZZ_SECONDS=15
 
 # The native core's own tests (native/tests/test_core.cc): every game and configuration played

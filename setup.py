@@ -4,7 +4,8 @@ tablezoo.games._native_testing, the pieces of the core that only the tests call.
 Everything else about the package is declared in pyproject.toml. The extension is
 optional: where no C++ compiler is found the package installs with the Python engine
 alone (tablezoo.games.native.available() is then False). TABLEZOO_SANITIZE=1 builds it
-with AddressSanitizer and UndefinedBehaviorSanitizer (``make sanitize``).
+with AddressSanitizer and UndefinedBehaviorSanitizer, under build/sanitize (``make sanitize``
+installs that build into a folder of its own, never into the project's environment).
 """
 
 import os
@@ -17,12 +18,15 @@ ParallelCompile("TABLEZOO_BUILD_JOBS", default=2).install()
 
 flags = ["-O3"]
 link = []
+options = {}
 if os.environ.get("TABLEZOO_SANITIZE"):
     sanitize = ["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined", "-fno-omit-frame-pointer"]
     # -fno-wrapv: Python's own CFLAGS carry -fwrapv, under which UBSan never checks a signed
     # overflow (it is defined to wrap); the core's arithmetic is checked for one here.
     flags = ["-O1", "-g", "-fno-wrapv", *sanitize]
     link = sanitize
+    # its own build folder: a plain build's objects and extension are never taken for it, nor it for them
+    options = {"build": {"build_base": "build/sanitize"}}
 
 
 def extension(name: str, sources: list[str]) -> Pybind11Extension:
@@ -46,4 +50,4 @@ native = extension(
 # kept out of the production module.
 testing = extension("tablezoo.games._native_testing", [*games, "native/src/testing.cpp"])
 
-setup(ext_modules=[native, testing])
+setup(ext_modules=[native, testing], options=options)

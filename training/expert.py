@@ -45,7 +45,10 @@ search of :mod:`tablezoo.bots.search`):
    these rounds play all their games at once in the native core instead
    (:mod:`tablezoo.training.search_selfplay`): a Gumbel root with sequential
    halving at every decision, the improved policy of its completed Q-values as
-   the policy target, and value-only samples where chance is due.
+   the policy target, and value-only samples where chance is due. With
+   ``gumbel_opponent`` a native bot sits at every seat but one of a share of
+   those games (``gumbel_opponent_share``): the seat left is searched and learns
+   against the bot, the rest of the games stay pure self-play.
 
 Every round logs, beside its losses, how well the win-share head foretold the outcomes of the
 round's new games before learning from them (:func:`calibration`), and the network alone
@@ -213,6 +216,12 @@ class ExpertConfig:
     gumbel_scale: float = setting(1.0, above=0)
     """--selfplay gumbel: c_scale of sigma(q) = (50 + most visits) * c_scale * q, how far the improved policy
     leans from the prior to the searched win shares."""
+    gumbel_opponent: str = setting("", metavar="BOT", default_text="none, every seat searched")
+    """--selfplay gumbel: a native bot (the game's heuristic or a port: solver, search...) at every seat but
+    one of a share of the games (--gumbel-opponent-share); the seat left, drawn each game, is searched and
+    learns against it."""
+    gumbel_opponent_share: float = setting(0.5, at_least=0, at_most=1)
+    """--selfplay gumbel: the share of the games played side by side that seat --gumbel-opponent."""
     root_noise: float = setting(0.25, at_least=0, at_most=1)
     """Weight of the Dirichlet noise mixed into the search's root priors in self-play."""
     dirichlet_alpha: float = setting(0.3, above=0)
@@ -271,6 +280,7 @@ class ExpertConfig:
             self._check_rounds()
             check_ranges(self)
             self._check_league()
+            self._check_opponent()
             make_bot(self.eval_bot, make(self.game, self.seats[0]))  # a bad name fails now, not after a round
 
     def _check_seats(self) -> None:
@@ -326,6 +336,20 @@ class ExpertConfig:
         for name in self.league:
             if name != "self":
                 make_bot(name, make(self.game, self.seats[0]))  # a bad name fails now, not in a worker
+
+    def _check_opponent(self) -> None:
+        if not self.gumbel_opponent:
+            return
+        if self.selfplay != "gumbel":
+            raise ConfigError(
+                "--gumbel-opponent seats a bot in --selfplay gumbel's games: add --selfplay gumbel"
+            )
+        ports = make(self.game, self.seats[0], core="native").native_ports  # type: ignore[attr-defined]
+        if self.gumbel_opponent not in ports:
+            raise ConfigError(
+                f"--gumbel-opponent names one of the game's native bots ({', '.join(ports)}), "
+                f"not {self.gumbel_opponent!r}"
+            )
 
     @classmethod
     def saved(cls, settings: dict[str, Any]) -> dict[str, Any]:
@@ -582,6 +606,10 @@ def generate_gumbel(config: ExpertConfig, net: PolicyValueNet, games: int, seed:
             considered=config.considered,
             c_scale=config.gumbel_scale,
             num_threads=config.workers,
+            opponent=config.gumbel_opponent or None,
+            opponent_games=round(config.gumbel_opponent_share * min(config.gumbel_games, wanted))
+            if config.gumbel_opponent
+            else 0,
         )
         taken: list[dict[str, np.ndarray]] = []
         while loop.counts()["episodes"] < wanted:
@@ -714,7 +742,12 @@ def _player(config: ExpertConfig, stage: str, learner: str) -> str:
     if stage == LEAGUE:
         return "league of " + ", ".join(config.league)
     if config.selfplay == "gumbel":
-        return f"gumbel simulations={config.simulations} considered={config.considered}"
+        against = (
+            f" against {config.gumbel_opponent} in {config.gumbel_opponent_share:g} of the games"
+            if config.gumbel_opponent
+            else ""
+        )
+        return f"gumbel simulations={config.simulations} considered={config.considered}{against}"
     return f"search={config.simulations}"
 
 

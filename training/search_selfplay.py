@@ -32,6 +32,14 @@ few matrix products. A :class:`~tablezoo.bots.net.PolicyValueNet` given to :meth
 instead run by the core itself (its forward pass, ``native/src/net.h``, reads only an
 observation's nonzero entries) with the games spread over ``num_threads`` threads.
 
+**Opponents.** With ``opponent="search"`` (any of the game's native bots, its
+``native_ports``) and ``opponent_games=K``, the first ``K`` games seat that bot: at
+the start of each of their episodes one seat is drawn to be searched, the bot plays every other
+seat (its own memory and random stream) and makes no samples. The searched seat is thus trained
+against the bot it is checked against, as in a league, while its simulations still model the
+others by the network (the search does not read the bot's mind). :meth:`SearchSelfPlay.searched`
+names the seat searched in a game's current episode.
+
 Every game has its own random stream, drawn from ``(seed, game index)``: the samples depend on
 the network's answers alone, not on the thread count.
 """
@@ -70,7 +78,9 @@ class SearchSelfPlay:
     decisions (every seat's; None: the env's cap, :data:`~tablezoo.envs.MAX_CYCLES` a seat, 0:
     none) is cut and its samples dropped: it has no outcome to learn from. ``chance_values``: where
     chance is due (dice to roll, cards to deal) the seat that moved last gets a value-only sample
-    of the position, so that the win-share head learns positions before the luck too."""
+    of the position, so that the win-share head learns positions before the luck too.
+    ``opponent`` and ``opponent_games``: the native bot at every seat but one of the first
+    ``opponent_games`` games (see the module's text)."""
 
     def __init__(
         self,
@@ -89,6 +99,8 @@ class SearchSelfPlay:
         num_threads: int = 1,
         max_decisions: int | None = None,
         chance_values: bool = True,
+        opponent: str | None = None,
+        opponent_games: int = 0,
         **options: bool,
     ) -> None:
         resolve_core("native")  # the loop runs in the native core alone; this names why not
@@ -103,13 +115,24 @@ class SearchSelfPlay:
             "horizon": (horizon, 0, 1_000_000),
             "num_threads": (num_threads, 1, 256),
             "seed": (seed, None, None),
+            "opponent_games": (opponent_games, 0, num_games),
         }
         for name, (value, low, high) in whole.items():
             if isinstance(value, bool) or not isinstance(value, int | np.integer):
                 raise ConfigError(f"{name} must be a whole number, not {value!r}")
             if low is not None and high is not None and not low <= value <= high:
                 raise ConfigError(f"{name} is {low} to {high}, not {value}")
+        bots = self.game.native_ports  # type: ignore[attr-defined]
+        if opponent is not None and opponent not in bots:
+            raise ConfigError(
+                f"no native bot named {opponent!r} to be the opponent in {self.game.info.title}; "
+                f"there are: {', '.join(bots) or 'none'}"
+            )
+        if opponent_games and opponent is None:
+            raise ConfigError("opponent_games needs an opponent: the native bot at their other seats")
         self.num_games = int(num_games)
+        self.opponent = opponent
+        self.opponent_games = int(opponent_games)
         self.padded = bool(padded)
         if max_decisions is None:  # the env's cap: a seat's decisions, for every seat
             max_decisions = MAX_CYCLES[f"{game}_v0"] * self.game.num_seats
@@ -127,6 +150,8 @@ class SearchSelfPlay:
             padded=self.padded,
             max_decisions=int(max_decisions),
             chance_values=bool(chance_values),
+            opponent=opponent or "",
+            opponent_games=self.opponent_games,
         )
         self._core.reset()
 
@@ -183,8 +208,14 @@ class SearchSelfPlay:
 
     def counts(self) -> dict[str, int]:
         """Searched and forced decisions, simulations, observations asked about, rows answered,
-        answers, games finished, games cut and value-only samples since the loop was built."""
+        answers, games finished, games cut, value-only samples and the opponents' moves since the
+        loop was built."""
         return self._core.counts()
+
+    def searched(self, index: int) -> int:
+        """The seat searched in game ``index``'s current episode: -1 where every seat is (a game
+        without an opponent)."""
+        return int(self._core.searched(index))
 
     def state(self, index: int) -> Any:
         """A copy of game ``index``'s real state."""

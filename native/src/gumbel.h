@@ -39,12 +39,21 @@
 // game has its own random stream, drawn from (seed, game index) alone, so the samples do not
 // depend on the thread count nor on how the network's answers were computed, only on them.
 // Finished games start anew at once.
+//
+// Opponents (opponent_games > 0): in the first opponent_games games a bot sits at the table. At
+// the start of each of their episodes one seat is drawn to be searched; the bot plays every other
+// seat (its own memory, reset each episode, and its own random stream) and makes no samples. The
+// searched seat is trained against the bot as it is checked against it, while its simulations
+// still model the others by the network (the search does not read the bot's mind). Where chance
+// is due in such a game, the value-only sample is the searched seat's view.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -68,7 +77,28 @@ struct GumbelConfig {
   bool gumbel = true;     // false: no Gumbel noise, the greedy player
   int64_t max_decisions = 0;  // a game's decisions (every seat's) before it is cut, its samples dropped (0: no cap)
   bool chance_values = true;  // a value-only sample where chance is due, from the last mover's view
+  int opponent_games = 0;     // the first K games: one seat searched (drawn each episode), a bot at every other
 };
+
+// A bot at the seats the search does not play (opponent_games). Each game with one has its own.
+template <class G>
+struct GumbelOpponent {
+  virtual ~GumbelOpponent() = default;
+  virtual void reset() = 0;  // a new episode: forget what was kept
+  virtual int act(const G& game, const typename G::State& s, int seat, Rng& rng) = 0;  // a legal move of `seat`
+};
+
+// Any bot with reset() and act(game, state, seat, rng) (a game's native heuristic, its ports) as one.
+template <class G, class Bot>
+struct BotOpponent final : GumbelOpponent<G> {
+  Bot bot;
+  void reset() override { bot.reset(); }
+  int act(const G& game, const typename G::State& s, int seat, Rng& rng) override { return bot.act(game, s, seat, rng); }
+};
+
+// Makes a game's opponent (empty: no games have one).
+template <class G>
+using OpponentFactory = std::function<std::unique_ptr<GumbelOpponent<G>>()>;
 
 // The counts of what the loop did since it was built.
 struct GumbelCounts {
@@ -81,6 +111,7 @@ struct GumbelCounts {
   int64_t episodes = 0;     // games finished
   int64_t truncated = 0;    // games cut at max_decisions
   int64_t chance_values = 0;  // value-only samples where chance was due
+  int64_t opponent_moves = 0;  // moves of the opponents' bots
 };
 
 // The samples of finished games, one row per searched decision.
@@ -101,11 +132,20 @@ class GumbelSelfPlay {
  public:
   using State = typename G::State;
 
-  GumbelSelfPlay(const G& game, GumbelConfig config, Reading reading)
+  GumbelSelfPlay(const G& game, GumbelConfig config, Reading reading, const OpponentFactory<G>& opponent = {})
       : game_(game), config_(config), reading_(std::move(reading)), pool_(config.num_threads),
         games_(static_cast<size_t>(config.num_games)) {
     read_size_ = reading_.size ? reading_.size : game_.observation_size();
     horizon_ = config_.horizon ? config_.horizon : 2 * (game_.num_seats() - 1);
+    if (config_.opponent_games < 0 || config_.opponent_games > config_.num_games)
+      throw std::invalid_argument("opponent_games is 0.." + std::to_string(config_.num_games) + " (the games), not " +
+                                  std::to_string(config_.opponent_games));
+    if (config_.opponent_games > 0 && !opponent)
+      throw std::invalid_argument("opponent_games needs an opponent: the bot that plays their other seats");
+    for (int i = 0; i < config_.opponent_games; ++i) {
+      games_[i].opponent = opponent();
+      if (!games_[i].opponent) throw std::invalid_argument("the opponent's factory made no bot");
+    }
   }
 
   int read_size() const { return read_size_; }
@@ -113,14 +153,18 @@ class GumbelSelfPlay {
   int num_games() const { return config_.num_games; }
   const GumbelCounts& counts() const { return counts_; }
   const State& state(int i) const { return games_[i].x; }
+  int searched(int i) const { return games_[i].opponent ? games_[i].searched : -1; }
 
   // Start every game anew from the seed; every game then waits on its first root.
   void reset() {
     for (size_t i = 0; i < games_.size(); ++i) {
       Play& p = games_[i];
+      std::unique_ptr<GumbelOpponent<G>> opponent = std::move(p.opponent);
       p = Play{};
+      p.opponent = std::move(opponent);
       p.rng.reseed(game_seed(config_.seed, i));
-      p.x = game_.initial_state();
+      p.bot_rng.reseed(game_seed(~config_.seed, i));
+      new_episode(p);
     }
     pool_.run(config_.num_games, [&](int begin, int end) {
       for (int i = begin; i < end; ++i) next_decision(games_[i], i);
@@ -286,6 +330,9 @@ class GumbelSelfPlay {
     GumbelSamples finished;     // samples of finished games, until taken
     int64_t made = 0;           // the decisions of this game so far
     int last = -1;              // the seat that moved last in this game (-1: none yet)
+    std::unique_ptr<GumbelOpponent<G>> opponent;  // the bot at the other seats (none: every seat searched)
+    int searched = -1;          // with an opponent: the seat searched this episode
+    Rng bot_rng{0};             // the opponent's randomness
     GumbelCounts counts;
     std::vector<int> moves;
     std::vector<float> plain, input, policy;
@@ -305,7 +352,7 @@ class GumbelSelfPlay {
   void collect_counts() {
     GumbelCounts total = counts_;
     total.decisions = total.forced = total.simulations = total.questions = total.evaluations = total.episodes =
-        total.truncated = total.chance_values = 0;
+        total.truncated = total.chance_values = total.opponent_moves = 0;
     for (const Play& p : games_) {
       total.decisions += p.counts.decisions;
       total.forced += p.counts.forced;
@@ -315,6 +362,7 @@ class GumbelSelfPlay {
       total.episodes += p.counts.episodes;
       total.truncated += p.counts.truncated;
       total.chance_values += p.counts.chance_values;
+      total.opponent_moves += p.counts.opponent_moves;
     }
     counts_ = total;
   }
@@ -348,29 +396,46 @@ class GumbelSelfPlay {
     ++p.counts.questions;
   }
 
+  // A new episode of p: the first state; with an opponent, the seat searched drawn and the bot reset.
+  void new_episode(Play& p) const {
+    p.x = game_.initial_state();
+    p.made = 0;
+    p.last = -1;
+    if (p.opponent) {
+      p.searched = static_cast<int>(p.rng.below(static_cast<uint64_t>(game_.num_seats())));
+      p.opponent->reset();
+    }
+  }
+
   // Play on until a decision of more than one move; ask for its root.
   void next_decision(Play& p, int index) {
     while (true) {
-      if (config_.chance_values && p.last >= 0 && game_.to_move(p.x) == kChance) value_sample(p, index);
+      if (config_.chance_values && p.last >= 0 && game_.to_move(p.x) == kChance)
+        value_sample(p, p.opponent ? p.searched : p.last, index);
       const int mover = resolve_chance(game_, p.x, p.rng);
       if (mover == kTerminal) {
         finish_episode(p, index);
-        p.x = game_.initial_state();
-        p.made = 0;
-        p.last = -1;
+        new_episode(p);
         continue;
       }
       if (config_.max_decisions > 0 && p.made >= config_.max_decisions) {
         p.episode = GumbelSamples{};  // no outcome to learn from
         ++p.counts.truncated;
-        p.x = game_.initial_state();
-        p.made = 0;
-        p.last = -1;
+        new_episode(p);
         continue;
       }
       ++p.made;
       p.legal.clear();
       game_.legal_actions(p.x, p.legal);
+      if (p.opponent && mover != p.searched) {
+        const int move = p.opponent->act(game_, p.x, mover, p.bot_rng);
+        if (std::find(p.legal.begin(), p.legal.end(), move) == p.legal.end())
+          throw std::logic_error("the opponent's bot chose " + std::to_string(move) + ", not a legal move");
+        game_.apply(p.x, move);
+        p.last = mover;
+        ++p.counts.opponent_moves;
+        continue;
+      }
       if (p.legal.size() == 1) {
         game_.apply(p.x, p.legal[0]);
         p.last = mover;
@@ -571,8 +636,8 @@ class GumbelSelfPlay {
     p.last = p.seat;
   }
 
-  // A value-only sample where chance is due: the last mover's view, no legal moves, no policy.
-  void value_sample(Play& p, int index) {
+  // A value-only sample where chance is due: `viewer`'s view, no legal moves, no policy.
+  void value_sample(Play& p, int viewer, int index) {
     const size_t actions = static_cast<size_t>(game_.num_actions());
     GumbelSamples& e = p.episode;
     const size_t at = static_cast<size_t>(e.rows) * actions;
@@ -581,11 +646,11 @@ class GumbelSelfPlay {
     e.visits.resize(at + actions, 0.0f);
     e.q.resize(at + actions, 0.0f);
     p.plain.resize(game_.observation_size());
-    game_.observe(p.x, p.last, p.plain.data());
+    game_.observe(p.x, viewer, p.plain.data());
     const float* row = reading_.read(p.plain, p.input);
     e.obs.insert(e.obs.end(), row, row + read_size_);
     e.root_value.push_back(NAN);  // the network was not asked
-    e.seat.push_back(p.last);
+    e.seat.push_back(viewer);
     e.action.push_back(-1);
     e.game.push_back(index);
     ++e.rows;

@@ -33,6 +33,17 @@ void check(bool ok, const std::string& what) {
   if (!ok) throw Failure(what);
 }
 
+// Whether body refuses: throws std::invalid_argument.
+template <class F>
+bool throws(F&& body) {
+  try {
+    body();
+  } catch (const std::invalid_argument&) {
+    return true;
+  }
+  return false;
+}
+
 // One test case: a name and a body that throws on failure.
 void run(const std::string& name, const std::function<void()>& body) {
   try {
@@ -281,9 +292,21 @@ void heckmeck_dice() {
   refused(d, "a tile missing");
 }
 
+// A bot that plays a random legal move (an opponent in search self-play's tests).
+template <class G>
+struct RandomBot {
+  int act(const G& game, const typename G::State& s, int, Rng& rng) {
+    std::vector<int> legal;
+    game.legal_actions(s, legal);
+    return legal[rng.below(legal.size())];
+  }
+  void reset() {}
+};
+
 // Search self-play (gumbel.h) answered by a stand-in network: random logits and win shares. The
 // loop must keep every game legal, make samples that follow their definition, and refuse answers
-// that are not numbers it can use.
+// that are not numbers it can use. Game 0 has a random opponent: its samples are all of the seat
+// searched, and the loop refuses opponents it cannot seat.
 template <class G>
 void gumbel_selfplay(const Config& config, uint64_t seed) {
   const G game(config.seats, config.options);
@@ -294,8 +317,18 @@ void gumbel_selfplay(const Config& config, uint64_t seed) {
   settings.simulations = 8;
   settings.considered = 4;
   settings.max_decisions = 300;
-  GumbelSelfPlay<G> loop(game, settings, Reading{});
+  settings.opponent_games = 1;
+  const OpponentFactory<G> random_bot = [] { return std::make_unique<BotOpponent<G, RandomBot<G>>>(); };
+  for (int wrong : {-1, 4}) {
+    GumbelConfig bad = settings;
+    bad.opponent_games = wrong;
+    check(throws([&] { GumbelSelfPlay<G>(game, bad, Reading{}, random_bot); }), "opponent_games out of range");
+  }
+  check(throws([&] { GumbelSelfPlay<G>(game, settings, Reading{}); }), "opponent games without an opponent");
+  GumbelSelfPlay<G> loop(game, settings, Reading{}, random_bot);
   loop.reset();
+  check(loop.searched(1) == -1 && loop.searched(0) >= 0 && loop.searched(0) < game.num_seats(),
+        "the seat searched: one seat in a game with an opponent, -1 elsewhere");
   Rng rng(seed);
   const int actions = game.num_actions();
   std::vector<float> rows, logits, values;
@@ -320,10 +353,12 @@ void gumbel_selfplay(const Config& config, uint64_t seed) {
       std::vector<float> nan_logits(logits.size(), NAN), twos(values.size(), 2.0f);
       check(!loop.check(nan_logits.data(), twos.data()).empty(), "NaN logits and win shares of 2 are accepted");
     }
+    const int searched = loop.searched(0);
     loop.answer(logits.data(), values.data());
     for (int i = 0; i < loop.num_games(); ++i) check_state(game, loop.state(i), "a game of the loop");
     const GumbelSamples s = loop.take();
     for (int r = 0; r < s.rows; ++r) {
+      check(s.game[r] != 0 || s.seat[r] == searched, "a sample of a seat the opponent played");
       double total = 0.0;
       int legal = 0;
       for (int a = 0; a < actions; ++a) {
@@ -344,6 +379,7 @@ void gumbel_selfplay(const Config& config, uint64_t seed) {
     samples += s.rows;
   }
   check(loop.counts().episodes + loop.counts().truncated >= 2, "no game ended");
+  check(loop.counts().opponent_moves > 0, "the opponent never moved");
   check(samples > 0 || loop.counts().episodes == 0, "finished games without samples");
 }
 

@@ -97,6 +97,30 @@ def test_gumbel_rounds_learn_from_the_batched_loop_and_measure_calibration(tmp_p
         ExpertConfig(game="diamant", eval_bot="oracle")
 
 
+def test_gumbel_rounds_against_an_opponent_learn_its_games_searched_seat(tmp_path: Path) -> None:
+    config = ExpertConfig(
+        game="diamant",
+        out=str(tmp_path),
+        teacher_rounds=1,
+        rounds=2,
+        selfplay="gumbel",
+        considered=2,
+        gumbel_games=4,
+        gumbel_opponent="heuristic",
+        gumbel_opponent_share=1.0,
+        seats=[3],
+        eval_bot="random",
+        **(TINY | {"games": 4, "teacher_games": 2}),  # type: ignore[arg-type]
+    )
+    log = [json.loads(line) for line in (run_expert(config) / "log.jsonl").open()]
+    assert log[1]["player"] == "gumbel simulations=4 considered=2 against heuristic in 1 of the games"
+    assert log[1]["decisions"] > 0
+    with pytest.raises(ConfigError, match="add --selfplay gumbel"):
+        ExpertConfig(game="diamant", gumbel_opponent="heuristic")
+    with pytest.raises(ConfigError, match=r"native bots \(heuristic, search\), not 'oracle'"):
+        ExpertConfig(game="diamant", selfplay="gumbel", gumbel_opponent="oracle")
+
+
 def test_recorded_games_teach_the_mover_and_value_every_seat() -> None:
     samples = play_one(Recording(ExpertConfig(game="court"), seats=3, player="heuristic", seed=5))
     has_policy = samples.policy.sum(axis=1) > 0

@@ -232,3 +232,55 @@ def test_greedy_play_is_the_same_on_every_run() -> None:
         np.testing.assert_array_equal(a[key], b[key])
     c = loop("sechs_nimmt", 3, gumbel=True).play(net, 15)
     assert len(c["value"]) == len(a["value"])  # the same games' lengths are not the point: that it plays
+
+
+STRONGEST = {"heckmeck": "solver", "sechs_nimmt": "search", "diamant": "search", "court": "heuristic"}
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_an_opponent_makes_no_samples_and_its_games_search_one_seat(name: str) -> None:
+    seats = game_class(name).info.default_seats
+    net = small_net(name, seats, seed=2)
+    evaluate = numpy_evaluator(net)
+    lp = loop(name, seats, num_games=4, opponent=STRONGEST[name], opponent_games=2)
+    assert [lp.searched(i) for i in (2, 3)] == [-1, -1]
+    seen: dict[int, set[int]] = {0: set(), 1: set()}
+    for _ in range(3000):
+        searched = [lp.searched(i) for i in range(4)]
+        assert all(0 <= s < seats for s in searched[:2])
+        lp.step(evaluate)
+        taken = lp.take()
+        for i in (0, 1):  # the rows of an opponent's game are the seat searched in the episode that ended
+            assert (taken["seat"][taken["game"] == i] == searched[i]).all()
+            seen[i] |= set(taken["seat"][taken["game"] == i].tolist())
+        if len(seen[0]) > 1 and len(seen[1]) > 1:
+            break
+    assert lp.counts()["opponent_moves"] > 0
+    assert len(seen[0]) > 1 and len(seen[1]) > 1  # the seat searched is drawn anew each episode
+
+
+def test_opponent_games_are_the_same_on_any_thread_count() -> None:
+    net = small_net("diamant", 4, seed=4)
+    a = loop("diamant", 4, opponent="search", opponent_games=3, num_threads=1)
+    b = loop("diamant", 4, opponent="search", opponent_games=3, num_threads=2)
+    one, two = a.play(net, 10), b.play(net, 10)
+    for key in SAMPLE_FIELDS:
+        np.testing.assert_array_equal(one[key], two[key], err_msg=key)
+    assert a.counts() == b.counts() and a.counts()["opponent_moves"] > 0
+
+
+def test_an_opponent_the_game_has_not_is_named_with_those_it_has() -> None:
+    with pytest.raises(ConfigError, match=r"no native bot named 'oracle'.*there are: heuristic, solver"):
+        loop("heckmeck", 2, opponent="oracle", opponent_games=1)
+    with pytest.raises(ConfigError, match="opponent_games needs an opponent"):
+        loop("heckmeck", 2, opponent_games=1)
+    with pytest.raises(ConfigError, match="opponent_games is 0 to 6, not 7"):
+        loop("heckmeck", 2, opponent="solver", opponent_games=7)
+    core_class = type(loop("heckmeck", 2)._core)
+    native = make("heckmeck", 2, core="native")._native
+    with pytest.raises(ValueError, match=r"no native bot named 'oracle' to be the opponent; there are: heur"):
+        core_class(native, num_games=2, seed=0, opponent="oracle", opponent_games=1)
+    with pytest.raises(ValueError, match=r"opponent_games is 0\.\.2"):
+        core_class(native, num_games=2, seed=0, opponent="solver", opponent_games=3)
+    with pytest.raises(ValueError, match="opponent_games needs an opponent"):
+        core_class(native, num_games=2, seed=0, opponent_games=1)

@@ -8,10 +8,13 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "../gumbel.h"
 #include "bound.h"
 #include "net_search.h"
+#include "ports.h"
 
 namespace tablezoo {
 namespace py = pybind11;
@@ -43,6 +46,23 @@ py::array_t<T> numpy_copy(const std::vector<T>& v, std::vector<py::ssize_t> shap
   return out;
 }
 
+// The opponent named `name` among the game's native bots (PortsOf<G>), or a Python error that lists them.
+template <class G, size_t... I>
+OpponentFactory<G> opponent_named(const std::string& name, std::index_sequence<I...>) {
+  OpponentFactory<G> found;
+  std::string names;
+  auto visit = [&](auto tag) {
+    using P = typename decltype(tag)::type;
+    names += std::string(names.empty() ? "" : ", ") + P::name;
+    if (name == P::name) found = [] { return std::make_unique<BotOpponent<G, P>>(); };
+  };
+  (visit(std::common_type<std::tuple_element_t<I, PortsOf<G>>>{}), ...);
+  if (!found)
+    throw py::value_error("no native bot named '" + name + "' to be the opponent" +
+                          (names.empty() ? std::string(": this game has none") : "; there are: " + names));
+  return found;
+}
+
 // Bound as `<Game>GumbelSelfPlay`, the game class's `gumbel_selfplay` (None where the game does
 // not determinise in the core).
 template <class G>
@@ -55,7 +75,8 @@ py::object bind_gumbel(py::module_& m, const std::string& name) {
                    "decision, the network the caller's (tablezoo.training.search_selfplay).");
     cls.def(py::init([](py::object game_object, int num_games, uint64_t seed, int num_threads, int simulations,
                          int considered, int horizon, double c_visit, double c_scale, bool gumbel, bool padded,
-                         int64_t max_decisions, bool chance_values) {
+                         int64_t max_decisions, bool chance_values, const std::string& opponent,
+                         int opponent_games) {
                if (!py::isinstance<B>(game_object))
                  throw py::type_error("a native " + std::string(py::str(py::type::of<B>().attr("__name__"))) +
                                       " game is needed, not " + type_name(game_object));
@@ -76,6 +97,14 @@ py::object bind_gumbel(py::module_& m, const std::string& name) {
                if (!(c_scale > 0 && c_scale < 1e9)) throw py::value_error("c_scale is above 0, not " + std::to_string(c_scale));
                if (max_decisions < 0)
                  throw py::value_error("max_decisions is 0 (no cap) or more, not " + std::to_string(max_decisions));
+               if (opponent_games < 0 || opponent_games > num_games)
+                 throw py::value_error("opponent_games is 0.." + std::to_string(num_games) + " (the games), not " +
+                                       std::to_string(opponent_games));
+               if (opponent_games > 0 && opponent.empty())
+                 throw py::value_error("opponent_games needs an opponent: the native bot at their other seats");
+               OpponentFactory<G> factory;
+               if (!opponent.empty())
+                 factory = opponent_named<G>(opponent, std::make_index_sequence<std::tuple_size_v<PortsOf<G>>>{});
                Reading reading;
                if (padded) {
                  if (b.pad_size == 0) throw py::value_error("set_padding first: the padded observation is asked for");
@@ -84,16 +113,17 @@ py::object bind_gumbel(py::module_& m, const std::string& name) {
                  reading.seats_at = b.pad_seats_at;
                }
                GumbelConfig config{num_games, seed, num_threads, simulations, considered, horizon, c_visit, c_scale, gumbel, max_decisions,
-                                   chance_values};
+                                   chance_values, opponent_games};
                auto bg = std::make_unique<BG>();
                bg->game_object = game_object;
-               bg->loop = std::make_unique<GumbelSelfPlay<G>>(b.game, config, std::move(reading));
+               bg->loop = std::make_unique<GumbelSelfPlay<G>>(b.game, config, std::move(reading), factory);
                return bg;
              }),
              py::arg("game"), py::arg("num_games"), py::arg("seed"), py::arg("num_threads") = 1,
              py::arg("simulations") = 16, py::arg("considered") = 16, py::arg("horizon") = 0,
              py::arg("c_visit") = 50.0, py::arg("c_scale") = 1.0, py::arg("gumbel") = true, py::arg("padded") = true,
-             py::arg("max_decisions") = 0, py::arg("chance_values") = true)
+             py::arg("max_decisions") = 0, py::arg("chance_values") = true, py::arg("opponent") = "",
+             py::arg("opponent_games") = 0)
         .def_property_readonly("read_size", [](const BG& bg) { return bg.loop->read_size(); })
         .def_property_readonly("num_actions", [](const BG& bg) { return bg.loop->num_actions(); })
         .def_property_readonly("num_games", [](const BG& bg) { return bg.loop->num_games(); })
@@ -188,10 +218,19 @@ py::object bind_gumbel(py::module_& m, const std::string& name) {
           out["episodes"] = c.episodes;
           out["truncated"] = c.truncated;
           out["chance_values"] = c.chance_values;
+          out["opponent_moves"] = c.opponent_moves;
           return out;
         }, "What the loop did since it was built: searched and forced decisions, simulations, observations "
            "asked about, rows answered (each distinct observation of a wave once), "
-           "answers, games finished, games cut at max_decisions, value-only samples where chance was due.")
+           "answers, games finished, games cut at max_decisions, value-only samples where chance was due, moves "
+           "of the opponents' bots.")
+        .def("searched", [](BG& bg, int i) {
+          if (i < 0 || i >= bg.loop->num_games())
+            throw py::value_error("no game " + std::to_string(i) + ": games are 0.." + std::to_string(bg.loop->num_games() - 1));
+          auto held = bg.lock();
+          bg.require_started("searched()");
+          return bg.loop->searched(i);
+        }, py::arg("index"), "The seat searched in game i's episode: -1 where every seat is (no opponent).")
         .def("state", [](BG& bg, int i) {
           if (i < 0 || i >= bg.loop->num_games())
             throw py::value_error("no game " + std::to_string(i) + ": games are 0.." + std::to_string(bg.loop->num_games() - 1));
