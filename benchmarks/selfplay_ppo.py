@@ -82,7 +82,10 @@ def collect(batch: SelfPlayBatch, policy: Policy, state: dict, min_steps: int, s
         seats = infos["to_move"].copy()
         for i in range(len(seats)):
             s = int(seats[i])
-            pending[i].append((s, o[i], m[i], int(action[i]), float(logp[i]), float(value[i]), earned[i, s]))
+            # copies of the rows: a view would keep the whole batch's tensor alive for as long as the
+            # game runs (Court's games may run to 50,000 decisions a seat)
+            row = (o[i].clone(), m[i].clone())
+            pending[i].append((s, *row, int(action[i]), float(logp[i]), float(value[i]), earned[i, s]))
         obs, rewards, terminated, truncated, infos = batch.step(action.numpy())
         earned += rewards * state["reward_scale"]  # zero-sum: at the end only; score: as they are scored
         for i in np.flatnonzero(terminated | truncated):
