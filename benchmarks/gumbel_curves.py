@@ -78,6 +78,10 @@ def summary(game: str, run: dict[str, Any]) -> dict[str, Any]:
         "check_hours": round(checking / 3600, 2) if checking else None,
         "eval_games": run["config"].get("eval_games"),
         "scale": run["config"].get("gumbel_scale"),
+        "opponent": run["config"].get("gumbel_opponent") or None,  # a bot seated in a share of the games
+        "opponent_share": run["config"].get("gumbel_opponent_share")
+        if run["config"].get("gumbel_opponent")
+        else None,
     }
     for s in seats:
         shares = [e[key][s][0] for e in log if s in e.get(key, {})]
@@ -117,9 +121,14 @@ def table(rows: list[dict[str, Any]]) -> str:
     ]
     for row in rows:
         for s in [k for k in row if k.endswith("p") and isinstance(row[k], dict)]:
+            against = (
+                f" (`{row['opponent']}` in {row['opponent_share']:g} of the games)"
+                if row.get("opponent")
+                else ""
+            )
             run = [
                 GAME_NAMES[row["game"]],
-                row["run"],
+                row["run"] + against,
                 row["bot"],
                 str(row["rounds"]),
                 f"{row['decisions']:,}",

@@ -123,6 +123,13 @@ def test_gumbel_curves_sum_up_the_logs(tmp_path: Path) -> None:
     ]
     assert curves.chosen_round(log, "against_x", window=3) == 5
     assert (tmp_path / "curves.md").read_text().count("| Heckmeck | try | solver | 3 |") == 2
+    assert row["opponent"] is None
+    config = {"eval_games": 200, "gumbel_opponent": "solver", "gumbel_opponent_share": 0.5}
+    (tmp_path / "heckmeck-try.config.json").write_text(json.dumps(config))
+    assert curves.main(["--results", str(tmp_path), "--json", str(tmp_path / "rows.json")]) == 0
+    [row] = json.loads((tmp_path / "rows.json").read_text())["rows"]
+    assert (row["opponent"], row["opponent_share"]) == ("solver", 0.5)
+    assert "| try (`solver` in 0.5 of the games) | solver |" in (tmp_path / "curves.md").read_text()
     with pytest.raises(SystemExit):
         curves.main(["--results", str(tmp_path / "empty"), "--json", str(tmp_path / "none.json")])
 
