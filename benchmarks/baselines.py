@@ -57,6 +57,10 @@ same decisions and curve every time; ``cleanrl_ppo`` resumed gives them too (eve
 is checkpointed), ``batched_ppo`` resumed does not (the games in play are not saved): rerun it
 from an empty folder to reproduce it.
 
+A resumed row's ``result.json`` says so (``"resumed": true``); its ``train_minutes`` are
+then the training's own logged time over every session (``batched_ppo``), or this session's
+wall time alone where the trainer logs none.
+
 **Scoring.** ``--score-games`` and ``--opponents`` default to the protocol's 1,000 games a
 cell and its panel for the game; fewer games or another panel make the result say
 ``"complete": false`` (so does a single seat count, always: the protocol plays three).
@@ -184,6 +188,9 @@ class Trained:
     seconds: list[float] | None = None
     """The training's own seconds (playing and learning; the curve's evaluations left out) at
     each point of the curve, where the trainer logs them (``batched_ppo``)."""
+    spent: float | None = None
+    """The training's own seconds in all, over every session it took, where the trainer logs
+    them (``batched_ppo``)."""
 
 
 def short_rollouts(row: Row) -> dict[str, Any]:
@@ -254,6 +261,10 @@ def train_rllib_ppo(row: Row) -> Trained:
     run = train_rllib(config, command=sys.argv)
     decisions = int(json.loads((run / "state.json").read_text())["steps"])
     return Trained(run / "policy.npz", decisions, _curve_csv(run))
+
+
+RESUMING = ("cleanrl_ppo", "batched_ppo", "rllib_ppo", "expert")
+"""The rows whose stopped training goes on from its last checkpoint."""
 
 
 def train_cleanrl_ppo(row: Row) -> Trained:
@@ -411,7 +422,7 @@ def train_batched_ppo(row: Row) -> Trained:
         if "win_share_vs_heuristic" in line:
             curve.append((decisions, float(line["win_share_vs_heuristic"])))
             seconds.append(spent)
-    return Trained(row.work / "actor.pt", decisions, curve, seconds)
+    return Trained(row.work / "actor.pt", decisions, curve, seconds, spent)
 
 
 def expert_cli(row: Row, iterations: int, teacher_games: int, games: int) -> None:
@@ -495,9 +506,14 @@ def run_row(
         print(
             f"note: {row.game} at {row.seats} seats is not in the table's seat counts {TABLE_SEATS[row.game]}"
         )
+    # a stopped run of these goes on from its checkpoint (the others start again from scratch)
+    resumed = row.algorithm in RESUMING and row.work.is_dir() and any(row.work.iterdir())
     started = time.time()
     trained = TRAINERS[row.algorithm](row)
     trained_at = time.time()
+    train_minutes = (trained_at - started) / 60
+    if resumed and trained.spent is not None:  # this session's wall time is not the training's
+        train_minutes = trained.spent / 60
     panel = list(opponents or PANELS[row.game])
     command = ["python", "benchmarks/baselines.py", *sys.argv[1:]]
     result = run_protocol(
@@ -515,7 +531,8 @@ def run_row(
         **{k: v for k, v in asdict(row).items() if k != "out"},
         "decisions": trained.decisions,
         "policy_file": str(trained.policy.relative_to(row.folder)),
-        "train_minutes": round((trained_at - started) / 60, 2),
+        "train_minutes": round(train_minutes, 2),
+        "resumed": resumed,
         "score_minutes": round((time.time() - trained_at) / 60, 2),
         "curve": [[step, round(share, 4)] for step, share in trained.curve],
         "command": " ".join(command),

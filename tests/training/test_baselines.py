@@ -66,7 +66,7 @@ def test_a_row_trains_scores_and_is_skipped_once_finished(
     ]
     assert [(c["opponent"], c["seats"], c["games"]) for c in result["cells"]] == [("random", 2, 4)]
     row_info = result["baseline"]
-    assert row_info["algorithm"] == row and row_info["decisions"] >= 512
+    assert row_info["algorithm"] == row and row_info["decisions"] >= 512 and row_info["resumed"] is False
     assert result["policy"]["given"] == str(folder / row_info["policy_file"])
     assert row_info["curve"] and all(0.0 <= share <= 1.0 for _, share in row_info["curve"])
     steps = [step for step, _ in row_info["curve"]]
@@ -135,6 +135,20 @@ def test_a_stopped_row_that_cannot_resume_trains_again_from_an_empty_folder(
     stale.write_text("from a stopped run")
     baselines.main(["tianshou_dqn", "heckmeck", "--seats", "2", "--out", str(tmp_path), *SMOKE])
     assert not stale.exists() and (stale.parent / "model.pt").exists()
+
+
+def test_a_row_stopped_after_training_says_it_resumed_and_counts_the_trainings_own_time(
+    baselines: ModuleType, tmp_path: Path
+) -> None:
+    row = ["batched_ppo", "heckmeck", "--seats", "2", "--out", str(tmp_path), *SMOKE]
+    baselines.main(row)
+    folder = tmp_path / "batched_ppo" / "heckmeck-2p" / "512" / "seed0"
+    (folder / "result.json").unlink()  # stopped while it was being scored: the training is whole
+    baselines.main(row)
+    result = json.loads((folder / "result.json").read_text())["baseline"]
+    lines = [json.loads(line) for line in (folder / "train" / "metrics.jsonl").read_text().splitlines()]
+    logged = sum(line["play_s"] + line["learn_s"] for line in lines) / 60
+    assert result["resumed"] is True and result["train_minutes"] == round(logged, 2)
 
 
 def test_the_table_seat_counts_are_the_protocols(baselines: ModuleType) -> None:
