@@ -7,7 +7,11 @@ in plain PyTorch (the ``train`` extra): every decision of every seat comes back 
 batch, one network picks them all, and each seat's decisions form its own episode, paid
 with that seat's reward (``--reward zero_sum``, the default: the winners share +1, the others
 -1; ``--reward score``: the game's points as they are scored, each decision's return being
-what its seat is paid from then to the end). Episodes are
+what its seat is paid from then to the end). A game the env cuts at its cap (``max_cycles``,
+``--max-cycles``) pays what it paid until then, which in zero-sum self-play is 0 where a loss
+is -1: two copies of one policy may learn to stall rather than lose. ``--cut-reward R`` pays
+every seat of a cut game R more (-1: a cut game is a loss for every seat); each update logs
+how many games were cut (``cut_games``). Episodes are
 collected whole (each game's decisions are kept until it ends), so the advantage is the
 episode's return less the value (no bootstrapping across a rollout's edge). The network
 reads the padded observation, so one network could play every seat count.
@@ -89,6 +93,9 @@ def collect(batch: SelfPlayBatch, policy: Policy, state: dict, min_steps: int, s
         obs, rewards, terminated, truncated, infos = batch.step(action.numpy())
         earned += rewards * state["reward_scale"]  # zero-sum: at the end only; score: as they are scored
         for i in np.flatnonzero(terminated | truncated):
+            if truncated[i] and not terminated[i]:  # cut at the cap, not ended by the rules
+                state["cut"] += 1
+                earned[i] += state["cut_reward"]
             # each decision's return: what its seat was paid from then to the game's end
             final = earned[i]
             done.extend((o_, m_, a, lp, v, float(final[s] - e)) for s, o_, m_, a, lp, v, e in pending[i])
@@ -179,6 +186,18 @@ def main(argv: list[str] | None = None) -> None:
         default=1.0,
         help="rewards are multiplied by this (game points are tens: 0.05 keeps the values near 1)",
     )
+    parser.add_argument(
+        "--cut-reward",
+        type=float,
+        default=0.0,
+        help="paid to every seat of a game cut at the cap, on top (default 0; -1: a cut game is lost)",
+    )
+    parser.add_argument(
+        "--max-cycles",
+        type=int,
+        default=None,
+        help="the cap on a seat's decisions in a game (default: the env's)",
+    )
     parser.add_argument("--out", default="runs/selfplay")
     args = parser.parse_args(argv)
 
@@ -194,6 +213,7 @@ def main(argv: list[str] | None = None) -> None:
         num_threads=args.threads,
         padded=True,
         reward=args.reward,
+        max_cycles=args.max_cycles or "default",
     )
     scale = torch.as_tensor(batch.spec.scale())
     policy = Policy(batch.spec.size, batch.game.num_actions)
@@ -218,10 +238,13 @@ def main(argv: list[str] | None = None) -> None:
         "pending": [[] for _ in range(args.num_envs)],
         "earned": np.zeros((args.num_envs, batch.num_seats), dtype=np.float64),
         "reward_scale": args.reward_scale,
+        "cut_reward": args.cut_reward,
+        "cut": 0,
     }
     with open(out / "metrics.jsonl", "a") as log:
         for k in range(start_update, args.updates):
             t = time.perf_counter()
+            state["cut"] = 0
             data = collect(batch, policy, state, args.steps, scale)
             t_play = time.perf_counter() - t
             stats = update(policy, optimizer, data, args)
@@ -230,6 +253,7 @@ def main(argv: list[str] | None = None) -> None:
                 "decisions": len(data["action"]),
                 "play_s": round(t_play, 2),
                 "learn_s": round(time.perf_counter() - t - t_play, 2),
+                "cut_games": state["cut"],
                 **stats,
             }
             if args.eval_every and (k + 1) % args.eval_every == 0:

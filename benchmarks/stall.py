@@ -15,6 +15,11 @@ the heuristic wins about ``1/seats``:
   Still rising at the end: more decisions help; flat: they do not, at this rate.
 - **reward**: the same PPO paid the game's points as they are scored (``--reward score``,
   scaled by ``--reward-scale``): a denser, less noisy signal than the result alone.
+- **cut** (not in the default ``--arms``): the budget arm with a game cut at the env's cap
+  paid as a loss to every seat (``--cut-reward -1``). Zero-sum self-play otherwise pays a cut
+  game 0 and a lost one -1, and at ten times the 1M budget To Court the King's PPO learns to
+  stall; this arm tells whether that reward is what it learns from. Every PPO arm records how
+  many of its training games were cut (``cut_games``).
 - **observation**: behaviour cloning of the heuristic on the same observation. The heuristic
   plays every seat of the batch; the network learns its move (cross-entropy over the legal
   moves) from a tenth of the budget in decisions, then plays greedily. Its accuracy on held-out
@@ -24,8 +29,8 @@ the heuristic wins about ``1/seats``:
 
 Each arm's training seed is ``--seed`` (choose seeds apart from the baselines' 0-4); results go
 to ``<out>/<game>-<n>p/stall.json`` (``--out``, default ``runs/stall``), the PPO arms' runs
-beside it (``ppo-zero_sum/``, ``ppo-score/``: ``benchmarks/selfplay_ppo.py``'s folders, which
-resume). One torch thread; minutes are wall time on whatever else the machine runs.
+beside it (``ppo-zero_sum/``, ``ppo-score/``, ``ppo-zero_sum-cut/``: ``benchmarks/selfplay_ppo.py``'s
+folders; they resume). One torch thread; minutes are wall time on whatever else the machine runs.
 """
 
 from __future__ import annotations
@@ -54,8 +59,8 @@ REWARD_SCALE = {"sechs_nimmt": 0.05, "court": 0.1, "heckmeck": 0.1, "diamant": 0
 """``--reward score``'s default scale per game: game points of a game near 1 in size."""
 
 
-def ppo_arm(args: argparse.Namespace, reward: str, out: Path) -> dict[str, Any]:
-    """Self-play PPO (``selfplay_ppo.py``) with ``reward``; its curve and final win share."""
+def ppo_arm(args: argparse.Namespace, reward: str, out: Path, cut_reward: float = 0.0) -> dict[str, Any]:
+    """Self-play PPO (``selfplay_ppo.py``) with ``reward``; its curve, final win share and cut games."""
     updates = max(1, -(-args.budget // STEPS))
     command = ["--game", args.game, "--players", str(args.seats), "--num-envs", str(ENVS)]
     command += ["--threads", "1", "--updates", str(updates), "--steps", str(STEPS), "--seed", str(args.seed)]
@@ -63,21 +68,25 @@ def ppo_arm(args: argparse.Namespace, reward: str, out: Path) -> dict[str, Any]:
     command += ["--reward", reward, "--out", str(out)]
     if reward == "score":
         command += ["--reward-scale", str(REWARD_SCALE.get(args.game, 1.0))]
+    if cut_reward:
+        command += ["--cut-reward", str(cut_reward)]
     start = time.monotonic()
     selfplay_ppo.main(command)
     rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
     decisions = np.cumsum([r["decisions"] for r in rows])
     curve = [
         {"decisions": int(d), "win_share_vs_heuristic": r["win_share_vs_heuristic"]}
+        | ({"cut_games": r["cut_games"]} if "cut_games" in r else {})  # in that update's play
         for d, r in zip(decisions, rows, strict=True)
         if "win_share_vs_heuristic" in r
     ]
     return {
-        "arm": f"ppo-{reward}",
+        "arm": f"ppo-{reward}" + ("-cut" if cut_reward else ""),
         "command": "python benchmarks/selfplay_ppo.py " + " ".join(command),
         "decisions": int(decisions[-1]),
         "curve": curve,
         "win_share_vs_heuristic": curve[-1]["win_share_vs_heuristic"] if curve else None,
+        "cut_games": sum(r.get("cut_games", 0) for r in rows),
         "minutes": round((time.monotonic() - start) / 60, 1),
     }
 
@@ -159,6 +168,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             continue  # done: a rerun of the command goes on where it stopped
         if arm == "imitation":
             arms[arm] = imitation_arm(args, folder / "imitation")
+        elif arm == "cut":
+            arms[arm] = ppo_arm(args, "zero_sum", folder / "ppo-zero_sum-cut", cut_reward=-1.0)
         else:
             reward = "zero_sum" if arm == "budget" else "score"
             arms[arm] = ppo_arm(args, reward, folder / f"ppo-{reward}")
@@ -170,8 +181,8 @@ def table(out: Path) -> str:
     """Every ``stall.json`` under ``out`` as one markdown table."""
     lines = [
         "| game | seats | parity | PPO zero-sum: at 10% / 50% / 100% of the budget | PPO score | "
-        "imitation (accuracy) | budget | seed |",
-        "| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: |",
+        "PPO zero-sum, a cut game lost (games cut) | imitation (accuracy) | budget | seed |",
+        "| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |",
     ]
     for path in sorted(out.glob("*/stall.json")):
         r = json.loads(path.read_text())
@@ -182,9 +193,10 @@ def table(out: Path) -> str:
             points = " / ".join(f"{curve[k]:.3f}" for k in (0, len(curve) // 2 - 1, -1))
         accuracy = arms.get("imitation", {}).get("held_out_accuracy")
         imitation = _share(arms, "imitation") + (f" ({accuracy:.2f})" if accuracy is not None else "")
+        cut = _share(arms, "cut") + (f" ({arms['cut']['cut_games']:,})" if "cut" in arms else "")
         lines.append(
             f"| {r['game']} | {r['seats']} | {r['parity']:.3f} | {points} | {_share(arms, 'reward')} "
-            f"| {imitation} "
+            f"| {cut} | {imitation} "
             f"| {r['budget']:,} | {r['seed']} |"
         )
     return "\n".join(lines)
@@ -203,7 +215,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=100)
     parser.add_argument("--eval-games", type=int, default=1000)
     parser.add_argument("--epochs", type=int, default=10, help="imitation's passes over its decisions")
-    parser.add_argument("--arms", nargs="+", default=["imitation", "reward", "budget"])
+    parser.add_argument(
+        "--arms",
+        nargs="+",
+        choices=["imitation", "reward", "budget", "cut"],
+        default=["imitation", "reward", "budget"],
+    )
     parser.add_argument("--out", type=Path, default=Path("runs/stall"))
     args = parser.parse_args(argv)
     if args.game == "table":

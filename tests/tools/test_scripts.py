@@ -150,3 +150,27 @@ def test_search_budget_times_and_plays_each_player(tmp_path: Path) -> None:
         assert row["median_ms"] > 0 and row["interval"][0] <= row["win_share"] <= row["interval"][1]
     over = budget.main([*small, "--max-ms", "0"])
     assert all("games" not in row for row in over["rows"])  # over the budget: timed, not played
+
+
+def test_stall_runs_its_cut_arm_and_tables_it(tmp_path: Path) -> None:
+    """The stall study's arm that pays a cut game as a loss runs, records its cut games and is tabled."""
+    pytest.importorskip("torch")
+    from tablezoo.games.native import available
+
+    if not available():
+        pytest.skip("the native core is not built")
+    spec = importlib.util.spec_from_file_location("stall", ROOT / "benchmarks" / "stall.py")
+    assert spec and spec.loader
+    stall = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(stall)
+    stall.STEPS, stall.ENVS = 64, 8  # a tiny run
+    args = ["court", "--seats", "2", "--budget", "128", "--eval-games", "4", "--arms", "cut", "budget"]
+    stall.main([*args, "--out", str(tmp_path)])
+    result = json.loads((tmp_path / "court-2p" / "stall.json").read_text())
+    cut, budget = result["arms"]["cut"], result["arms"]["budget"]
+    assert "--cut-reward -1.0" in cut["command"] and "--cut-reward" not in budget["command"]
+    assert cut["arm"] == "ppo-zero_sum-cut" and cut["cut_games"] >= 0 and cut["decisions"] >= 128
+    row = stall.table(tmp_path).splitlines()[2]
+    assert row.startswith("| court | 2 | 0.500 |") and f"({cut['cut_games']:,})" in row
+    with pytest.raises(SystemExit):  # an arm it does not know is refused with the choices
+        stall.main(["court", "--arms", "cuts", "--out", str(tmp_path)])

@@ -133,3 +133,41 @@ def test_the_selfplay_example_is_deterministic_for_its_seed(tmp_path: Path) -> N
     (rows_a, weights_a), (rows_b, weights_b) = run("a"), run("b")
     assert rows_a == rows_b and any("win_share_vs_heuristic" in r for r in rows_a)
     assert all(torch.equal(x, y) for x, y in zip(weights_a, weights_b, strict=True))
+
+
+def test_a_game_cut_at_the_cap_pays_the_cut_reward_to_every_seat(tmp_path: Path) -> None:
+    spec = importlib.util.spec_from_file_location("selfplay_ppo", EXAMPLE)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    args = ["--game", "court", "--players", "2", "--num-envs", "8", "--steps", "64", "--threads", "1"]
+    args += ["--eval-every", "0", "--updates", "1", "--max-cycles", "2"]
+    module.main([*args, "--cut-reward", "-1", "--out", str(tmp_path / "lost")])
+    module.main([*args, "--out", str(tmp_path / "default")])
+    lost, default = (
+        json.loads((tmp_path / name / "metrics.jsonl").read_text().splitlines()[0])
+        for name in ("lost", "default")
+    )
+    # two decisions a seat never finish To Court the King: every game is cut, in both runs alike
+    assert lost["cut_games"] == default["cut_games"] > 0
+    assert lost["decisions"] == default["decisions"]
+
+    # the returns themselves: every decision of a cut game returns -1 with the cut reward, 0 without
+    from tablezoo.envs.batched import SelfPlayBatch
+
+    for cut_reward, expected in ((-1.0, -1.0), (0.0, 0.0)):
+        batch = SelfPlayBatch("court", 4, 2, seed=1, num_threads=1, padded=True, max_cycles=2)
+        obs, infos = batch.reset(seed=1)
+        state = {
+            "obs": obs,
+            "infos": infos,
+            "pending": [[] for _ in range(4)],
+            "earned": module.np.zeros((4, 2)),
+            "reward_scale": 1.0,
+            "cut_reward": cut_reward,
+            "cut": 0,
+        }
+        policy = module.Policy(batch.spec.size, batch.game.num_actions)
+        data = module.collect(batch, policy, state, 16, module.torch.as_tensor(batch.spec.scale()))
+        assert state["cut"] >= 4
+        assert set(data["return"].tolist()) == {expected}
