@@ -15,11 +15,14 @@ the heuristic wins about ``1/seats``:
   Still rising at the end: more decisions help; flat: they do not, at this rate.
 - **reward**: the same PPO paid the game's points as they are scored (``--reward score``,
   scaled by ``--reward-scale``): a denser, less noisy signal than the result alone.
-- **cut** (not in the default ``--arms``): the budget arm with a game cut at the env's cap
-  paid as a loss to every seat (``--cut-reward -1``). Zero-sum self-play otherwise pays a cut
-  game 0 and a lost one -1, and at ten times the 1M budget To Court the King's PPO learns to
-  stall; this arm tells whether that reward is what it learns from. Every PPO arm records how
-  many of its training games were cut (``cut_games``).
+- **cut** (not in the default ``--arms``): the budget arm with games capped at ``CUT_CYCLES``
+  decisions a seat and a game cut there paid as a loss to every seat (``--max-cycles``,
+  ``--cut-reward -1``). At the env's own cap (50,000 decisions a seat) a game that stalls is
+  never cut within a training run (256 games share about 8,192 decisions an update), so its
+  moves are never paid anything, while the moves of games that end and are lost are paid -1;
+  at ten times the 1M budget To Court the King's PPO learns to stall. This arm tells whether
+  that is what it learns from. Every PPO arm records how many of its training games were cut
+  (``cut_games``).
 - **observation**: behaviour cloning of the heuristic on the same observation. The heuristic
   plays every seat of the batch; the network learns its move (cross-entropy over the legal
   moves) from a tenth of the budget in decisions, then plays greedily. Its accuracy on held-out
@@ -55,6 +58,9 @@ from tablezoo.envs.batched import SelfPlayBatch
 STEPS = 8192
 """Decisions per PPO update (the baselines' batched row)."""
 ENVS = 256
+CUT_CYCLES = 1000
+"""The cut arm's cap on a seat's decisions in a game: about 6 times the longest of 300 games of
+To Court the King's heuristic at 2 seats (180; median 102); random play takes a median 2,839."""
 REWARD_SCALE = {"sechs_nimmt": 0.05, "court": 0.1, "heckmeck": 0.1, "diamant": 0.05}
 """``--reward score``'s default scale per game: game points of a game near 1 in size."""
 
@@ -69,7 +75,7 @@ def ppo_arm(args: argparse.Namespace, reward: str, out: Path, cut_reward: float 
     if reward == "score":
         command += ["--reward-scale", str(REWARD_SCALE.get(args.game, 1.0))]
     if cut_reward:
-        command += ["--cut-reward", str(cut_reward)]
+        command += ["--cut-reward", str(cut_reward), "--max-cycles", str(CUT_CYCLES)]
     start = time.monotonic()
     selfplay_ppo.main(command)
     rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]

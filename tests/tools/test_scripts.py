@@ -168,7 +168,7 @@ def test_stall_runs_its_cut_arm_and_tables_it(tmp_path: Path) -> None:
     stall.main([*args, "--out", str(tmp_path)])
     result = json.loads((tmp_path / "court-2p" / "stall.json").read_text())
     cut, budget = result["arms"]["cut"], result["arms"]["budget"]
-    assert "--cut-reward -1.0" in cut["command"] and "--cut-reward" not in budget["command"]
+    assert "--cut-reward -1.0 --max-cycles 1000" in cut["command"] and "--cut-reward" not in budget["command"]
     assert cut["arm"] == "ppo-zero_sum-cut" and cut["cut_games"] >= 0 and cut["decisions"] >= 128
     row = stall.table(tmp_path).splitlines()[2]
     assert row.startswith("| court | 2 | 0.500 |") and f"({cut['cut_games']:,})" in row
