@@ -17,11 +17,11 @@ the heuristic wins about ``1/seats``:
   scaled by ``--reward-scale``): a denser, less noisy signal than the result alone.
 - **cut** (not in the default ``--arms``): the budget arm with games capped at ``CUT_CYCLES``
   decisions a seat and a game cut there paid as a loss to every seat (``--max-cycles``,
-  ``--cut-reward -1``). At the env's own cap (50,000 decisions a seat) a game that stalls is
-  never cut within a training run (256 games share about 8,192 decisions an update), so its
-  moves are never paid anything, while the moves of games that end and are lost are paid -1;
-  at ten times the 1M budget To Court the King's PPO learns to stall. This arm tells whether
-  that is what it learns from. Every PPO arm records how many of its training games were cut
+  ``--cut-reward -1``). At the env's own cap (50,000 decisions a seat) a game that stalls runs
+  for hundreds of updates before it is cut (256 games share about 8,192 decisions an update),
+  and until then its moves are paid nothing, while the moves of games that end and are lost
+  are paid -1; at ten times the 1M budget To Court the King's PPO learns to stall. This arm
+  tells whether that is what it learns from. Every PPO arm records how many of its training games were cut
   (``cut_games``).
 - **observation**: behaviour cloning of the heuristic on the same observation. The heuristic
   plays every seat of the batch; the network learns its move (cross-entropy over the legal
