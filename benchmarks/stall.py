@@ -31,7 +31,8 @@ the heuristic wins about ``1/seats``:
   ``1/seats`` against it reads enough.
 
 Each arm's training seed is ``--seed`` (choose seeds apart from the baselines' 0-4); results go
-to ``<out>/<game>-<n>p/stall.json`` (``--out``, default ``runs/stall``), the PPO arms' runs
+to ``<out>/<game>-<n>p/stall.json`` (``<game>-<n>p-10M/`` for a budget of 10M: any budget but
+the default 1M has its own folder) (``--out``, default ``runs/stall``), the PPO arms' runs
 beside it (``ppo-zero_sum/``, ``ppo-score/``, ``ppo-zero_sum-cut/``: ``benchmarks/selfplay_ppo.py``'s
 folders; they resume). One torch thread; minutes are wall time on whatever else the machine runs.
 """
@@ -50,6 +51,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import selfplay_ppo
+from baselines import budget_label
 
 from tablezoo.bots.core import Seat
 from tablezoo.bots.registry import make_bot
@@ -160,7 +162,9 @@ def imitation_arm(args: argparse.Namespace, out: Path) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    folder = args.out / f"{args.game}-{args.seats}p"
+    # a budget other than the default gets its own folder (court-2p-10M): its arms are other runs
+    budget = "" if args.budget == 1_000_000 else f"-{budget_label(args.budget)}"
+    folder = args.out / f"{args.game}-{args.seats}p{budget}"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "stall.json"
     result: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {}

@@ -166,7 +166,7 @@ def test_stall_runs_its_cut_arm_and_tables_it(tmp_path: Path) -> None:
     stall.STEPS, stall.ENVS = 64, 8  # a tiny run
     args = ["court", "--seats", "2", "--budget", "128", "--eval-games", "4", "--arms", "cut", "budget"]
     stall.main([*args, "--out", str(tmp_path)])
-    result = json.loads((tmp_path / "court-2p" / "stall.json").read_text())
+    result = json.loads((tmp_path / "court-2p-128" / "stall.json").read_text())  # not 1M: its own folder
     cut, budget = result["arms"]["cut"], result["arms"]["budget"]
     assert "--cut-reward -1.0 --max-cycles 1000" in cut["command"] and "--cut-reward" not in budget["command"]
     assert cut["arm"] == "ppo-zero_sum-cut" and cut["cut_games"] >= 0 and cut["decisions"] >= 128
