@@ -7,11 +7,13 @@ in plain PyTorch (the ``train`` extra): every decision of every seat comes back 
 batch, one network picks them all, and each seat's decisions form its own episode, paid
 with that seat's reward (``--reward zero_sum``, the default: the winners share +1, the others
 -1; ``--reward score``: the game's points as they are scored, each decision's return being
-what its seat is paid from then to the end). A game the env cuts at its cap (``max_cycles``,
-``--max-cycles``) pays what it paid until then, which in zero-sum self-play is 0 where a loss
-is -1: two copies of one policy may learn to stall rather than lose. ``--cut-reward R`` pays
-every seat of a cut game R more (-1: a cut game is a loss for every seat); each update logs
-how many games were cut (``cut_games``). Episodes are
+what its seat is paid from then to the end). A game goes on until its rules end it or the env
+cuts it at its cap (``max_cycles``; ``--max-cycles`` sets it): until then its decisions wait,
+unpaid, and a cut game pays only what it paid so far, 0 in zero-sum self-play where a loss is
+-1. So the moves that drag a game out are never punished, and self-play may learn to stall (To
+Court the King does at 10M decisions). ``--max-cycles`` with ``--cut-reward R`` (R paid to
+every seat of a cut game, on top; -1: a cut game is lost) cures that; each update logs how
+many games were cut (``cut_games``). Episodes are
 collected whole (each game's decisions are kept until it ends), so the advantage is the
 episode's return less the value (no bootstrapping across a rollout's edge). The network
 reads the padded observation, so one network could play every seat count.

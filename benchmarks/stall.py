@@ -21,8 +21,8 @@ the heuristic wins about ``1/seats``:
   for hundreds of updates before it is cut (256 games share about 8,192 decisions an update),
   and until then its moves are paid nothing, while the moves of games that end and are lost
   are paid -1; at ten times the 1M budget To Court the King's PPO learns to stall. This arm
-  tells whether that is what it learns from. Every PPO arm records how many of its training games were cut
-  (``cut_games``).
+  tells whether that is what it learns from. Every PPO arm records how many of its training
+  games were cut (``cut_games``).
 - **observation**: behaviour cloning of the heuristic on the same observation. The heuristic
   plays every seat of the batch; the network learns its move (cross-entropy over the legal
   moves) from a tenth of the budget in decisions, then plays greedily. Its accuracy on held-out
@@ -31,9 +31,9 @@ the heuristic wins about ``1/seats``:
   ``1/seats`` against it reads enough.
 
 Each arm's training seed is ``--seed`` (choose seeds apart from the baselines' 0-4); results go
-to ``<out>/<game>-<n>p/stall.json`` (``<game>-<n>p-10M/`` for a budget of 10M: any budget but
-the default 1M has its own folder) (``--out``, default ``runs/stall``), the PPO arms' runs
-beside it (``ppo-zero_sum/``, ``ppo-score/``, ``ppo-zero_sum-cut/``: ``benchmarks/selfplay_ppo.py``'s
+to ``<out>/<game>-<n>p/stall.json`` (``--out``, default ``runs/stall``; a budget other than the
+default 1M has its own folder, ``<game>-<n>p-10M/``), the PPO arms' runs beside it
+(``ppo-zero_sum/``, ``ppo-score/``, ``ppo-zero_sum-cut/``: ``benchmarks/selfplay_ppo.py``'s
 folders; they resume). One torch thread; minutes are wall time on whatever else the machine runs.
 """
 
