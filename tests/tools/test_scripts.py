@@ -5,12 +5,22 @@ from __future__ import annotations
 import importlib.util
 import json
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
 from tablezoo.envs import demo
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def script(name: str) -> ModuleType:
+    """``benchmarks/<name>.py``, loaded as a module (the scripts are not a package)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def test_demo_plays_a_whole_seeded_game(capsys: pytest.CaptureFixture[str]) -> None:
@@ -22,10 +32,7 @@ def test_demo_plays_a_whole_seeded_game(capsys: pytest.CaptureFixture[str]) -> N
 
 
 def test_benchmark_writes_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    spec = importlib.util.spec_from_file_location("throughput", ROOT / "benchmarks" / "throughput.py")
-    assert spec and spec.loader
-    throughput = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(throughput)
+    throughput = script("throughput")
     out = tmp_path / "bench.json"
     result = throughput.main(
         ["--seconds", "0.05", "--repeats", "1", "--games", "heckmeck_v0", "--out", str(out)]
@@ -52,10 +59,7 @@ def test_batched_benchmark_writes_json(tmp_path: Path) -> None:
 
     if not available():
         pytest.skip("the native core is not built")
-    spec = importlib.util.spec_from_file_location("batched_bench", ROOT / "benchmarks" / "batched.py")
-    assert spec and spec.loader
-    batched = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(batched)
+    batched = script("batched")
     out = tmp_path / "batched.json"
     args = [
         "--seconds",
@@ -80,10 +84,7 @@ def test_batched_benchmark_writes_json(tmp_path: Path) -> None:
 
 
 def test_gumbel_curves_sum_up_the_logs(tmp_path: Path) -> None:
-    spec = importlib.util.spec_from_file_location("gumbel_curves", ROOT / "benchmarks" / "gumbel_curves.py")
-    assert spec and spec.loader
-    curves = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(curves)
+    curves = script("gumbel_curves")
     shares = [0.30, 0.40, 0.35]
     log = [
         {
@@ -135,10 +136,7 @@ def test_gumbel_curves_sum_up_the_logs(tmp_path: Path) -> None:
 
 
 def test_search_budget_times_and_plays_each_player(tmp_path: Path) -> None:
-    spec = importlib.util.spec_from_file_location("search_budget", ROOT / "benchmarks" / "search_budget.py")
-    assert spec and spec.loader
-    budget = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(budget)
+    budget = script("search_budget")
     out = tmp_path / "budget.json"
     small = ["--games", "diamant", "--simulations", "2", "--positions", "3"]  # 3 seats: 2 of the bot
     result = budget.main([*small, "--tournament", "4", "--out", str(out)])
@@ -159,10 +157,7 @@ def test_stall_runs_its_cut_arm_and_tables_it(tmp_path: Path) -> None:
 
     if not available():
         pytest.skip("the native core is not built")
-    spec = importlib.util.spec_from_file_location("stall", ROOT / "benchmarks" / "stall.py")
-    assert spec and spec.loader
-    stall = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(stall)
+    stall = script("stall")
     stall.STEPS, stall.ENVS = 64, 8  # a tiny run
     args = ["court", "--seats", "2", "--budget", "128", "--eval-games", "4", "--arms", "cut", "budget"]
     stall.main([*args, "--out", str(tmp_path)])
