@@ -26,7 +26,8 @@ the decisions trained, the minutes spent, the policy file, the learning curve). 
   PyTorch over the AEC env against heuristic bots; the policy is its ``model.pt``.
 - ``batched_ppo``: ``benchmarks/selfplay_ppo.py``, self-play PPO in plain PyTorch on the
   batched native env (every seat of 256 games at once, one thread): the row that makes 10M
-  decisions affordable; the policy is its ``actor.pt``, logits on the padded observation.
+  decisions affordable; the policy is its ``actor.pt``, logits on the padded observation. In
+  To Court the King its training games are capped and a cut game lost (:data:`BATCHED_FLAGS`).
 - ``expert``: the package's expert iteration (``tablezoo expert``) at that seat count
   alone: one imitation round of the heuristic, then search self-play rounds.
 
@@ -129,6 +130,12 @@ SHORT = 20_000
 """Budgets below this train with short rollouts (:func:`short_rollouts`): the smoke run."""
 EXPERT_SIMULATIONS = 24
 """Search simulations per move in the ``expert`` row's self-play."""
+BATCHED_FLAGS = {"court": ["--max-cycles", "1000", "--cut-reward", "-1"]}
+"""The ``batched_ppo`` row's own flags for a game, on top of the budget's. To Court the King's
+training games are cut at 1,000 decisions a seat (about 6 times the heuristic's longest game)
+and a cut game is paid as a loss to every seat: without it, pure self-play learns to drag games
+out past 10M decisions, never cut and never punished (``benchmarks/stall.py``, its ``cut``
+arm). The result records these flags (``baseline.trainer_flags``)."""
 
 
 @dataclass(frozen=True)
@@ -191,6 +198,8 @@ class Trained:
     spent: float | None = None
     """The training's own seconds in all, over every session it took, where the trainer logs
     them (``batched_ppo``)."""
+    flags: list[str] | None = None
+    """The row's own trainer flags for the game (:data:`BATCHED_FLAGS`), where it has some."""
 
 
 def short_rollouts(row: Row) -> dict[str, Any]:
@@ -412,7 +421,8 @@ def train_batched_ppo(row: Row) -> Trained:
     command += ["--eval-every", str(every), "--eval-games", str(row.curve_games)]
     envs = 256 if row.budget >= SHORT else 2
     command += ["--num-envs", str(envs), "--threads", "1", "--minibatch", str(min(1024, steps))]
-    command += ["--out", str(row.work)]
+    flags = BATCHED_FLAGS.get(row.game, [])
+    command += [*flags, "--out", str(row.work)]
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
     lines = [json.loads(line) for line in (row.work / "metrics.jsonl").read_text().splitlines()]
     decisions, curve, spent, seconds = 0, [], 0.0, []
@@ -422,7 +432,7 @@ def train_batched_ppo(row: Row) -> Trained:
         if "win_share_vs_heuristic" in line:
             curve.append((decisions, float(line["win_share_vs_heuristic"])))
             seconds.append(spent)
-    return Trained(row.work / "actor.pt", decisions, curve, seconds, spent)
+    return Trained(row.work / "actor.pt", decisions, curve, seconds, spent, flags)
 
 
 def expert_cli(row: Row, iterations: int, teacher_games: int, games: int) -> None:
@@ -537,6 +547,8 @@ def run_row(
         "curve": [[step, round(share, 4)] for step, share in trained.curve],
         "command": " ".join(command),
     }
+    if trained.flags:
+        result["baseline"]["trainer_flags"] = trained.flags
     if trained.seconds is not None:  # wall time: not part of what a rerun reproduces
         result["baseline"]["curve_seconds"] = [round(t, 1) for t in trained.seconds]
     partial = target.with_suffix(".partial")
