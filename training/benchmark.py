@@ -4,6 +4,8 @@
     tablezoo benchmark diamant --compare runs/a/policy.npz runs/b/policy.npz
     tablezoo benchmark heckmeck --aggregate results/ppo-seed*.json --versus results/dqn-seed*.json
     tablezoo benchmark heckmeck --rescore results/ppo-seed0.json
+    tablezoo benchmark heckmeck --join results/ppo-2p-seed0.json results/ppo-4p-seed0.json \
+        results/ppo-7p-seed0.json --out results/ppo-seed0.json
 
     from tablezoo.training.benchmark import evaluate
     cell = evaluate(my_policy, make("diamant", 4), opponent="heuristic", games=200)
@@ -37,6 +39,9 @@ the policy takes one seat, the opponent bot (default settings) every other seat.
   95% intervals, and the performance profile (``--plot``); with ``--versus`` another
   policy's results, the probability of improvement; from ``rliable`` (the ``bench`` extra).
   It refuses results that do not belong together (:func:`check_together`).
+- **One policy per seat count:** ``--join`` makes one seed's results at each seat count
+  (a policy trained and scored at each) one protocol result (:func:`join_seat_counts`), which
+  ``--aggregate`` then sums up over every seat count at once.
 
 **What the policy reads** is declared by the policy or told by the caller, never guessed
 (:mod:`tablezoo.training.policies`); the result records it.
@@ -706,6 +711,88 @@ def rescore(result: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     return again, differences
 
 
+def join_seat_counts(
+    results: Sequence[dict[str, Any]], command: Sequence[str] | None = None
+) -> dict[str, Any]:
+    """One protocol result from one training seed's results at different seat counts (a policy
+    trained for each seat count, each scored at its own): their cells joined, in order of seat
+    count, so :func:`aggregate` sums the seeds up over every seat count at once.
+
+    The results must share the protocol version, game, options, panel, games a cell, policy
+    input and training seed, and hold no seat count twice; anything else is refused, naming what
+    differs. The joined result records every part's policy (``policy.by_seats``) and hashes them
+    together (``policy.sha256``); it is ``complete`` when its seat counts, panel and games are the
+    protocol's, and :func:`rescore` recomputes it as any result. Its package, git state,
+    environment and ``command`` are the join's; each part's are kept in ``joined``."""
+    if not results:
+        raise ConfigError("join takes one result per seat count, not none")
+    for what, get in (
+        ("protocol version", lambda r: r.get("protocol")),
+        ("game", lambda r: r.get("game")),
+        ("set of game options", lambda r: r.get("options", {})),
+        ("panel of opponents", lambda r: sorted({c["opponent"] for c in r["cells"]})),
+        ("number of games a cell", lambda r: sorted({int(c["games"]) for c in r["cells"]})),
+        ("policy input (layout and scaling)", lambda r: r.get("policy", {}).get("input")),
+        ("training seed", lambda r: r.get("policy", {}).get("training_seed")),
+    ):
+        values = [json.dumps(get(r), sort_keys=True, default=str) for r in results]
+        if len(set(values)) > 1:
+            raise ConfigError(f"join takes results of one {what}, not {sorted(set(values))}")
+    counts = [sorted({int(c["seats"]) for c in r["cells"]}) for r in results]
+    flat = [n for seats in counts for n in seats]
+    if len(set(flat)) < len(flat):
+        twice = sorted({n for n in flat if flat.count(n) > 1})
+        raise ConfigError(f"join was given seat count(s) {twice} more than once: one result per seat count")
+    parts = sorted(zip(counts, results, strict=True), key=lambda pair: pair[0])
+    first = parts[0][1]
+    game_name = first["game"]
+    seat_counts = [n for seats, _ in parts for n in seats]
+    cells = [c for _, r in parts for c in r["cells"]]
+    by_seats = {str(n): r["policy"] for seats, r in parts for n in seats}
+    digest = hashlib.sha256(
+        json.dumps({n: p.get("sha256") for n, p in by_seats.items()}, sort_keys=True).encode()
+    ).hexdigest()
+    names = list(dict.fromkeys(str(r["policy"]["name"]) for _, r in parts))
+    scored = [c["normalised"] for c in cells if c["normalised"] is not None]
+    opponents = list(first["opponents"]) if "opponents" in first else sorted({c["opponent"] for c in cells})
+    games = int(cells[0]["games"])
+    ends = {n: e for _, r in parts for n, e in r.get("references", {}).get("ends", {}).items()}
+    return {
+        **{k: v for k, v in first.items() if k not in ("baseline", "seconds")},
+        "package": _version(),
+        "git": git_state(),
+        "environment": environment(),
+        "command": list(command) if command is not None else None,
+        "complete": tuple(seat_counts) == SEATS[game_name]
+        and tuple(opponents) == PANELS[game_name]
+        and games == GAMES_PER_CELL
+        and not first.get("options"),
+        "policy": {
+            "name": " + ".join(names),
+            "given": [r["policy"]["given"] for _, r in parts],
+            "sha256": digest if all(p.get("sha256") for p in by_seats.values()) else None,
+            "hashed": "the SHA-256 of each seat count's policy, together (by_seats)",
+            "input": first["policy"].get("input"),
+            "training_seed": first["policy"].get("training_seed"),
+            "by_seats": by_seats,
+        },
+        "joined": [
+            {k: r.get(k) for k in ("package", "git", "environment", "command", "seconds")}
+            | {"seat_counts": seats}
+            for seats, r in parts
+        ],
+        "seat_counts": seat_counts,
+        "seeds": {
+            **first["seeds"],
+            "sha256": {k: v for _, r in parts for k, v in r["seeds"]["sha256"].items()},
+        },
+        "references": {**first.get("references", {}), "ends": ends},
+        "normalised_score": _round(float(np.mean(scored))) if scored else None,
+        "cells": cells,
+        "seconds": round(sum(float(r.get("seconds", 0.0)) for _, r in parts), 1),
+    }
+
+
 def compare(
     a: Any,
     b: Any,
@@ -1033,12 +1120,19 @@ def format_aggregate(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _read_results(paths: Sequence[str], flag: str) -> list[dict[str, Any]]:
+def _read_results(paths: Sequence[str], flag: str, game_name: str) -> list[dict[str, Any]]:
+    """The results in ``paths``: each once, each of ``game_name`` (the command's game)."""
     resolved = [Path(p).resolve() for p in paths]
     if len(set(resolved)) < len(resolved):
         twice = sorted({str(p) for p in resolved if resolved.count(p) > 1})
         raise ConfigError(f"{flag} was given the same file twice: {', '.join(twice)}")
-    return [json.loads(p.read_text()) for p in resolved]
+    results = [json.loads(p.read_text()) for p in resolved]
+    for path, result in zip(paths, results, strict=True):
+        if not isinstance(result, dict) or "cells" not in result:
+            raise ConfigError(f"{flag} {path} is not a result of `tablezoo benchmark GAME POLICY --out FILE`")
+        if result.get("game") != game_name:
+            raise ConfigError(f"{flag} {path} is a result of {result.get('game')!r}, not of {game_name!r}")
+    return results
 
 
 def cmd_benchmark(args: argparse.Namespace) -> None:
@@ -1058,7 +1152,7 @@ def cmd_benchmark(args: argparse.Namespace) -> None:
         "command": command,
     }
     if args.rescore:
-        stored = json.loads(Path(args.rescore).read_text())
+        (stored,) = _read_results([args.rescore], "--rescore", args.game)
         result, differences = rescore(stored)
         text = (
             format_result(result)
@@ -1072,9 +1166,15 @@ def cmd_benchmark(args: argparse.Namespace) -> None:
         if differences:
             print(text)
             raise ConfigError(f"{args.rescore}: {len(differences)} figure(s) differ from the stored outcomes")
+    elif args.join:
+        parts = _read_results(args.join, "--join", args.game)
+        for part in parts:
+            _check_reading_flags(part, args)
+        result = join_seat_counts(parts, command)
+        text = format_result(result)
     elif args.aggregate:
-        runs = _read_results(args.aggregate, "--aggregate")
-        versus = _read_results(args.versus, "--versus") if args.versus else None
+        runs = _read_results(args.aggregate, "--aggregate", args.game)
+        versus = _read_results(args.versus, "--versus", args.game) if args.versus else None
         if versus and {Path(p).resolve() for p in args.aggregate} & {Path(p).resolve() for p in args.versus}:
             raise ConfigError("--aggregate and --versus were given the same file")
         for run in (*runs, *(versus or ())):
@@ -1093,7 +1193,8 @@ def cmd_benchmark(args: argparse.Namespace) -> None:
         text = format_result(result)
     else:
         raise ConfigError(
-            "benchmark needs a POLICY, --compare A B, --aggregate RESULT ... or --rescore RESULT"
+            "benchmark needs a POLICY, --compare A B, --aggregate RESULT ..., --join RESULT ... "
+            "or --rescore RESULT"
         )
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
@@ -1121,7 +1222,8 @@ def add_benchmark_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add ``benchmark`` to the ``tablezoo`` command's subparsers."""
     p = subparsers.add_parser(
         "benchmark",
-        help="score a policy by the benchmark protocol, compare two, aggregate training seeds, or rescore",
+        help="score a policy by the benchmark protocol, compare two, aggregate training seeds, "
+        "join seat counts or rescore",
         description=f"Score a policy by {PROTOCOL}: against random, the heuristic and the game's strongest "
         "bot, at the smallest, 4 and the largest seat count, 1,000 games a cell on fixed seeds.",
     )
@@ -1143,6 +1245,12 @@ def add_benchmark_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("--plot", default=None, help="with --aggregate: the performance profile as a PNG")
     p.add_argument("--rescore", metavar="RESULT", help="recompute every figure of a result from its outcomes")
+    p.add_argument(
+        "--join",
+        nargs="+",
+        metavar="RESULT",
+        help="one training seed's results at different seat counts, as one protocol result (with --out)",
+    )
     p.add_argument(
         "--players", type=int, nargs="+", default=None, help="seat counts (default: the protocol's)"
     )

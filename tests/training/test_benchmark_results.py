@@ -328,6 +328,66 @@ def test_the_aggregate_command_refuses_the_same_file_twice(
     assert "3 runs (training seeds 0, 1, 2)" in text and (tmp_path / "p.png").exists()
     with pytest.raises(SystemExit, match="--scaled"):
         main(["benchmark", "court", "--aggregate", *map(str, paths), "--scaled"])
+    with pytest.raises(SystemExit, match="is a result of 'court', not of 'heckmeck'"):
+        main(["benchmark", "heckmeck", "--aggregate", *map(str, paths)])
+    with pytest.raises(SystemExit, match="is a result of 'court', not of 'diamant'"):
+        main(["benchmark", "diamant", "--rescore", str(paths[0])])
+    (tmp_path / "list.json").write_text("[1, 2]")
+    with pytest.raises(SystemExit, match="not a result of `tablezoo benchmark"):
+        main(["benchmark", "court", "--join", str(tmp_path / "list.json")])
+
+
+def test_one_seeds_results_at_each_seat_count_join_into_one_protocol_result(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("rliable")
+    monkeypatch.setattr(benchmark, "GAMES_PER_CELL", 6)  # the protocol, but 6 games a cell
+
+    def parts(policy: str, seed: int) -> list[dict[str, Any]]:
+        return [run_protocol(policy, "court", [n], games=6, training_seed=seed) for n in (5, 2, 4)]
+
+    zero, one = parts("heuristic", 0), parts("random", 1)
+    joined = benchmark.join_seat_counts(zero, command=["tablezoo", "benchmark"])
+    assert joined["seat_counts"] == [2, 4, 5] and joined["complete"] is True
+    assert joined["cells"] == [
+        c for n in (2, 4, 5) for r in zero if r["seat_counts"] == [n] for c in r["cells"]
+    ]
+    assert sorted(joined["policy"]["by_seats"]) == ["2", "4", "5"] and joined["policy"]["training_seed"] == 0
+    assert [j["seat_counts"] for j in joined["joined"]] == [[2], [4], [5]] and joined["command"][
+        0
+    ] == "tablezoo"
+    assert set(joined["seeds"]["sha256"]) == set(joined["references"]["ends"]) == {"2", "4", "5"}
+    again, differences = rescore(joined)
+    assert differences == [] and again["normalised_score"] == joined["normalised_score"]
+    summary = aggregate([joined, benchmark.join_seat_counts(one)], reps=50)
+    assert summary["runs"] == 2 and len(summary["cells"]) == 6  # both opponents at the three seat counts
+
+    with pytest.raises(ConfigError, match=r"seat count.*more than once"):
+        benchmark.join_seat_counts([zero[0], zero[0]])
+    with pytest.raises(ConfigError, match="training seed"):
+        benchmark.join_seat_counts([zero[0], one[1]])
+    with pytest.raises(ConfigError, match="one game"):
+        benchmark.join_seat_counts([zero[0], {**zero[1], "game": "diamant"}])
+    fewer = json.loads(json.dumps(zero[1]))
+    for cell in fewer["cells"]:
+        cell["games"] = 5
+    with pytest.raises(ConfigError, match="games a cell"):
+        benchmark.join_seat_counts([zero[0], fewer])
+    assert benchmark.join_seat_counts(zero[:2])["complete"] is False  # not every seat count
+
+    paths = []
+    for k, result in enumerate(zero):
+        paths.append(tmp_path / f"part{k}.json")
+        paths[-1].write_text(json.dumps(result))
+    out = tmp_path / "joined.json"
+    main(["benchmark", "court", "--join", *map(str, paths), "--out", str(out)])
+    assert "heuristic + " not in capsys.readouterr().out  # one name, the parts' own
+    written = json.loads(out.read_text())
+    assert written["cells"] == joined["cells"] and written["command"][:3] == [
+        "tablezoo",
+        "benchmark",
+        "court",
+    ]
 
 
 # --------------------------------------------------------------------------- progress
