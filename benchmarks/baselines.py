@@ -69,7 +69,9 @@ cell and its panel for the game; fewer games or another panel make the result sa
 **The table.** ``python benchmarks/baselines.py table`` reads every ``result.json`` under
 ``--out`` and, per algorithm, game, seat count and budget, sums the training seeds up with
 :func:`tablezoo.training.benchmark.aggregate` (rliable's interquartile mean of the
-normalised cell scores, with a stratified-bootstrap 95% interval); it writes
+normalised cell scores, with a stratified-bootstrap 95% interval), and per algorithm, game and
+budget whose seeds have a full-protocol row at each of the protocol's seat counts, the three as
+one protocol result a seed (``tablezoo benchmark --join``; seats ``2/4/7`` in the table); it writes
 ``<results>/baselines.json``, ``<results>/baselines.md`` (a markdown table) and a
 learning-curve plot per game, ``<results>/baselines-<game>.png`` (``--results``, default
 ``benchmarks/results``).
@@ -79,7 +81,8 @@ learning-curve plot per game, ``<results>/baselines-<game>.png`` (``--results``,
 ``--results`` (default ``benchmarks/results/protocol``): its result as
 ``<algorithm>-<game>-<n>p-<budget>-seed<S>.json`` (budget ``1M``, ``10M``), its trained policy
 as ``policies/<same name>.pt`` (a file ``tablezoo benchmark`` plays), and for each row of three
-seeds or more the aggregate over them and its performance profile. ``table`` reads those
+seeds or more the aggregate over them and its performance profile (``-all-`` in place of the
+seat count: over the three seat counts joined). ``table`` reads those
 published rows as well as the ones under ``--out``.
 
 **Smoke run** (CI): ``--budget 512 --curve-games 4 --score-games 4 --opponents random``
@@ -109,7 +112,14 @@ import torch
 from torch import nn
 
 from tablezoo.games.core import ConfigError
-from tablezoo.training.benchmark import GAMES_PER_CELL, PANELS, SEATS, aggregate, run_protocol
+from tablezoo.training.benchmark import (
+    GAMES_PER_CELL,
+    PANELS,
+    SEATS,
+    aggregate,
+    join_seat_counts,
+    run_protocol,
+)
 from tablezoo.training.evaluate import MAX_DECISIONS
 from tablezoo.wrappers.single_agent import SingleAgentEnv, make_env
 
@@ -599,6 +609,27 @@ def full_protocol(result: dict[str, Any]) -> bool:
     ) == sorted(PANELS[game])
 
 
+def joined_runs(rows: list[dict[str, Any]]) -> dict[tuple[str, str, int], list[list[dict[str, Any]]]]:
+    """Per algorithm, game and budget, each training seed's full-protocol rows at every one of
+    the table's seat counts (in order of seat count), seeds that lack one left out: the parts
+    of one protocol result a seed (:func:`~tablezoo.training.benchmark.join_seat_counts`)."""
+    by_seed: dict[tuple[str, str, int, int], dict[int, dict[str, Any]]] = {}
+    for result in rows:
+        if full_protocol(result):
+            b = result["baseline"]
+            by_seed.setdefault((b["algorithm"], b["game"], b["budget"], b["seed"]), {})[b["seats"]] = result
+    joined: dict[tuple[str, str, int], list[list[dict[str, Any]]]] = {}
+    for (algorithm, game, budget, _seed), parts in sorted(by_seed.items()):
+        if tuple(sorted(parts)) == TABLE_SEATS[game]:
+            joined.setdefault((algorithm, game, budget), []).append([parts[n] for n in sorted(parts)])
+    return joined
+
+
+def joined_label(game: str) -> str:
+    """``2/4/7``: the table's seat counts of ``game``, as a joined row's seats."""
+    return "/".join(map(str, TABLE_SEATS[game]))
+
+
 def publish(out: Path, results: Path) -> list[str]:
     """Copy every finished full-protocol row under ``out`` into ``results``: its result
     (``<name>.json``, :func:`published_name`) and its trained policy
@@ -623,9 +654,11 @@ def publish(out: Path, results: Path) -> list[str]:
     for result in finished_rows(out, results):
         if full_protocol(result):
             groups.setdefault(published_name(result["baseline"]).rsplit("-seed", 1)[0], []).append(result)
+    for (algorithm, game, budget), seeds in joined_runs(finished_rows(out, results)).items():
+        groups[f"{algorithm}-{game}-all-{budget_label(budget)}"] = [join_seat_counts(p) for p in seeds]
     for row, runs in sorted(groups.items()):
         if len(runs) >= MIN_SEEDS:
-            summary = aggregate(sorted(runs, key=lambda r: r["baseline"]["seed"]))
+            summary = aggregate(sorted(runs, key=lambda r: r["policy"]["training_seed"]))
             (results / f"aggregate-{row}.json").write_text(json.dumps(summary, indent=1) + "\n")
             plot_profile(summary, results / f"profile-{row}.png")
     return names
@@ -639,11 +672,8 @@ def table(out: Path, results: Path) -> list[dict[str, Any]]:
     for result in finished_rows(out, results):
         b = result["baseline"]
         groups.setdefault((b["algorithm"], b["game"], b["seats"], b["budget"]), []).append(result)
-    order = {name: i for i, name in enumerate(TRAINERS)}
     entries = []
-    for (algorithm, game, seats, budget), runs in sorted(
-        groups.items(), key=lambda kv: (GAMES.index(kv[0][1]), kv[0][2], order[kv[0][0]], kv[0][3])
-    ):
+    for (algorithm, game, seats, budget), runs in groups.items():
         runs.sort(key=lambda r: r["baseline"]["seed"])
         entry: dict[str, Any] = {
             "algorithm": algorithm,
@@ -676,12 +706,44 @@ def table(out: Path, results: Path) -> list[dict[str, Any]]:
         if all("curve_seconds" in r["baseline"] for r in runs):
             entry["curve_seconds"] = [r["baseline"]["curve_seconds"] for r in runs]
         entries.append(entry)
+    for (algorithm, game, budget), seeds in joined_runs(finished_rows(out, results)).items():
+        entry = {
+            "algorithm": algorithm,
+            "game": game,
+            "seats": joined_label(game),
+            "budget": budget,
+            "seeds": [parts[0]["baseline"]["seed"] for parts in seeds],
+            "decisions": [sum(r["baseline"]["decisions"] for r in parts) for parts in seeds],
+            "train_minutes": [sum(r["baseline"]["train_minutes"] for r in parts) for parts in seeds],
+            "games_per_cell": [GAMES_PER_CELL],
+            "panel": sorted(PANELS[game]),
+            "win_share": {},
+            "protocol": len(seeds) >= MIN_SEEDS,
+            "curves": [],
+        }
+        try:
+            summary = aggregate([join_seat_counts(parts) for parts in seeds])
+            entry |= {k: summary[k] for k in ("cells", "iqm", "iqm_95ci", "mean", "mean_95ci")}
+        except ConfigError as err:  # one seed
+            entry["iqm"], entry["note"] = None, str(err)
+        entries.append(entry)
+    order = {name: i for i, name in enumerate(TRAINERS)}
+    entries.sort(
+        key=lambda e: (
+            GAMES.index(e["game"]),
+            isinstance(e["seats"], str),  # a game's joined rows after its seat counts
+            e["seats"] if isinstance(e["seats"], int) else 0,
+            order[e["algorithm"]],
+            e["budget"],
+        )
+    )
     results.mkdir(parents=True, exist_ok=True)
     (results / "baselines.json").write_text(json.dumps(entries, indent=1) + "\n")
     (results / "baselines.md").write_text(markdown(entries))
     (results / "summary.md").write_text(summary_markdown(entries))
     for game in dict.fromkeys(e["game"] for e in entries):
-        plot(game, [e for e in entries if e["game"] == game], results / f"baselines-{game}.png")
+        curves = [e for e in entries if e["game"] == game and isinstance(e["seats"], int)]
+        plot(game, curves, results / f"baselines-{game}.png")
     return entries
 
 
@@ -729,7 +791,9 @@ def summary_markdown(entries: list[dict[str, Any]]) -> str:
     budget of :data:`SUMMARY_COLUMNS`: the normalised IQM over the seeds with its 95% interval,
     or for one seed its mean normalised score (``n/a`` where no cell is normalised), and the
     seeds (fewer than ``MIN_SEEDS``: not yet a protocol row); rows scored otherwise left out,
-    columns not run yet marked ``-``."""
+    columns not run yet marked ``-``. A game's last line (seats ``2/4/7``) is the protocol's
+    score over its three seat counts at once, each seed's three policies joined into one result
+    (:func:`joined_runs`)."""
     done = {
         (e["game"], e["seats"], e["algorithm"], e["budget"]): e
         for e in entries
@@ -738,7 +802,7 @@ def summary_markdown(entries: list[dict[str, Any]]) -> str:
     head = " | ".join(f"{a} {budget_label(b)}" for a, b in SUMMARY_COLUMNS)
     lines = [f"| game | seats | {head} |", "| --- | ---: |" + " --- |" * len(SUMMARY_COLUMNS)]
     for game in GAMES:
-        for seats in SEATS[game]:
+        for seats in (*SEATS[game], joined_label(game)):
             cells = []
             for algorithm, budget in SUMMARY_COLUMNS:
                 e = done.get((game, seats, algorithm, budget))

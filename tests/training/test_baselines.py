@@ -206,3 +206,40 @@ def test_publish_copies_full_protocol_rows_their_policies_and_aggregates(
     assert summary_lines[0].startswith("| game | seats | batched_ppo 1M | batched_ppo 10M |")
     assert summary_lines[2].startswith("| heckmeck | 2 | 0.83 [")
     assert summary_lines[2].endswith("| - | - | - |")  # no 10M, MaskablePPO or CleanRL row yet
+
+
+def test_a_seeds_rows_at_every_seat_count_make_one_protocol_score(
+    baselines: ModuleType, tmp_path: Path
+) -> None:
+    """The published 1M Diamant rows at 3, 4 and 8 seats, three seeds: the table and ``publish``
+    join each seed's three into one protocol result and sum the seeds up over all nine cells."""
+    shipped = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "protocol"
+    results = tmp_path / "published"
+    results.mkdir()
+    parts = {}
+    for seats in (3, 4, 8):
+        for seed in range(3):
+            name = f"batched_ppo-diamant-{seats}p-1M-seed{seed}.json"
+            if seats == 8 and seed == 2:
+                continue  # seed 2 lacks a seat count: left out of the joined row
+            parts[seats, seed] = json.loads((shipped / name).read_text())
+            (results / name).write_text(json.dumps(parts[seats, seed]))
+    entries = baselines.table(tmp_path / "empty", results)
+    joined = [e for e in entries if e["seats"] == "3/4/8"]
+    assert [(e["algorithm"], e["seeds"], e["protocol"]) for e in joined] == [("batched_ppo", [0, 1], False)]
+    expected = baselines.aggregate(
+        [baselines.join_seat_counts([parts[n, seed] for n in (3, 4, 8)]) for seed in (0, 1)]
+    )
+    assert joined[0]["iqm"] == expected["iqm"] and len(joined[0]["cells"]) == len(expected["cells"]) > 3
+    assert entries[-1] is joined[0]  # after the game's seat counts
+    line = next(
+        x for x in (results / "summary.md").read_text().splitlines() if x.startswith("| diamant | 3/4/8 |")
+    )
+    assert line.startswith(f"| diamant | 3/4/8 | {expected['iqm']:.2f} [") and "(2 seeds)" in line
+    (results / "batched_ppo-diamant-8p-1M-seed2.json").write_text(
+        (shipped / "batched_ppo-diamant-8p-1M-seed2.json").read_text()
+    )
+    baselines.publish(tmp_path / "empty", results)
+    summary = json.loads((results / "aggregate-batched_ppo-diamant-all-1M.json").read_text())
+    assert summary["runs"] == 3 and summary["training_seeds"] == [0, 1, 2] and len(summary["cells"]) > 3
+    assert (results / "profile-batched_ppo-diamant-all-1M.png").stat().st_size > 0
