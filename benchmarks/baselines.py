@@ -27,7 +27,8 @@ the decisions trained, the minutes spent, the policy file, the learning curve). 
 - ``batched_ppo``: ``benchmarks/selfplay_ppo.py``, self-play PPO in plain PyTorch on the
   batched native env (every seat of 256 games at once, one thread): the row that makes 10M
   decisions affordable; the policy is its ``actor.pt``, logits on the padded observation. In
-  To Court the King its training games are capped and a cut game lost (:data:`BATCHED_FLAGS`).
+  To Court the King at 2 seats its training games are capped and a cut game lost
+  (:data:`BATCHED_FLAGS`).
 - ``expert``: the package's expert iteration (``tablezoo expert``) at that seat count
   alone: one imitation round of the heuristic, then search self-play rounds.
 
@@ -140,12 +141,14 @@ SHORT = 20_000
 """Budgets below this train with short rollouts (:func:`short_rollouts`): the smoke run."""
 EXPERT_SIMULATIONS = 24
 """Search simulations per move in the ``expert`` row's self-play."""
-BATCHED_FLAGS = {"court": ["--max-cycles", "1000", "--cut-reward", "-1"]}
-"""The ``batched_ppo`` row's own flags for a game, on top of the budget's. To Court the King's
-training games are cut at 1,000 decisions a seat (about 6 times the heuristic's longest game)
-and a cut game is paid as a loss to every seat: without it, pure self-play learns to drag games
-out past 10M decisions, never cut and never punished (``benchmarks/stall.py``, its ``cut``
-arm). The result records these flags (``baseline.trainer_flags``)."""
+BATCHED_FLAGS = {("court", 2): ["--max-cycles", "1000", "--cut-reward", "-1"]}
+"""The ``batched_ppo`` row's own flags for a game and seat count, on top of the budget's. To
+Court the King's training games at 2 seats are cut at 1,000 decisions a seat (about 6 times
+the heuristic's longest game) and a cut game is paid as a loss to every seat: without it, pure
+self-play learns to drag games out by 10M decisions, never cut and never punished
+(``benchmarks/stall.py``, its ``cut`` arm). Not at 4 and 5 seats: there the same cap cuts most
+of the early games, which then pay every seat -1 alike, and the policy learns nothing (it lost
+to ``random`` at 1M). The result records these flags (``baseline.trainer_flags``)."""
 
 
 @dataclass(frozen=True)
@@ -209,7 +212,8 @@ class Trained:
     """The training's own seconds in all, over every session it took, where the trainer logs
     them (``batched_ppo``)."""
     flags: list[str] | None = None
-    """The row's own trainer flags for the game (:data:`BATCHED_FLAGS`), where it has some."""
+    """The row's own trainer flags for its game and seat count (:data:`BATCHED_FLAGS`), where it
+    has some."""
 
 
 def short_rollouts(row: Row) -> dict[str, Any]:
@@ -431,7 +435,7 @@ def train_batched_ppo(row: Row) -> Trained:
     command += ["--eval-every", str(every), "--eval-games", str(row.curve_games)]
     envs = 256 if row.budget >= SHORT else 2
     command += ["--num-envs", str(envs), "--threads", "1", "--minibatch", str(min(1024, steps))]
-    flags = BATCHED_FLAGS.get(row.game, [])
+    flags = BATCHED_FLAGS.get((row.game, row.seats), [])
     command += [*flags, "--out", str(row.work)]
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
     lines = [json.loads(line) for line in (row.work / "metrics.jsonl").read_text().splitlines()]

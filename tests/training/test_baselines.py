@@ -154,17 +154,19 @@ def test_a_row_stopped_after_training_says_it_resumed_and_counts_the_trainings_o
 def test_a_batched_row_trains_with_its_games_own_flags_and_records_them(
     baselines: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert baselines.BATCHED_FLAGS["court"] == ["--max-cycles", "1000", "--cut-reward", "-1"]
+    assert baselines.BATCHED_FLAGS == {("court", 2): ["--max-cycles", "1000", "--cut-reward", "-1"]}
     flags = ["--max-cycles", "2", "--cut-reward", "-1"]  # every training game cut at once
-    monkeypatch.setitem(baselines.BATCHED_FLAGS, "court", flags)
+    monkeypatch.setitem(baselines.BATCHED_FLAGS, ("court", 2), flags)
     baselines.main(["batched_ppo", "court", "--seats", "2", "--out", str(tmp_path), *SMOKE])
     folder = tmp_path / "batched_ppo" / "court-2p" / "512" / "seed0"
     assert json.loads((folder / "result.json").read_text())["baseline"]["trainer_flags"] == flags
     lines = [json.loads(line) for line in (folder / "train" / "metrics.jsonl").read_text().splitlines()]
     assert all(line["cut_games"] > 0 for line in lines)
-    baselines.main(["batched_ppo", "diamant", "--seats", "3", "--out", str(tmp_path), *SMOKE])
-    other = tmp_path / "batched_ppo" / "diamant-3p" / "512" / "seed0" / "result.json"
-    assert "trainer_flags" not in json.loads(other.read_text())["baseline"]  # no other game has any
+    baselines.main(["batched_ppo", "court", "--seats", "4", "--out", str(tmp_path), *SMOKE])
+    other = tmp_path / "batched_ppo" / "court-4p" / "512" / "seed0"
+    assert "trainer_flags" not in json.loads((other / "result.json").read_text())["baseline"]  # 2 seats only
+    lines = [json.loads(line) for line in (other / "train" / "metrics.jsonl").read_text().splitlines()]
+    assert not any(line["cut_games"] for line in lines)
 
 
 def test_the_table_seat_counts_are_the_protocols(baselines: ModuleType) -> None:
