@@ -4,10 +4,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 LINKED := $(VENV)/.linked
-PACKAGES := games bots envs wrappers tables training
+PACKAGES := games bots envs wrappers tables evaluation training
 EXTRAS := dev,train,rllib,web,cluster,export,render,clients,bench,docs
 # mypy reads the installed package, as a user's type checker does
-TYPED := $(foreach p,$(PACKAGES),-p tablezoo.$(p))
+TYPED := $(foreach p,$(PACKAGES),-p tablezoo.$(p)) -m tablezoo -m tablezoo.__main__
 
 # The native core (native/, C++17) is built by the package's own build (setup.py: pybind11 and
 # setuptools from PyPI); make requires it, so a build error stops here instead of falling back.
@@ -27,7 +27,7 @@ $(STAMP): pyproject.toml | compiler
 # The strict editable install links each file of the package into build/: static type checkers
 # follow it, and no second copy of a module is ever importable from the repository root. A file
 # added or removed (a folder's time changes) links anew.
-$(LINKED): $(STAMP) $(NATIVE) $(shell find $(PACKAGES) -type d -not -name __pycache__)
+$(LINKED): $(STAMP) $(NATIVE) $(shell find $(PACKAGES) cli -type d -not -name __pycache__)
 	$(BIN)/pip install --quiet --no-deps -e . --config-settings editable_mode=strict
 	touch $(LINKED)
 

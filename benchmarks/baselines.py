@@ -9,7 +9,7 @@
 **A row** is one algorithm, one game, one seat count, one budget and one training seed. It
 trains into ``<out>/<row>/<game>-<n>p/<budget>/seed<S>/train/`` (``--out``, default
 ``runs/baselines``), then plays the trained policy by the benchmark protocol
-(:func:`tablezoo.training.benchmark.run_protocol`, at that seat count) and writes
+(:func:`tablezoo.evaluation.protocol.run_protocol`, at that seat count) and writes
 ``result.json`` beside ``train/``: the protocol's result with a ``baseline`` entry (the row,
 the decisions trained, the minutes spent, the policy file, the learning curve). The rows:
 
@@ -69,7 +69,7 @@ cell and its panel for the game; fewer games or another panel make the result sa
 
 **The table.** ``python benchmarks/baselines.py table`` reads every ``result.json`` under
 ``--out`` and, per algorithm, game, seat count and budget, sums the training seeds up with
-:func:`tablezoo.training.benchmark.aggregate` (rliable's interquartile mean of the
+:func:`tablezoo.evaluation.aggregate.aggregate` (rliable's interquartile mean of the
 normalised cell scores, with a stratified-bootstrap 95% interval), and per algorithm, game and
 budget whose seeds have a full-protocol row at each of the protocol's seat counts, the three as
 one protocol result a seed (``tablezoo benchmark --join``; seats ``2/4/7`` in the table); it writes
@@ -112,16 +112,11 @@ import numpy as np
 import torch
 from torch import nn
 
+from tablezoo.evaluation.aggregate import aggregate
+from tablezoo.evaluation.play import MAX_DECISIONS
+from tablezoo.evaluation.protocol import GAMES_PER_CELL, PANELS, SEATS, run_protocol
+from tablezoo.evaluation.results import join_seat_counts
 from tablezoo.games.core import ConfigError
-from tablezoo.training.benchmark import (
-    GAMES_PER_CELL,
-    PANELS,
-    SEATS,
-    aggregate,
-    join_seat_counts,
-    run_protocol,
-)
-from tablezoo.training.evaluate import MAX_DECISIONS
 from tablezoo.wrappers.single_agent import SingleAgentEnv, make_env
 
 HERE = Path(__file__).resolve().parent
@@ -199,7 +194,7 @@ class Trained:
     """What a trainer leaves: the policy's file, the decisions it took, its learning curve."""
 
     policy: Path
-    """A file or folder that :func:`~tablezoo.training.policies.as_bot` reads, or a torch module
+    """A file or folder that :func:`~tablezoo.evaluation.policies.as_bot` reads, or a torch module
     saved whole (``.pt``: :func:`load_policy` reads it)."""
     decisions: int
     """Learner decisions trained on (at least the budget, to the end of the last update)."""
@@ -320,8 +315,8 @@ def train_tianshou_dqn(row: Row) -> Trained:
     from tianshou.env import DummyVectorEnv
     from tianshou.trainer import OffPolicyTrainerParams
 
+    from tablezoo.evaluation.protocol import evaluate
     from tablezoo.games import make
-    from tablezoo.training.benchmark import evaluate
 
     shutil.rmtree(row.work, ignore_errors=True)
     row.work.mkdir(parents=True)
@@ -411,7 +406,7 @@ class QNet(nn.Module):
 
     def plain(self, scale: np.ndarray) -> nn.Sequential:
         """The Q-network on raw observations (the scaling folded into its first layer): torch's
-        own modules only, what :func:`~tablezoo.training.policies.as_bot` plays."""
+        own modules only, what :func:`~tablezoo.evaluation.policies.as_bot` plays."""
         plain = copy.deepcopy(self.q)
         first = plain[0]
         assert isinstance(first, nn.Linear)
@@ -549,6 +544,8 @@ def run_row(
         jobs,
         progress=True,
         training_seed=row.seed,
+        folder=row.folder,
+        training_budget=row.budget,
         command=command,
     )
     result["baseline"] = {
@@ -616,7 +613,7 @@ def full_protocol(result: dict[str, Any]) -> bool:
 def joined_runs(rows: list[dict[str, Any]]) -> dict[tuple[str, str, int], list[list[dict[str, Any]]]]:
     """Per algorithm, game and budget, each training seed's full-protocol rows at every one of
     the table's seat counts (in order of seat count), seeds that lack one left out: the parts
-    of one protocol result a seed (:func:`~tablezoo.training.benchmark.join_seat_counts`)."""
+    of one protocol result a seed (:func:`~tablezoo.evaluation.results.join_seat_counts`)."""
     by_seed: dict[tuple[str, str, int, int], dict[int, dict[str, Any]]] = {}
     for result in rows:
         if full_protocol(result):
@@ -639,8 +636,13 @@ def publish(out: Path, results: Path) -> list[str]:
     (``<name>.json``, :func:`published_name`) and its trained policy
     (``policies/<name>.pt`` or ``.npz``, a file ``tablezoo benchmark`` plays); then, for each
     row with at least ``MIN_SEEDS`` seeds, the aggregate over them (``aggregate-<row>.json``) and
-    its performance profile (``profile-<row>.png``). Returns the names published."""
-    from tablezoo.training.benchmark import plot_profile
+    its performance profile (``profile-<row>.png``). Returns the names published.
+
+    A published result stands alone: its policy is given as ``policies/<name>.<suffix>``, relative
+    to ``results`` (the file its SHA-256 is of), and no path of the machine that made it is kept
+    (:func:`~tablezoo.evaluation.results.make_portable`)."""
+    from tablezoo.evaluation.aggregate import plot_profile
+    from tablezoo.evaluation.results import make_portable
 
     names = []
     (results / "policies").mkdir(parents=True, exist_ok=True)
@@ -649,10 +651,12 @@ def publish(out: Path, results: Path) -> list[str]:
         if not full_protocol(result):
             continue
         name = published_name(result["baseline"])
-        shutil.copyfile(path, results / f"{name}.json")
         policy = path.parent / result["baseline"]["policy_file"]
         if policy.is_file():
             shutil.copyfile(policy, results / "policies" / f"{name}{policy.suffix}")
+            result["policy"]["given"] = f"policies/{name}{policy.suffix}"
+        published = make_portable(result, results)
+        (results / f"{name}.json").write_text(json.dumps(published, indent=1) + "\n")
         names.append(name)
     groups: dict[str, list[dict[str, Any]]] = {}
     for result in finished_rows(out, results):
@@ -662,7 +666,7 @@ def publish(out: Path, results: Path) -> list[str]:
         groups[f"{algorithm}-{game}-all-{budget_label(budget)}"] = [join_seat_counts(p) for p in seeds]
     for row, runs in sorted(groups.items()):
         if len(runs) >= MIN_SEEDS:
-            summary = aggregate(sorted(runs, key=lambda r: r["policy"]["training_seed"]))
+            summary = make_portable(aggregate(runs), results)
             (results / f"aggregate-{row}.json").write_text(json.dumps(summary, indent=1) + "\n")
             plot_profile(summary, results / f"profile-{row}.png")
     return names

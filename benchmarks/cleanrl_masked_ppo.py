@@ -14,7 +14,7 @@ each episode.
 
 The network reads the plain observation scaled into 0..1. At the end (and every
 ``--eval-every`` steps) the greedy policy is scored with
-:func:`tablezoo.training.benchmark.evaluate` against ``--opponent``; ``model.pt`` (the actor
+:func:`tablezoo.evaluation.protocol.evaluate` against ``--opponent``; ``model.pt`` (the actor
 alone, a ``torch.nn.Sequential`` reading raw observations: ``torch.load(path,
 weights_only=False)`` and pass it to ``evaluate``),
 ``metrics.jsonl`` and ``result.json`` go to ``--out``. A run continues from its checkpoint
@@ -43,7 +43,7 @@ from torch import nn
 
 from tablezoo.bots.core import Seat
 from tablezoo.bots.registry import make_bot
-from tablezoo.training.benchmark import evaluate
+from tablezoo.evaluation.protocol import evaluate
 
 
 class Agent(nn.Module):
@@ -66,7 +66,7 @@ class Agent(nn.Module):
         self.tablezoo_observation, self.tablezoo_scaled = "plain", False  # forward() scales itself
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        """Logits of raw observations (what :func:`~tablezoo.training.benchmark.evaluate` calls)."""
+        """Logits of raw observations (what :func:`~tablezoo.evaluation.protocol.evaluate` calls)."""
         return self.actor(obs / self.scale)
 
     def plain_actor(self) -> nn.Sequential:

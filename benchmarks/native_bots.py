@@ -41,9 +41,10 @@ import numpy as np
 from tablezoo.bots.core import Seat
 from tablezoo.bots.native import NativePortBot, native_twin
 from tablezoo.bots.registry import game_bots
+from tablezoo.evaluation.play import play_in_order
+from tablezoo.evaluation.stats import wilson
+from tablezoo.evaluation.tournament import PART_GAMES, tournament
 from tablezoo.games import GAMES, game_class, make
-from tablezoo.training.evaluate import PART_GAMES, tournament, wilson
-from tablezoo.training.selfplay import play_in_order
 
 
 def randomised(cls: type) -> bool:
@@ -117,7 +118,7 @@ def head_to_head(name: str, bot: str, games: int, seed: int, jobs: int = 1) -> d
     """The port against its Python twin over ``games`` games, seats rotated: two seats, or four
     (two of each, alternating) where the game needs more. The port's win share of a game is the
     part of the win its seats take (fair: 0.5); the interval is over games. ``jobs`` processes
-    share the games (parts of :data:`~tablezoo.training.evaluate.PART_GAMES`), with the same
+    share the games (parts of :data:`~tablezoo.evaluation.tournament.PART_GAMES`), with the same
     result as one."""
     seats = 2 if game_class(name).info.min_seats <= 2 else 4
     start = time.perf_counter()

@@ -36,8 +36,8 @@ from tablezoo.bots.core import Seat
 from tablezoo.bots.native import native_net
 from tablezoo.bots.registry import make_bot, shipped_agent
 from tablezoo.bots.search import AgentBot
+from tablezoo.evaluation.tournament import tournament
 from tablezoo.games import make
-from tablezoo.training.evaluate import tournament
 
 SEATS = {"heckmeck": 2, "court": 4, "diamant": 4}
 """The seat count each game is measured at."""

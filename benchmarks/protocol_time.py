@@ -2,7 +2,7 @@
 
     python benchmarks/protocol_time.py --out benchmarks/results/protocol_time.json
 
-Each cell of the protocol (:mod:`tablezoo.training.benchmark`) is timed on a few of its
+Each cell of the protocol (:mod:`tablezoo.evaluation.protocol`) is timed on a few of its
 own games, with the game's ``heuristic`` as the scored policy (a learned policy's move
 costs about as little), for at least ``--seconds`` or ``--min-games`` games; the time of
 the protocol's 1,000 games is extrapolated from it. One process: ``--jobs N`` of
@@ -17,9 +17,9 @@ import platform
 import time
 from pathlib import Path
 
+from tablezoo.evaluation.protocol import GAMES_PER_CELL, PANELS, PROTOCOL, SEATS, play_cell
 from tablezoo.games import GAMES, make
 from tablezoo.games.native import available
-from tablezoo.training.benchmark import GAMES_PER_CELL, PANELS, PROTOCOL, SEATS, play_cell
 
 
 def time_cell(game_name: str, seats: int, opponent: str, core: str, seconds: float, min_games: int) -> dict:

@@ -28,7 +28,7 @@ import platform
 import time
 from typing import Any
 
-from tablezoo.training.evaluate import named_tournament
+from tablezoo.evaluation.tournament import named_tournament
 from tablezoo.training.ship import TARGETS, move_times
 
 SIMULATIONS = (16, 64, 256)

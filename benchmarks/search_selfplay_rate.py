@@ -35,10 +35,11 @@ from typing import Any
 import numpy as np
 
 from tablezoo.bots.registry import shipped_agent
+from tablezoo.evaluation.play import play_out
 from tablezoo.games import GAMES, make
 from tablezoo.training.expert import ExpertConfig
 from tablezoo.training.search_selfplay import SearchSelfPlay, numpy_evaluator, torch_evaluator
-from tablezoo.training.selfplay import play_out, seat_bots
+from tablezoo.training.selfplay import seat_bots
 
 
 def reference_rate(game_name: str, seats: int, simulations: int, seconds: float, seed: int) -> dict[str, Any]:

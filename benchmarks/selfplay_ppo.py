@@ -26,7 +26,7 @@ generators); a resumed run continues with torch's generator as saved but starts 
 (the batch's games in play are not saved), so it is reproducible only as an unbroken run is.
 ``actor.pt`` is the policy alone, a ``torch.nn.Sequential`` of logits on the raw padded
 observation (``torch.load(path, weights_only=False)``), which
-:func:`tablezoo.training.benchmark.evaluate` plays.
+:func:`tablezoo.evaluation.protocol.evaluate` plays.
 """
 
 from __future__ import annotations

@@ -27,8 +27,8 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
+from tablezoo.evaluation.tournament import PART_GAMES, play_part, split_tournament
 from tablezoo.games import GAMES
-from tablezoo.training.evaluate import PART_GAMES, play_part, split_tournament
 from tablezoo.training.expert import TEACHERS, ExpertConfig
 
 SEATS = 4

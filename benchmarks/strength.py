@@ -38,7 +38,7 @@ the same command runs before and after new bots or agents are shipped.
   allows: the win share with its 95% (Wilson) interval and the fair share
   ``1/seats``. A shared win counts ``1/k`` to each of ``k`` winners.
 
-Games are played by ``tablezoo.training.evaluate``'s loop (``play_game``,
+Games are played by ``tablezoo.evaluation.tournament``'s loop (``play_game``,
 ``one_against_all``) and win shares come from its ``Standing``. Writes
 ``strength.json`` (per game and seat count every bot's mu, sigma, ordinal,
 games and win share; the head-to-heads; the command, the versions and the
@@ -72,9 +72,9 @@ from openskill.models import PlackettLuce, PlackettLuceRating
 
 from tablezoo.bots import registry
 from tablezoo.bots.core import Bot
+from tablezoo.evaluation.tournament import Standing, one_against_all, play_game
 from tablezoo.games import GAMES, make
 from tablezoo.games.core import ConfigError, Game
-from tablezoo.training.evaluate import Standing, one_against_all, play_game
 
 LEAGUE_SEATS = (2, 4)
 """The seat counts of the leagues (each raised to the game's smallest table if it seats more)."""

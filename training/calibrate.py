@@ -36,9 +36,9 @@ import numpy as np
 
 from tablezoo.bots.core import Seat
 from tablezoo.bots.net import PolicyValueNet, win_share
+from tablezoo.evaluation.play import play_out
 from tablezoo.games import make
 from tablezoo.games.core import Game
-from tablezoo.training.selfplay import play_out
 
 __all__ = ["Calibration", "calibrate", "own_games", "refit_value_head", "squared_error"]
 

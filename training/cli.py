@@ -28,10 +28,9 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from tablezoo.evaluation.cli import add_benchmark_parser, add_evaluate_parser
 from tablezoo.games.core import TablezooError
 from tablezoo.tables.server import add_serve_parser
-from tablezoo.training.benchmark import add_benchmark_parser
-from tablezoo.training.evaluate import add_evaluate_parser
 from tablezoo.training.expert import add_expert_parser
 from tablezoo.training.export import add_export_parser
 from tablezoo.training.play import add_bots_parser, add_play_parser

@@ -1,458 +1,73 @@
-"""Tournaments between bots: rotated seats, fixed seeds, win rates with 95% intervals.
+"""Moved to :mod:`tablezoo.evaluation.tournament` (its command to :mod:`tablezoo.evaluation.cli`): this
+name stays for code written against 0.6 and warns.
 
-Every game of a tournament seats the line-up rotated by one more place, so each
-bot plays every seat equally often, and uses its own seed (split from the
-tournament's seed), so a tournament is repeatable to the move. A win shared by
-``k`` seats counts ``1/k`` to each.
-
-Two bots that never end a game (possible in To Court the King, where only
-seven of a kind brings the end) would hang a tournament: a game is stopped after
-``max_decisions`` decisions, counts as shared by every seat, and is reported
-as truncated. The rules are never changed.
-
-The game loop, the process pool and the decision limit are those of
-:mod:`tablezoo.training.selfplay`, which expert iteration plays with too.
-
-``tablezoo evaluate`` (:func:`add_evaluate_parser`) plays one tournament of
-bots named on the command line and prints its table; ``--json`` prints its
-result as JSON instead, ``--json FILE`` writes it there. On a terminal a bar on
-standard error counts the games as they are played (:class:`ProgressBar`).
-
-    tablezoo evaluate heckmeck --players 4 --bots agent heuristic --games 400
-    tablezoo evaluate diamant --players 3 --bots heuristic random --json result.json
-    tablezoo evaluate court --bots agent heuristic --jobs 2 --json | jq .standings
+Import from :mod:`tablezoo.evaluation.tournament` instead.
 """
 
 from __future__ import annotations
 
-import argparse
-import itertools
-import json
-import math
-import sys
-import time
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, NamedTuple, TextIO
+import warnings
 
-import numpy as np
+from tablezoo.evaluation.cli import (
+    add_evaluate_parser as add_evaluate_parser,
+)
+from tablezoo.evaluation.cli import (
+    cmd_evaluate as cmd_evaluate,
+)
+from tablezoo.evaluation.play import (
+    MAX_DECISIONS as MAX_DECISIONS,
+)
+from tablezoo.evaluation.play import (
+    iter_in_order as iter_in_order,
+)
+from tablezoo.evaluation.play import (
+    play_out as play_out,
+)
+from tablezoo.evaluation.progress import (
+    ProgressBar as ProgressBar,
+)
+from tablezoo.evaluation.stats import (
+    wilson as wilson,
+)
+from tablezoo.evaluation.tournament import (
+    PART_GAMES as PART_GAMES,
+)
+from tablezoo.evaluation.tournament import (
+    Part as Part,
+)
+from tablezoo.evaluation.tournament import (
+    Standing as Standing,
+)
+from tablezoo.evaluation.tournament import (
+    format_table as format_table,
+)
+from tablezoo.evaluation.tournament import (
+    join_parts as join_parts,
+)
+from tablezoo.evaluation.tournament import (
+    lineup as lineup,
+)
+from tablezoo.evaluation.tournament import (
+    named_tournament as named_tournament,
+)
+from tablezoo.evaluation.tournament import (
+    one_against_all as one_against_all,
+)
+from tablezoo.evaluation.tournament import (
+    play_game as play_game,
+)
+from tablezoo.evaluation.tournament import (
+    play_part as play_part,
+)
+from tablezoo.evaluation.tournament import (
+    split_tournament as split_tournament,
+)
+from tablezoo.evaluation.tournament import (
+    tournament as tournament,
+)
 
-from tablezoo.bots.core import Bot
-from tablezoo.games import make
-from tablezoo.games.core import Game, TablezooError
-from tablezoo.training.cli_args import game_args, game_of, reading_args
-from tablezoo.training.policies import as_bot
-from tablezoo.training.selfplay import MAX_DECISIONS, iter_in_order, play_out
-
-__all__ = [
-    "MAX_DECISIONS",
-    "PART_GAMES",
-    "Part",
-    "ProgressBar",
-    "Standing",
-    "add_evaluate_parser",
-    "cmd_evaluate",
-    "format_table",
-    "join_parts",
-    "named_tournament",
-    "one_against_all",
-    "play_game",
-    "play_part",
-    "split_tournament",
-    "tournament",
-    "wilson",
-]
-
-
-def play_game(
-    game: Game[Any], bots: Sequence[Bot], seed: int, max_decisions: int = MAX_DECISIONS
-) -> tuple[list[int] | None, list[float]]:
-    """One game with ``bots[s]`` at seat ``s``: the winners (``None`` if it was
-    stopped after ``max_decisions``) and the scores."""
-    seeds = np.random.SeedSequence(seed).generate_state(len(bots) + 1)
-    chance = np.random.default_rng(int(seeds[0]))
-    for bot, bot_seed in zip(bots, seeds[1:], strict=True):
-        bot.reset(int(bot_seed))
-    state = game.initial_state()
-    if play_out(game, state, chance, lambda at: bots[at.seat].act(at), max_decisions):
-        return game.winners(state), game.scores(state)
-    return None, game.scores(state)
-
-
-def wilson(share: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """Wilson score interval (95% by default) of a ``share`` of ``n`` games (sound at 0 and 1)."""
-    if n == 0:
-        return 0.0, 1.0
-    centre = (share + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
-@dataclass
-class Standing:
-    """One entrant's results over a tournament."""
-
-    name: str
-    credits: list[float] = field(default_factory=list)  # win credit per game (1/k for a k-way tie)
-    scores: list[float] = field(default_factory=list)
-    truncated: int = 0  # games stopped at the decision limit (each seat credited 1/n)
-
-    @property
-    def games(self) -> int:
-        return len(self.credits)
-
-    @property
-    def win_rate(self) -> float:
-        return float(np.mean(self.credits)) if self.credits else 0.0
-
-    def interval(self) -> tuple[float, float]:
-        """95% Wilson score interval of the win rate (sound at 0 and at 1, unlike the normal one)."""
-        return wilson(self.win_rate, self.games)
-
-    @property
-    def mean_score(self) -> float:
-        return float(np.mean(self.scores)) if self.scores else 0.0
-
-    def record(self, seat: int, winners: list[int] | None, num_seats: int, score: float) -> None:
-        """Count one game played at ``seat``: its win credit (``1/k`` of a ``k``-way win; ``1/n``
-        of a game stopped at the decision limit, ``winners`` None) and its score."""
-        if winners is None:
-            self.credits.append(1.0 / num_seats)
-            self.truncated += 1
-        else:
-            self.credits.append(1.0 / len(winners) if seat in winners else 0.0)
-        self.scores.append(score)
-
-    def as_dict(self) -> dict[str, Any]:
-        low, high = self.interval()
-        return {
-            "name": self.name,
-            "games": self.games,
-            "win_rate": round(self.win_rate, 4),
-            "win_rate_95ci": [round(low, 4), round(high, 4)],
-            "mean_score": round(self.mean_score, 3),
-            "truncated_games": self.truncated,
-        }
-
-
-def tournament(
-    game: Game[Any],
-    lineup: Sequence[tuple[str, Callable[[], Bot]]],
-    games: int,
-    seed: int = 0,
-    max_decisions: int = MAX_DECISIONS,
-    first: int = 0,
-) -> list[Standing]:
-    """Play ``games`` games of ``lineup`` (one (name, bot factory) per seat), seats rotated.
-
-    Entrants with the same name are pooled (e.g. three "random" seats). With
-    ``first``, the games are numbers ``first`` to ``first + games - 1`` of the
-    tournament of ``seed``: the same deals, dice and seats as in one long run
-    (how :func:`named_tournament` shares a tournament among processes).
-    """
-    n = game.num_seats
-    if len(lineup) != n:
-        raise ValueError(f"{game.info.title} with {n} seats needs {n} entrants, not {len(lineup)}")
-    bots = [factory() for _, factory in lineup]
-    standings: dict[str, Standing] = {}
-    for name, _ in lineup:
-        standings.setdefault(name, Standing(name))
-    seeds = np.random.SeedSequence(seed).generate_state(first + games)
-    for g in range(first, first + games):
-        shift = g % n
-        order = [(k + shift) % n for k in range(n)]  # order[seat] = entrant index at that seat
-        winners, scores = play_game(game, [bots[i] for i in order], int(seeds[g]), max_decisions)
-        for seat, entrant in enumerate(order):
-            standings[lineup[entrant][0]].record(seat, winners, n, scores[seat])
-    return list(standings.values())
-
-
-class Part(NamedTuple):
-    """A share of a tournament of named bots, for a process of its own (:func:`play_part`)."""
-
-    game: str
-    """The game's name."""
-    seats: int
-    """Its seat count."""
-    options: dict[str, bool]
-    """Its options."""
-    names: tuple[str, ...]
-    """The bot at each seat of the tournament's first game."""
-    seed: int
-    """The tournament's seed."""
-    first: int
-    """The number of the part's first game in the tournament."""
-    games: int
-    """The part's games."""
-    reading: tuple[str, bool | None] = ("auto", None)
-    """How a policy file reads its seat (:func:`~tablezoo.training.policies.as_bot`'s
-    ``observation`` and ``scaled``), where it does not declare it."""
-
-
-def split_tournament(
-    game_name: str,
-    num_seats: int,
-    names: Sequence[str],
-    games: int,
-    seed: int = 0,
-    options: dict[str, bool] | None = None,
-    parts: int = 1,
-    reading: tuple[str, bool | None] = ("auto", None),
-) -> list[Part]:
-    """The tournament of ``names`` (``names[s]`` at seat ``s`` of the first game) cut
-    into ``parts`` runs of consecutive games, to play side by side (:func:`play_part`)
-    and join again (:func:`join_parts`)."""
-    if parts < 1:
-        raise ValueError(f"a tournament is cut into at least 1 part, not {parts}")
-    parts = max(1, min(parts, games))
-    bounds = [games * k // parts for k in range(parts + 1)]
-    return [
-        Part(game_name, num_seats, dict(options or {}), tuple(names), seed, lo, hi - lo, reading)
-        for lo, hi in itertools.pairwise(bounds)
-    ]
-
-
-def play_part(part: Part) -> list[Standing]:
-    """The standings of one part of a tournament (the bots made by name or from a policy file:
-    :func:`~tablezoo.training.policies.as_bot`)."""
-    game = make(part.game, part.seats, **part.options)
-
-    def factory(name: str) -> Callable[[], Bot]:
-        return lambda: as_bot(name, game, None, *part.reading)
-
-    lineup = [(name, factory(name)) for name in part.names]
-    return tournament(game, lineup, part.games, part.seed, first=part.first)
-
-
-def join_parts(results: Sequence[list[Standing]]) -> list[Standing]:
-    """The standings of a whole tournament from those of its parts, in the parts' order."""
-    joined = [Standing(s.name) for s in results[0]]
-    for part in results:
-        for standing, more in zip(joined, part, strict=True):
-            standing.credits += more.credits
-            standing.scores += more.scores
-            standing.truncated += more.truncated
-    return joined
-
-
-PART_GAMES = 50
-"""Games one task plays at most: a long tournament is played in parts of this many, which the
-processes share (none is left with a long tail) and which count its progress as they end."""
-
-
-def named_tournament(
-    game_name: str,
-    num_seats: int,
-    names: Sequence[str],
-    games: int,
-    seed: int = 0,
-    options: dict[str, bool] | None = None,
-    jobs: int = 1,
-    progress: Callable[[int], None] | None = None,
-    reading: tuple[str, bool | None] = ("auto", None),
-) -> list[Standing]:
-    """:func:`tournament` of bots given by name, its games shared among ``jobs`` processes.
-
-    The games are played in parts of at most :data:`PART_GAMES`, and ``progress`` (if given) is
-    called with the number of games played so far: 0 first, then as each part ends, in order.
-    Every game has its own seeds, so the standings are the same game by game whatever ``jobs`` is
-    and however the games are cut; only the wall time changes.
-    """
-    if jobs < 1:
-        raise ValueError(f"jobs is the number of processes, at least 1, not {jobs}")
-    cut = max(jobs, -(-games // PART_GAMES))
-    parts = split_tournament(game_name, num_seats, names, games, seed, options, cut, reading)
-    return _join_counted(parts, iter_in_order(play_part, parts, min(jobs, len(parts))), progress)
-
-
-def _join_counted(
-    parts: Sequence[Part], played: Iterable[list[Standing]], progress: Callable[[int], None] | None
-) -> list[Standing]:
-    """:func:`join_parts` of the standings of ``parts`` as they come, counting their games (from 0)."""
-    results, done = [], 0
-    if progress is not None:
-        progress(0)
-    for part, standings in zip(parts, played, strict=True):
-        results.append(standings)
-        done += part.games
-        if progress is not None:
-            progress(done)
-    return join_parts(results)
-
-
-def _duration(seconds: float) -> str:
-    """``1h02m``, ``4m05s`` or ``12s``."""
-    seconds = max(0, round(seconds))
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
-
-
-class ProgressBar:
-    """How many of a run's games are played, with the time left at the rate so far.
-
-    On a terminal, a bar rewritten in place (``[####....] 150/400 games, 0m42s left``) and
-    cleared when the run is done; elsewhere (a log file, a CI job) a line of its own
-    (``evaluate: 150/400 games (38%), 1m10s so far, 1m57s left``) at the start, at most once
-    every ``every`` seconds, and at the end.
-    """
-
-    def __init__(
-        self,
-        total: int,
-        stream: TextIO,
-        width: int = 30,
-        label: str = "games",
-        every: float = 10.0,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.total = total
-        """The games the run plays."""
-        self.stream = stream
-        """Where it is written (standard error, so that standard output stays the result)."""
-        self.width = width
-        """The bar's characters."""
-        self.label = label
-        """What a log line starts with."""
-        self.every = every
-        """Seconds between two log lines at least (not on a terminal)."""
-        self.clock = clock
-        self.started = clock()
-        self.done = 0
-        """The games played so far."""
-        self.logged_at: float | None = None
-        isatty = getattr(stream, "isatty", None)
-        self.terminal = bool(isatty and isatty())
-        """Whether the stream is a terminal: a bar, else log lines."""
-
-    def left(self, done: int) -> float | None:
-        """Seconds left at the rate so far (None before the first game)."""
-        if done <= 0:
-            return None
-        return (self.clock() - self.started) / done * max(0, self.total - done)
-
-    def advance(self, games: int) -> None:
-        """``games`` more games are played."""
-        self(self.done + games)
-
-    def __call__(self, done: int) -> None:
-        """Show ``done`` games played (all of them: clear the bar, or log the last line)."""
-        self.done = done
-        left = self.left(done)
-        eta = "" if left is None else f", {_duration(left)} left"
-        if self.terminal:
-            filled = self.width * done // max(self.total, 1)
-            line = f"[{'#' * filled}{'.' * (self.width - filled)}] {done}/{self.total} games{eta}"
-            self.stream.write("\r" + (" " * (len(line) + 8) + "\r" if done >= self.total else line))
-            self.stream.flush()
-            return
-        now = self.clock()
-        if done < self.total and self.logged_at is not None and now - self.logged_at < self.every:
-            return
-        self.logged_at = now
-        share = 100 * done // max(self.total, 1)
-        spent = _duration(now - self.started)
-        tail = f"done in {spent}" if done >= self.total else f"{spent} so far{eta or ', time left unknown'}"
-        self.stream.write(f"{self.label}: {done}/{self.total} games ({share}%), {tail}\n")
-        self.stream.flush()
-
-
-def one_against_all(
-    game: Game[Any], agent: Callable[[], Bot], others: Callable[[], Bot], games: int, seed: int
-) -> Standing:
-    """The standing of ``agent`` at one seat (rotated) with every other seat played by ``others``."""
-    lineup = [("agent", agent)] + [("others", others)] * (game.num_seats - 1)
-    return next(s for s in tournament(game, lineup, games, seed) if s.name == "agent")
-
-
-def format_table(standings: Sequence[Standing], fair_share: float) -> str:
-    """The standings as a text table."""
-    lines = [f"{'bot':<16}{'games':>7}{'win rate':>10}{'95% CI':>18}{'mean score':>12}"]
-    for s in sorted(standings, key=lambda s: -s.win_rate):
-        low, high = s.interval()
-        ci = f"[{low:.3f}, {high:.3f}]"
-        lines.append(f"{s.name:<16}{s.games:>7}{s.win_rate:>10.3f}{ci:>18}{s.mean_score:>12.2f}")
-    lines.append(f"(fair share of wins: {fair_share:.3f} per seat)")
-    stopped = max((s.truncated for s in standings), default=0)
-    if stopped:
-        lines.append(f"({stopped} game(s) stopped at the decision limit and counted as shared)")
-    return "\n".join(lines)
-
-
-def cmd_evaluate(args: argparse.Namespace) -> None:
-    """A tournament of the bots named on the command line: its table, or with ``--json`` its result
-    as JSON (on standard output, or into a file beside the table); a terminal shows its progress."""
-    game = game_of(args)
-    names = lineup(game, args.bots)
-    if args.jobs < 1:
-        raise TablezooError(f"--jobs is the number of processes, at least 1, not {args.jobs}")
-    reading = (args.observation, args.scaled)
-    inputs = {}
-    for name in dict.fromkeys(names):
-        bot = as_bot(name, game, None, *reading)  # a bad name fails here, with its message, not in a worker
-        got = getattr(bot, "reading", None)
-        if got is not None:
-            inputs[name] = got.as_dict()
-    progress = ProgressBar(args.games, sys.stderr, label="evaluate")
-    n, options = game.num_seats, dict(game.options)
-    standings = named_tournament(
-        args.game, n, names, args.games, args.seed, options, args.jobs, progress, reading
-    )
-    result = {
-        "game": game.info.name,
-        "num_players": n,
-        "options": [k for k, v in game.options.items() if v],
-        "games": args.games,
-        "seed": args.seed,
-        "lineup": names,
-        "inputs": inputs,
-        "fair_share": 1 / n,
-        "standings": [s.as_dict() for s in standings],
-    }
-    text = json.dumps(result, indent=2)
-    if args.json == "-":
-        print(text)
-        return
-    print(format_table(standings, 1 / n))
-    if args.json:
-        Path(args.json).write_text(text + "\n")
-
-
-def lineup(game: Game[Any], bots: Sequence[str]) -> list[str]:
-    """The bot at each seat of ``game``: ``bots`` in order, the last filling the seats left."""
-    n = game.num_seats
-    names = list(bots) + [bots[-1]] * (n - len(bots))
-    if len(names) > n:
-        raise TablezooError(f"{len(names)} bots for {n} seats")
-    return names
-
-
-def add_evaluate_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Add ``tablezoo evaluate`` to the sub-commands of the command line."""
-    p = subparsers.add_parser("evaluate", help="a tournament with rotated seats and fixed seeds")
-    game_args(p)
-    p.add_argument(
-        "--bots",
-        nargs="+",
-        required=True,
-        help="one bot per seat, the last fills the rest: a bot name, or a policy file (.npz, SB3 .zip, "
-        ".onnx, an RLlib checkpoint folder)",
-    )
-    p.add_argument("--games", type=int, default=200, help="games to play")
-    p.add_argument("--seed", type=int, default=0, help="tournament seed")
-    p.add_argument(
-        "--json",
-        nargs="?",
-        const="-",
-        default=None,
-        metavar="FILE",
-        help="the result as JSON: into FILE (the table still printed), or alone, without FILE, on "
-        "standard output instead of the table",
-    )
-    p.add_argument(
-        "--jobs", type=int, default=1, help="processes sharing the games (the same results, sooner)"
-    )
-    reading_args(p)
-    p.set_defaults(func=cmd_evaluate)
-    return p
+warnings.warn(
+    "tablezoo.training.evaluate moved to tablezoo.evaluation.tournament; import from there",
+    DeprecationWarning,
+    stacklevel=2,
+)

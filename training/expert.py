@@ -105,17 +105,16 @@ from tablezoo.bots.native import NativeAgentBot, has_native_search
 from tablezoo.bots.net import PolicyValueNet, win_share
 from tablezoo.bots.registry import make_bot
 from tablezoo.bots.search import AgentBot, search
+from tablezoo.evaluation.play import play_in_order, play_out
+from tablezoo.evaluation.tournament import one_against_all
 from tablezoo.games import GAMES, game_class, make
 from tablezoo.games.core import ConfigError, Game
-from tablezoo.training.evaluate import one_against_all
 from tablezoo.training.selfplay import (
     Decisions,
     cached_net,
     column,
     forget_nets,
     minibatch_fit,
-    play_in_order,
-    play_out,
     seat_bots,
     seat_counts,
 )

@@ -43,6 +43,7 @@ import numpy as np
 
 from tablezoo.bots.core import Seat
 from tablezoo.bots.net import PolicyValueNet, masked_softmax, win_share
+from tablezoo.evaluation.play import play_in_order, play_out
 from tablezoo.games import make
 from tablezoo.games.core import Game
 from tablezoo.training.selfplay import (
@@ -51,8 +52,6 @@ from tablezoo.training.selfplay import (
     column,
     forget_nets,
     minibatch_fit,
-    play_in_order,
-    play_out,
     seat_bots,
     seat_counts,
 )

@@ -15,9 +15,9 @@ from collections.abc import Callable
 from typing import Any
 
 from tablezoo.bots.registry import bot_names
+from tablezoo.evaluation.cli_args import game_args, game_of
 from tablezoo.games import game_class
 from tablezoo.games.core import TablezooError
-from tablezoo.training.cli_args import game_args, game_of
 
 
 def cmd_play(

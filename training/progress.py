@@ -11,7 +11,7 @@ in this order:
   reports make up the others, one each;
 * an evaluation, at the first report past each multiple of ``eval_every``: the learner
   at one seat, every other seat one ``eval_against`` bot, ``eval_games`` games
-  (:func:`~tablezoo.training.evaluate.one_against_all`, seed ``seed + 1000 + k`` for the
+  (:func:`~tablezoo.evaluation.tournament.one_against_all`, seed ``seed + 1000 + k`` for the
   ``k``-th bot); each bot's win rate and 95% interval make a row of the curve;
 * a checkpoint (the backend's own saving), at the first report past each multiple of
   ``checkpoint_every``.
@@ -37,8 +37,8 @@ from typing import TYPE_CHECKING, Any
 from tablezoo.bots.net import PolicyValueNet
 from tablezoo.bots.policy import PolicyBot
 from tablezoo.bots.registry import make_bot
+from tablezoo.evaluation.tournament import one_against_all
 from tablezoo.games.core import Game
-from tablezoo.training.evaluate import one_against_all
 
 if TYPE_CHECKING:
     from tablezoo.training.train import TrainConfig

@@ -2,18 +2,16 @@
 
 Expert iteration (:mod:`tablezoo.training.expert`), its league rounds
 (:mod:`tablezoo.training.league`) and the tournaments of
-:mod:`tablezoo.training.evaluate` all do the same few things, here:
+:mod:`tablezoo.evaluation.tournament` all do the same few things, here:
 
-* **play a game** (:func:`play_out`): advance the state through chance, ask
-  the mover for a move, apply it, until the game ends or :data:`MAX_DECISIONS`
-  decisions have been made (two bots that never end a game, possible in To
-  Court the King, would otherwise hang it);
+* **play a game** (:func:`~tablezoo.evaluation.play.play_out`, from
+  :mod:`tablezoo.evaluation.play`, with the decision limit
+  :data:`~tablezoo.evaluation.play.MAX_DECISIONS`);
 * **seat bots** (:func:`seat_bots`): make the named bots and give each its
   seed from the game's generator, seat by seat;
-* **share games among processes** (:func:`play_in_order`): a ``spawn`` pool
-  that hands the results back in the order of the work items, so that a run
-  is the same on any number of processes (every work item carries its own
-  seed);
+* **share games among processes**
+  (:func:`~tablezoo.evaluation.play.play_in_order`, from the same module): a
+  ``spawn`` pool that hands the results back in the order of the work items;
 * **read networks once per process** (:func:`cached_net`): a worker plays
   many games with one network file; :func:`forget_nets` drops the copies
   when the file is rewritten;
@@ -28,52 +26,28 @@ The self-play side runs on numpy alone; torch is imported by the fit only.
 
 from __future__ import annotations
 
-import multiprocessing as mp
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 import numpy as np
 
-from tablezoo.bots.core import Bot, Seat
+from tablezoo.bots.core import Bot
 from tablezoo.bots.net import PolicyValueNet
 from tablezoo.bots.registry import make_bot
-from tablezoo.games.core import TERMINAL, Game
+from tablezoo.games.core import Game
 
 if TYPE_CHECKING:
     import torch
 
     from tablezoo.training.torch_net import TorchTwin
 
-MAX_DECISIONS = 20_000
-"""A game still running after this many decisions is stopped."""
-
 T = TypeVar("T")
 R = TypeVar("R")
 
 
 # --------------------------------------------------------------------------- one game
-
-
-def play_out(
-    game: Game[Any],
-    state: Any,
-    chance: np.random.Generator,
-    act: Callable[[Seat], int],
-    max_decisions: int = MAX_DECISIONS,
-    check: bool = True,
-) -> bool:
-    """Play ``state`` on, ``act`` choosing every move, chance drawn from ``chance``; whether it ended.
-
-    A game is stopped after ``max_decisions`` decisions (False). ``check``: let the engine
-    check each move (a bot's); a mover that picks among the legal moves may leave it out."""
-    for _ in range(max_decisions):
-        mover = game.advance(state, chance)
-        if mover == TERMINAL:
-            return True
-        game.apply(state, act(Seat.of(game, state, mover)), check=check)
-    return game.advance(state, chance) == TERMINAL
 
 
 def seat_bots(game: Game[Any], names: Sequence[str | None], rng: np.random.Generator) -> list[Bot | None]:
@@ -92,23 +66,6 @@ def seat_counts(seats: Sequence[int], games: int) -> list[int]:
 
 
 # --------------------------------------------------------------------------- many games
-
-
-def iter_in_order(
-    play: Callable[[T], R], items: Sequence[T], workers: int, chunksize: int = 1
-) -> Iterator[R]:
-    """``play`` of every work item, in ``workers`` processes (1: this one), each result as soon as
-    it and those before it are done, in the items' order."""
-    if workers == 1:
-        yield from map(play, items)
-        return
-    with mp.get_context("spawn").Pool(workers) as pool:
-        yield from pool.imap(play, items, chunksize=chunksize)
-
-
-def play_in_order(play: Callable[[T], R], items: Sequence[T], workers: int, chunksize: int = 1) -> list[R]:
-    """``play`` of every work item, in ``workers`` processes (1: this one), in the items' order."""
-    return list(iter_in_order(play, items, workers, chunksize))
 
 
 _NETS: dict[str, PolicyValueNet] = {}

@@ -12,7 +12,7 @@ Copies the run's ``net.npz`` to ``bots/agents/<game>.npz`` (the ``agent`` bot at
 every seat count) and writes ``<game>.md`` beside it: how the network was
 trained (the ``tablezoo expert`` command that reproduces it, from the run's
 ``config.json``, and its ``log.jsonl``: iterations, decisions, wall time), and how
-strong it is, measured here by tournaments of :mod:`tablezoo.training.evaluate`
+strong it is, measured here by tournaments of :mod:`tablezoo.evaluation.tournament`
 (the agent at one seat, rotated; every other seat the named bot; fixed seeds):
 
 * at every seat count the game allows, against ``heuristic``;
@@ -58,9 +58,9 @@ import numpy as np
 from tablezoo.bots.core import Bot, Seat
 from tablezoo.bots.net import PolicyValueNet
 from tablezoo.bots.registry import AGENTS_DIR, game_bots, make_bot
+from tablezoo.evaluation.tournament import PART_GAMES, join_parts, play_part, split_tournament
 from tablezoo.games import GAMES, game_class, make
 from tablezoo.games.core import CHANCE, TERMINAL, ConfigError
-from tablezoo.training.evaluate import PART_GAMES, join_parts, play_part, split_tournament
 from tablezoo.training.reproduce import RECIPE, SHIP, reproduce_text, training_chain
 
 TARGETS: dict[str, list[tuple[int, str, float]]] = {

@@ -67,7 +67,12 @@ def test_a_row_trains_scores_and_is_skipped_once_finished(
     assert [(c["opponent"], c["seats"], c["games"]) for c in result["cells"]] == [("random", 2, 4)]
     row_info = result["baseline"]
     assert row_info["algorithm"] == row and row_info["decisions"] >= 512 and row_info["resumed"] is False
-    assert result["policy"]["given"] == str(folder / row_info["policy_file"])
+    # the policy is recorded relative to the row's folder (never a machine path), with its budget
+    assert (
+        result["policy"]["given"] == row_info["policy_file"]
+        and not Path(row_info["policy_file"]).is_absolute()
+    )
+    assert result["policy"]["training_budget"] == 512
     assert row_info["curve"] and all(0.0 <= share <= 1.0 for _, share in row_info["curve"])
     steps = [step for step, _ in row_info["curve"]]
     assert steps == sorted(steps) and steps[-1] >= 256
@@ -75,8 +80,8 @@ def test_a_row_trains_scores_and_is_skipped_once_finished(
         seconds = row_info["curve_seconds"]
         assert len(seconds) == len(steps) and seconds == sorted(seconds) and seconds[0] >= 0
 
+    from tablezoo.evaluation.protocol import evaluate
     from tablezoo.games import make
-    from tablezoo.training.benchmark import evaluate
 
     policy = baselines.load_policy(folder / row_info["policy_file"])
     assert evaluate(policy, make("heckmeck", 2), "random", games=2).games == 2  # as_bot reads it
@@ -170,7 +175,7 @@ def test_a_batched_row_trains_with_its_games_own_flags_and_records_them(
 
 
 def test_the_table_seat_counts_are_the_protocols(baselines: ModuleType) -> None:
-    from tablezoo.training.benchmark import SEATS
+    from tablezoo.evaluation.protocol import SEATS
 
     assert {game: SEATS[game] for game in baselines.GAMES} == baselines.TABLE_SEATS
 

@@ -106,7 +106,7 @@ def test_malformed_hp_overrides_are_refused(item: str) -> None:
 
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCUMENTED_IN = ["tablezoo.training.cli", "tablezoo.training.train", "tablezoo.training.evaluate",
+DOCUMENTED_IN = ["tablezoo.training.cli", "tablezoo.training.train", "tablezoo.evaluation.cli",
                  "tablezoo.training.play", "tablezoo.training.ship", "tablezoo.training.export",
                  "tablezoo.tables.server"]  # fmt: skip
 """The modules whose docstrings show ``tablezoo`` commands (the subcommands' own modules)."""

@@ -11,17 +11,16 @@ import pytest
 
 from tablezoo.bots.core import RandomBot
 from tablezoo.bots.net import PolicyValueNet
+from tablezoo.evaluation.play import play_in_order, play_out
+from tablezoo.evaluation.tournament import Standing
 from tablezoo.games import make
 from tablezoo.games.core import TERMINAL, ConfigError
-from tablezoo.training.evaluate import Standing
 from tablezoo.training.expert import ExpertConfig
 from tablezoo.training.league import Episodes
 from tablezoo.training.selfplay import (
     Buffer,
     column,
     minibatch_fit,
-    play_in_order,
-    play_out,
     seat_bots,
     seat_counts,
 )

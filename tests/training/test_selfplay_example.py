@@ -56,8 +56,8 @@ def test_the_cleanrl_example_trains_scores_and_resumes(tmp_path: Path) -> None:
     assert all(0.0 <= r["win_share"] <= 1.0 for r in rows)
     import torch
 
+    from tablezoo.evaluation.protocol import evaluate
     from tablezoo.games import make
-    from tablezoo.training.benchmark import evaluate
 
     model = torch.load(tmp_path / "model.pt", weights_only=False)
     assert evaluate(model, make("heckmeck", 2), "random", games=4).games == 4

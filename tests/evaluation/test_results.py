@@ -14,13 +14,17 @@ import numpy as np
 import pytest
 
 from tablezoo.bots.registry import AGENTS_DIR, agent_path
+from tablezoo.evaluation import aggregate as aggregating
+from tablezoo.evaluation import protocol, provenance, results
+from tablezoo.evaluation.aggregate import aggregate
+from tablezoo.evaluation.compare import compare
+from tablezoo.evaluation.policies import OBSERVATION_ATTR, SCALED_ATTR, as_bot
+from tablezoo.evaluation.progress import ProgressBar
+from tablezoo.evaluation.protocol import evaluate, run_protocol
+from tablezoo.evaluation.results import rescore
 from tablezoo.games import make
 from tablezoo.games.core import ConfigError
-from tablezoo.training import benchmark
-from tablezoo.training.benchmark import aggregate, compare, evaluate, rescore, run_protocol
 from tablezoo.training.cli import main
-from tablezoo.training.evaluate import ProgressBar
-from tablezoo.training.policies import OBSERVATION_ATTR, SCALED_ATTR, as_bot
 
 torch = pytest.importorskip("torch")
 
@@ -188,16 +192,16 @@ def test_a_result_records_what_made_it(tmp_path: Path, capsys: pytest.CaptureFix
         ]
     )
     result = json.loads(out.read_text())
-    assert result["format"] == benchmark.FORMAT
+    assert result["format"] == protocol.FORMAT
     assert result["package"] == importlib.metadata.version("tablezoo")
     assert result["command"][:3] == ["tablezoo", "benchmark", "court"]
     assert result["environment"]["python"] and result["environment"]["libraries"]["numpy"] == np.__version__
     assert result["git"] is None or len(result["git"]["commit"]) == 40
-    assert result["references"]["ends"]["2"] == benchmark.REFERENCES["court"][2]._asdict()
+    assert result["references"]["ends"]["2"] == protocol.REFERENCES["court"][2]._asdict()
     policy = result["policy"]
     assert policy["training_seed"] == 3 and "shipped agent" in policy["hashed"]
-    assert policy["sha256"] != benchmark.policy_hash("agent", "heckmeck")
-    assert benchmark.policy_hash("agent", "court") != benchmark.policy_hash("agent:search=8", "court")
+    assert policy["sha256"] != provenance.policy_hash("agent", "heckmeck")
+    assert provenance.policy_hash("agent", "court") != provenance.policy_hash("agent:search=8", "court")
     cell = result["cells"][0]
     assert len(cell["outcomes"]["credit"]) == len(cell["outcomes"]["score"]) == 6
     assert agent_path("court").is_file()
@@ -302,7 +306,8 @@ def test_aggregate_refuses_what_does_not_belong_together(court_runs: list[dict[s
 def test_aggregate_says_what_it_used_and_compares_policies(
     court_runs: list[dict[str, Any]], tmp_path: Path
 ) -> None:
-    summary = aggregate(court_runs[:2], reps=100, versus=[*court_runs[2:], runs(4, seats=(2, 4))[3]])
+    versus = [court_runs[2], runs(4, seats=(2, 4))[3]]  # training seeds 2 and 3: paired by position
+    summary = aggregate(court_runs[:2], reps=100, versus=versus, pair="position")
     assert summary["runs"] == 2 and summary["training_seeds"] == [0, 1] and summary["games_per_cell"] == 6
     profile = summary["performance_profile"]
     assert len(profile["tau"]) == len(profile["fraction"]) == len(profile["fraction_95ci"])
@@ -310,7 +315,7 @@ def test_aggregate_says_what_it_used_and_compares_policies(
     p = summary["versus"]["probability_of_improvement"]
     low, high = summary["versus"]["probability_of_improvement_95ci"]
     assert 0 <= low <= p <= high <= 1
-    png = benchmark.plot_profile(summary, tmp_path / "profile.png")
+    png = aggregating.plot_profile(summary, tmp_path / "profile.png")
     assert png.read_bytes()[:4] == b"\x89PNG"
 
 
@@ -341,13 +346,14 @@ def test_one_seeds_results_at_each_seat_count_join_into_one_protocol_result(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     pytest.importorskip("rliable")
-    monkeypatch.setattr(benchmark, "GAMES_PER_CELL", 6)  # the protocol, but 6 games a cell
+    monkeypatch.setattr(results, "GAMES_PER_CELL", 6)  # the protocol, but 6 games a cell
+    monkeypatch.setattr(protocol, "GAMES_PER_CELL", 6)
 
     def parts(policy: str, seed: int) -> list[dict[str, Any]]:
         return [run_protocol(policy, "court", [n], games=6, training_seed=seed) for n in (5, 2, 4)]
 
     zero, one = parts("heuristic", 0), parts("random", 1)
-    joined = benchmark.join_seat_counts(zero, command=["tablezoo", "benchmark"])
+    joined = results.join_seat_counts(zero, command=["tablezoo", "benchmark"])
     assert joined["seat_counts"] == [2, 4, 5] and joined["complete"] is True
     assert joined["cells"] == [
         c for n in (2, 4, 5) for r in zero if r["seat_counts"] == [n] for c in r["cells"]
@@ -359,21 +365,21 @@ def test_one_seeds_results_at_each_seat_count_join_into_one_protocol_result(
     assert set(joined["seeds"]["sha256"]) == set(joined["references"]["ends"]) == {"2", "4", "5"}
     again, differences = rescore(joined)
     assert differences == [] and again["normalised_score"] == joined["normalised_score"]
-    summary = aggregate([joined, benchmark.join_seat_counts(one)], reps=50)
+    summary = aggregate([joined, results.join_seat_counts(one)], reps=50)
     assert summary["runs"] == 2 and len(summary["cells"]) == 6  # both opponents at the three seat counts
 
     with pytest.raises(ConfigError, match=r"seat count.*more than once"):
-        benchmark.join_seat_counts([zero[0], zero[0]])
+        results.join_seat_counts([zero[0], zero[0]])
     with pytest.raises(ConfigError, match="training seed"):
-        benchmark.join_seat_counts([zero[0], one[1]])
+        results.join_seat_counts([zero[0], one[1]])
     with pytest.raises(ConfigError, match="one game"):
-        benchmark.join_seat_counts([zero[0], {**zero[1], "game": "diamant"}])
+        results.join_seat_counts([zero[0], {**zero[1], "game": "diamant"}])
     fewer = json.loads(json.dumps(zero[1]))
     for cell in fewer["cells"]:
         cell["games"] = 5
     with pytest.raises(ConfigError, match="games a cell"):
-        benchmark.join_seat_counts([zero[0], fewer])
-    assert benchmark.join_seat_counts(zero[:2])["complete"] is False  # not every seat count
+        results.join_seat_counts([zero[0], fewer])
+    assert results.join_seat_counts(zero[:2])["complete"] is False  # not every seat count
 
     paths = []
     for k, result in enumerate(zero):

@@ -10,10 +10,9 @@ from tablezoo.bots.core import RandomBot
 from tablezoo.bots.diamant import DiamantThresholdBot
 from tablezoo.bots.heckmeck import HeckmeckGreedyBot
 from tablezoo.bots.registry import make_bot
-from tablezoo.games import make
-from tablezoo.training.evaluate import (
+from tablezoo.evaluation.progress import ProgressBar
+from tablezoo.evaluation.tournament import (
     PART_GAMES,
-    ProgressBar,
     format_table,
     join_parts,
     named_tournament,
@@ -21,6 +20,7 @@ from tablezoo.training.evaluate import (
     split_tournament,
     tournament,
 )
+from tablezoo.games import make
 
 
 def test_tournaments_are_repeatable_and_rotate_seats() -> None:

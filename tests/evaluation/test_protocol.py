@@ -1,4 +1,4 @@
-"""Scoring any policy (training.policies) and the benchmark protocol (training.benchmark)."""
+"""Scoring any policy (evaluation.policies) and the benchmark protocol (evaluation.protocol)."""
 
 from __future__ import annotations
 
@@ -10,24 +10,23 @@ import pytest
 
 from tablezoo.bots.core import Seat
 from tablezoo.bots.registry import AGENTS_DIR, make_bot
-from tablezoo.games import GAMES, game_class, make
-from tablezoo.games.core import ConfigError
-from tablezoo.training import benchmark
-from tablezoo.training.benchmark import (
+from tablezoo.evaluation import protocol, provenance, stats
+from tablezoo.evaluation.aggregate import aggregate
+from tablezoo.evaluation.compare import compare
+from tablezoo.evaluation.policies import FunctionBot, Reading, as_bot
+from tablezoo.evaluation.protocol import (
     PANELS,
     SEATS,
-    aggregate,
     cell_seeds,
-    compare,
     evaluate,
-    mean_interval,
     normalised,
     play_cell,
     run_protocol,
 )
+from tablezoo.evaluation.stats import mean_interval, wilson
+from tablezoo.games import GAMES, game_class, make
+from tablezoo.games.core import ConfigError
 from tablezoo.training.cli import main
-from tablezoo.training.evaluate import wilson
-from tablezoo.training.policies import FunctionBot, Reading, as_bot
 
 torch = pytest.importorskip("torch")
 
@@ -101,8 +100,8 @@ def test_comparison_finds_the_better_policy() -> None:
 
 def test_result_carries_protocol_version_seeds_and_policy_hash(tmp_path: object) -> None:
     result = run_protocol("heuristic", "court", seats=[2], opponents=["random"], games=10)
-    assert result["protocol"] == benchmark.PROTOCOL and result["complete"] is False
-    assert result["seeds"]["base"] == benchmark.SEED_BASE and "2" in result["seeds"]["sha256"]
+    assert result["protocol"] == protocol.PROTOCOL and result["complete"] is False
+    assert result["seeds"]["base"] == protocol.SEED_BASE and "2" in result["seeds"]["sha256"]
     assert len(result["policy"]["sha256"]) == 64
     cell = result["cells"][0]
     assert cell["games"] == 10 and cell["win_share_95ci"][0] <= cell["win_share"] <= cell["win_share_95ci"][1]
@@ -111,8 +110,8 @@ def test_result_carries_protocol_version_seeds_and_policy_hash(tmp_path: object)
 
 def test_policy_hash_follows_the_file(tmp_path: object) -> None:
     path = AGENTS_DIR / "diamant.npz"
-    assert benchmark.policy_hash(path) == benchmark.policy_hash(str(path))
-    assert benchmark.policy_hash(path) != benchmark.policy_hash(AGENTS_DIR / "heckmeck.npz")
+    assert provenance.policy_hash(path) == provenance.policy_hash(str(path))
+    assert provenance.policy_hash(path) != provenance.policy_hash(AGENTS_DIR / "heckmeck.npz")
 
 
 def test_intervals() -> None:
@@ -122,21 +121,21 @@ def test_intervals() -> None:
     assert math.isclose(0.5 - low, high - 0.5, rel_tol=1e-6) and 0.46 < low < 0.47
     # Student's t quantiles from the tables: 2.570582 (5), 2.228139 (10), 2.042272 (30)
     for dof, table in ((5, 2.570582), (10, 2.228139), (30, 2.042272)):
-        assert benchmark.t_quantile(0.975, dof) == pytest.approx(table, abs=3e-3)
+        assert stats.t_quantile(0.975, dof) == pytest.approx(table, abs=3e-3)
     low, high = mean_interval(np.array([1.0, 2.0, 3.0, 4.0]))
     assert low < 2.5 < high and math.isclose(2.5 - low, high - 2.5)
 
 
 def test_normalised_score_puts_random_at_zero_and_heuristic_at_one() -> None:
     defined = 0
-    for game_name, seats_refs in benchmark.REFERENCES.items():
+    for game_name, seats_refs in protocol.REFERENCES.items():
         for seats, ends in seats_refs.items():
             fair = 1 / seats
             for opponent, low, high in (
                 ("heuristic", ends.random_vs_heuristic, fair),
                 ("random", fair, ends.heuristic_vs_random),
             ):
-                if high - low < benchmark.MIN_GAP:  # heuristic does not beat random here: no scale
+                if high - low < protocol.MIN_GAP:  # heuristic does not beat random here: no scale
                     assert normalised(game_name, seats, opponent, 0.5) is None
                     continue
                 defined += 1
@@ -148,7 +147,7 @@ def test_normalised_score_puts_random_at_zero_and_heuristic_at_one() -> None:
 
 def test_every_protocol_seat_count_has_its_references() -> None:
     for game_name in GAMES:
-        assert set(benchmark.REFERENCES[game_name]) == set(SEATS[game_name])
+        assert set(protocol.REFERENCES[game_name]) == set(SEATS[game_name])
 
 
 def fake_result(scores: list[float], seed: int = 0, games: int = 10) -> dict[str, object]:
@@ -157,7 +156,7 @@ def fake_result(scores: list[float], seed: int = 0, games: int = 10) -> dict[str
         for n, s in zip((2, 4, 5), scores, strict=True)
     ]
     policy = {"given": f"seed{seed}", "sha256": f"{seed:064d}", "training_seed": seed}
-    return {"protocol": benchmark.PROTOCOL, "game": "court", "policy": policy, "cells": cells}
+    return {"protocol": protocol.PROTOCOL, "game": "court", "policy": policy, "cells": cells}
 
 
 def test_aggregate_over_training_seeds() -> None:
