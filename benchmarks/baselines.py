@@ -601,6 +601,12 @@ def finished_rows(out: Path, results: Path | None = None) -> list[dict[str, Any]
     return list(rows.values())
 
 
+def published_rows(results: Path) -> list[dict[str, Any]]:
+    """The rows published in ``results`` (``<name>-seed<S>.json``)."""
+    rows = [json.loads(path.read_text()) for path in sorted(results.glob("*-seed*.json"))]
+    return [row for row in rows if row.get("baseline") is not None]
+
+
 def full_protocol(result: dict[str, Any]) -> bool:
     """Whether a row was scored against the protocol's whole panel at its games a cell."""
     cells = result["cells"]
@@ -659,10 +665,11 @@ def publish(out: Path, results: Path) -> list[str]:
         (results / f"{name}.json").write_text(json.dumps(published, indent=1) + "\n")
         names.append(name)
     groups: dict[str, list[dict[str, Any]]] = {}
-    for result in finished_rows(out, results):
+    published = published_rows(results)  # the aggregates name the published policy files
+    for result in published:
         if full_protocol(result):
             groups.setdefault(published_name(result["baseline"]).rsplit("-seed", 1)[0], []).append(result)
-    for (algorithm, game, budget), seeds in joined_runs(finished_rows(out, results)).items():
+    for (algorithm, game, budget), seeds in joined_runs(published).items():
         groups[f"{algorithm}-{game}-all-{budget_label(budget)}"] = [join_seat_counts(p) for p in seeds]
     for row, runs in sorted(groups.items()):
         if len(runs) >= MIN_SEEDS:

@@ -193,7 +193,11 @@ def make_portable(result: dict[str, Any], folder: Path | None = None) -> dict[st
     def given(value: Any) -> Any:
         if isinstance(value, list):
             return [given(v) for v in value]
-        return portable(value, folder) if isinstance(value, str) and not value.startswith("<") else value
+        if not isinstance(value, str) or value.startswith("<"):
+            return value
+        if folder is not None and not Path(value).is_absolute() and (folder / value).exists():
+            return value  # already relative to the result's folder
+        return portable(value, folder)
 
     def policy(record: Any) -> None:
         if isinstance(record, dict):
@@ -212,8 +216,8 @@ def make_portable(result: dict[str, Any], folder: Path | None = None) -> dict[st
         policy(record)
     for part in out.get("joined", []):
         commands(part)
-    if isinstance(out.get("policies"), list) and all(isinstance(p, str) for p in out["policies"]):
-        out["policies"] = given(out["policies"])
+    if isinstance(out.get("policies"), list):  # an aggregate's: a path (or a list, joined) a run
+        out["policies"] = [p if isinstance(p, dict) else given(p) for p in out["policies"]]
     versus = out.get("versus")
     if isinstance(versus, dict) and isinstance(versus.get("policies"), list):
         versus["policies"] = given(versus["policies"])
