@@ -203,8 +203,9 @@ def test_publish_copies_full_protocol_rows_their_policies_and_aggregates(
     names = baselines.publish(out, results)
     assert names == [f"batched_ppo-heckmeck-2p-1M-seed{s}" for s in range(3)]  # not the 4-game row
     assert (results / "policies" / "batched_ppo-heckmeck-2p-1M-seed1.pt").read_bytes() == b"weights 1"
+    # the published policy file, not the run folder's path
     published = json.loads((results / "batched_ppo-heckmeck-2p-1M-seed1.json").read_text())
-    assert published["policy"]["given"] == "policies/batched_ppo-heckmeck-2p-1M-seed1.pt"  # not the run's path
+    assert published["policy"]["given"] == "policies/batched_ppo-heckmeck-2p-1M-seed1.pt"
     summary = json.loads((results / "aggregate-batched_ppo-heckmeck-2p-1M.json").read_text())
     assert summary["policies"][1] == "policies/batched_ppo-heckmeck-2p-1M-seed1.pt"
     assert summary["iqm"] == pytest.approx(baselines.aggregate(runs)["iqm"])
