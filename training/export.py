@@ -3,6 +3,7 @@
     tablezoo export heckmeck --players 2     # the shipped agent -> exported/heckmeck-2p.onnx
     tablezoo export heckmeck --padded        # every seat count -> exported/heckmeck-padded.onnx
     tablezoo export diamant --players 4 --policy runs/<run>/policy.npz --out web/
+    tablezoo export diamant --players 3 --policy runs/<run>/actor.pt     # a torch module (TorchScript)
 
 Every model is a :class:`~tablezoo.bots.net.PolicyValueNet`, built straight from
 its numpy weights with the ``onnx`` package (the ``export`` extra; no torch).
@@ -35,6 +36,13 @@ The graph computes, for a batch, what the bot does with one observation:
 * output ``value`` (models with a value head): float32 ``[batch]``, the seat's expected win
   share (1 alone, 1/k in a k-way tie, 0 otherwise).
 
+A torch policy (a ``.pt`` file, TorchScript or a module saved whole: :func:`export_torch`) is
+exported by torch's own exporter, its graph reading the observation as the module does (its
+layout and scaling, declared by the module or given with ``--observation`` and
+``--scaled``/``--raw``) and giving its outputs as ``logits``; the graph's metadata
+``tablezoo.observation`` and ``tablezoo.scaled`` say what it reads, so ``tablezoo benchmark``
+plays it without being told, and ONNX Runtime's outputs are checked against torch's.
+
 ``<name>.json`` beside the graph says what a front end in another language
 needs: the observation fields (offsets, bounds, meaning), how the observation
 is padded, the command word of every action, the inputs and outputs, and where
@@ -48,12 +56,14 @@ import argparse
 import hashlib
 import json
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
 from tablezoo.bots import registry
 from tablezoo.bots.net import ActionHead, PolicyValueNet, load_model
+from tablezoo.evaluation.cli_args import reading_args
 from tablezoo.games import GAMES, make
 from tablezoo.games.core import TERMINAL, ConfigError, Game, ObservationSpec, TablezooError
 
@@ -684,6 +694,18 @@ def cmd_export(args: argparse.Namespace) -> None:
             raise ConfigError(f"no policy file {path}")
         name = f"{export_name(game, args.padded)}-{path.stem}"
         what = str(path)
+        if path.suffix in (".pt", ".pth"):
+            if args.padded:
+                raise ConfigError("--padded is for networks (.npz); a torch module reads what it declares")
+            out = Path(args.out) / f"{name}.onnx"
+            checked = export_torch(path, game, out, args.observation, args.scaled, args.positions, args.seed)
+            print(f"exported {what} (torch) for {game.info.title}, {game.num_seats} seats:")
+            print(f"  {out}  (ONNX, opset {OPSET}; reads the {checked['reads']})")
+            print(
+                f"checked: {checked['positions']} positions, largest difference from torch "
+                f"{checked['max_difference']:.2e}, the same move in {checked['same_move']}"
+            )
+            return
     model = load_model(path)
     onnx_path, json_path = export_policy(path, game, Path(args.out) / f"{name}.onnx", args.mask, args.padded)
     seats = "every seat count" if args.padded else f"{game.num_seats} seats"
@@ -702,6 +724,90 @@ def cmd_export(args: argparse.Namespace) -> None:
         raise TablezooError(f"the ONNX export disagrees with numpy: {failed}")
 
 
+def export_torch(
+    path: Path,
+    game: Game[Any],
+    out: Path,
+    observation: str = "auto",
+    scaled: bool | None = None,
+    positions: int = 200,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """The torch module in ``path`` (TorchScript, or a module saved whole) as an ONNX graph at ``out``:
+    input ``observation`` as the module reads it, output ``logits``, metadata ``tablezoo.game``,
+    ``tablezoo.observation`` and ``tablezoo.scaled``; checked with ONNX Runtime against torch on
+    ``positions`` positions of random play. What it checked."""
+    import torch
+
+    from tablezoo.evaluation.loaders import load_torch
+    from tablezoo.evaluation.policies import as_bot
+
+    onnx, ort = _onnx(), _onnxruntime()
+    module = load_torch(path)
+    reading = getattr(as_bot(module, game, path.stem, observation, scaled), "reading")  # noqa: B009
+    size = (game.padded_spec if reading.padded else game.observation_spec).size
+
+    class Logits(torch.nn.Module):
+        """The module's logits (the first of a tuple; ``logits`` of a dict) as one tensor."""
+
+        def __init__(self, inner: Any) -> None:
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            out = self.inner(x)
+            if isinstance(out, dict):
+                out = out["logits"] if "logits" in out else out["action_dist_inputs"]
+            elif isinstance(out, (tuple, list)):
+                out = out[0]
+            return out
+
+    wrapped = Logits(module).eval()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    example = torch.zeros(1, size, dtype=torch.float32)
+    scripted = isinstance(module, torch.jit.ScriptModule)
+    torch.onnx.export(
+        wrapped,
+        (example,),
+        str(out),
+        input_names=["observation"],
+        output_names=["logits"],
+        dynamic_axes={"observation": {0: "batch"}, "logits": {0: "batch"}},
+        opset_version=OPSET,
+        dynamo=not scripted,  # a TorchScript module goes through the TorchScript exporter
+    )
+    graph = onnx.load(str(out))
+    meta = {
+        "tablezoo.game": json.dumps({"name": game.info.name, "seats": game.num_seats}),
+        "tablezoo.observation": reading.observation,
+        "tablezoo.scaled": json.dumps(reading.scaled),
+        "tablezoo.source": f"{path.name} sha256:{hashlib.sha256(path.read_bytes()).hexdigest()}",
+    }
+    onnx.helper.set_model_props(graph, meta)
+    onnx.save(graph, str(out))
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    session = ort.InferenceSession(str(out), options, providers=["CPUExecutionProvider"])
+    worst, same, seen = 0.0, 0, 0
+    observations, masks, _ = random_positions(game, positions, seed)
+    for obs, mask in zip(observations, masks, strict=True):
+        x = reading.read(SimpleNamespace(game=game, observation=obs))[None]
+        with torch.no_grad():
+            want = wrapped(torch.as_tensor(x)).numpy().reshape(-1)
+        (got,) = session.run(["logits"], {"observation": x})
+        got = np.asarray(got).reshape(-1)
+        worst = max(worst, float(np.max(np.abs(got - want))))
+        legal = mask > 0
+        same += int(np.argmax(np.where(legal, got, -np.inf)) == np.argmax(np.where(legal, want, -np.inf)))
+        seen += 1
+    if seen and (worst > 1e-3 or same < seen):
+        raise TablezooError(
+            f"the ONNX export of {path} disagrees with torch: {worst:.2e}, {same}/{seen} moves"
+        )
+    reads = f"{reading.observation} observation {'scaled' if reading.scaled else 'raw'}"
+    return {"positions": seen, "max_difference": worst, "same_move": f"{same}/{seen}", "reads": reads}
+
+
 def add_export_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add ``export`` to the ``tablezoo`` command's subparsers."""
     p = subparsers.add_parser(
@@ -717,7 +823,9 @@ def add_export_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "--policy",
         default=None,
-        help="a network or policy .npz (default: the game's shipped agent, <game>.npz)",
+        help="a network or policy .npz, or a torch .pt (TorchScript or a module saved whole; "
+        "--observation and --scaled/--raw where it does not declare its input) "
+        "(default: the game's shipped agent, <game>.npz)",
     )
     p.add_argument(
         "--padded",
@@ -731,5 +839,6 @@ def add_export_parser(subparsers: Any) -> argparse.ArgumentParser:
         "--positions", type=int, default=500, help="random-play positions to check (per seat count)"
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the check's random play")
+    reading_args(p)
     p.set_defaults(func=cmd_export)
     return p
