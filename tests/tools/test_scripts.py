@@ -169,3 +169,16 @@ def test_stall_runs_its_cut_arm_and_tables_it(tmp_path: Path) -> None:
     assert row.startswith("| court | 2 | 0.500 |") and f"({cut['cut_games']:,})" in row
     with pytest.raises(SystemExit):  # an arm it does not know is refused with the choices
         stall.main(["court", "--arms", "cuts", "--out", str(tmp_path)])
+
+
+def test_scoring_speed_times_a_torch_an_onnx_and_a_numpy_policy_at_one_and_two_jobs(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    pytest.importorskip("onnxruntime")
+    speed = script("scoring_speed")
+    out = tmp_path / "speed.json"
+    speed.main(["--cells", "random:8", "--out", str(out)])
+    result = json.loads(out.read_text())
+    rows = {(row["policy"], row["jobs"]) for row in result["rows"]}
+    assert {("torch", 1), ("torch", 2), ("onnx", 1), ("onnx", 2), ("numpy", 1), ("numpy", 2)} <= rows
+    assert all(row["games"] == 8 and row["games_per_second"] > 0 for row in result["rows"])
+    assert "| torch (`" in speed.markdown_table(result)
