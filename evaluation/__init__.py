@@ -14,6 +14,7 @@ One module a concern:
 - :mod:`~tablezoo.evaluation.provenance`: what a result records of what made it;
 - :mod:`~tablezoo.evaluation.results`: result files (read, rescore, join, portable paths);
 - :mod:`~tablezoo.evaluation.compare`: paired comparisons, played or stored;
+- :mod:`~tablezoo.evaluation.league`: the bots' strength league (OpenSkill ratings);
 - :mod:`~tablezoo.evaluation.progress`: the progress bar; :mod:`~tablezoo.evaluation.cli` and
   :mod:`~tablezoo.evaluation.cli_args`: ``tablezoo evaluate`` and ``tablezoo benchmark``.
 

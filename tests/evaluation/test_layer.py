@@ -17,7 +17,17 @@ from tablezoo.evaluation.protocol import play_cell
 from tablezoo.games import make
 
 FOLDER = Path(__file__).resolve().parents[2] / "evaluation"
-HEAVY = ("torch", "onnxruntime", "onnx", "stable_baselines3", "sb3_contrib", "ray", "rliable", "matplotlib")
+HEAVY = (
+    "torch",
+    "onnxruntime",
+    "onnx",
+    "stable_baselines3",
+    "sb3_contrib",
+    "ray",
+    "rliable",
+    "matplotlib",
+    "openskill",
+)
 
 BLOCKED = f"""
 import importlib.abc, pkgutil, sys

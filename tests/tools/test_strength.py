@@ -1,4 +1,5 @@
-"""benchmarks/strength.py: finishing orders, league tables, and a quick run's files (figures not checked)."""
+"""The strength league (tablezoo.evaluation.league): finishing orders, league tables, and a quick run
+of benchmarks/strength.py writing its files (figures not checked)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import numpy as np
 import pytest
 
 from tablezoo.bots import registry
+from tablezoo.evaluation import league as rated
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -31,43 +33,43 @@ def strength() -> ModuleType:
 
 def test_finishing_ranks_put_winners_first_and_share_places(strength: ModuleType) -> None:
     # 6 nimmt!'s scores are minus the bullheads: seat 2 won, seats 0 and 3 tie behind it
-    assert strength.finishing_ranks("sechs_nimmt", [2], [-10.0, -30.0, -4.0, -10.0]) == [1, 2, 0, 1]
-    assert strength.finishing_ranks("heckmeck", [0, 1], [7.0, 7.0, 3.0]) == [0, 0, 1]
+    assert rated.finishing_ranks("sechs_nimmt", [2], [-10.0, -30.0, -4.0, -10.0]) == [1, 2, 0, 1]
+    assert rated.finishing_ranks("heckmeck", [0, 1], [7.0, 7.0, 3.0]) == [0, 0, 1]
     # To Court the King names the winner alone: the others share second place whatever their score
-    assert strength.finishing_ranks("court", [1], [20.0, 3.0, 1.0, 5.0]) == [1, 0, 1, 1]
+    assert rated.finishing_ranks("court", [1], [20.0, 3.0, 1.0, 5.0]) == [1, 0, 1, 1]
 
 
 def test_tables_let_every_bot_meet_every_other(strength: ModuleType) -> None:
     rng = np.random.default_rng(0)
     names = ["random", "heuristic", "solver", "agent", "agent:search=32"]
-    lineups = strength.tables(names, 2, rng)
+    lineups = rated.tables(names, 2, rng)
     assert sorted(tuple(sorted(t)) for t in lineups) == sorted(itertools.combinations(sorted(names), 2))
     # fewer bots than seats: all of them at every table, the extra seats shared out evenly
-    few = strength.tables(["random", "heuristic", "agent"], 5, rng)
+    few = rated.tables(["random", "heuristic", "agent"], 5, rng)
     assert all(set(t) == {"random", "heuristic", "agent"} and len(t) == 5 for t in few)
     extra = Counter(name for t in few for name in t)
     assert len(set(extra.values())) == 1
 
 
 def test_per_pairing_every_two_bots_meet_that_often(strength: ModuleType) -> None:
-    assert strength.pairing_games(200, 5, 2) == 2000  # 10 pairings, one a game
-    assert strength.pairing_games(200, 5, 4) == 334  # a 4-seat game holds 6 of the 10
-    assert strength.pairing_games(200, 3, 4) == 200  # every game holds every pairing
+    assert rated.pairing_games(200, 5, 2) == 2000  # 10 pairings, one a game
+    assert rated.pairing_games(200, 5, 4) == 334  # a 4-seat game holds 6 of the 10
+    assert rated.pairing_games(200, 3, 4) == 200  # every game holds every pairing
     rng = np.random.default_rng(0)
     names = ["random", "heuristic", "search", "agent"]
-    lineups = strength.tables(names, 3, rng)
-    games = strength.pairing_games(30, len(names), 3)
+    lineups = rated.tables(names, 3, rng)
+    games = rated.pairing_games(30, len(names), 3)
     met = Counter(pair for g in range(games) for pair in itertools.combinations(sorted(lineups[g % 4]), 2))
     assert set(met.values()) == {30}
-    tasks, _ = strength.plan("court", [], 20, 0, per_pairing=True)
+    tasks, _ = rated.plan("court", [], 20, 0, per_pairing=True)
     league = next(t for t in tasks if t.kind == "league" and t.seats == 2)
-    assert league.games == strength.pairing_games(20, len(league.names), 2)
+    assert league.games == rated.pairing_games(20, len(league.names), 2)
     assert all(t.games == 20 for t in tasks if t.kind == "match")  # head-to-heads: --games each
 
 
 def test_league_seats_keep_within_what_a_game_seats(strength: ModuleType) -> None:
-    assert strength.league_seats("heckmeck") == [2, 4]
-    assert strength.league_seats("diamant") == [3, 4]  # Diamant seats 3 to 8
+    assert rated.league_seats("heckmeck") == [2, 4]
+    assert rated.league_seats("diamant") == [3, 4]  # Diamant seats 3 to 8
 
 
 def test_quick_run_writes_ratings_and_ranks_the_heuristic_above_random(
