@@ -64,7 +64,7 @@ sanitize: $(LINKED)
 # tables, refusals of bad configurations and states; built with the system's g++ against
 # native/include and native/src, no Python needed. `native-test-sanitize` builds the same with
 # AddressSanitizer and UndefinedBehaviorSanitizer (-fno-wrapv: signed overflow is checked).
-NATIVE_CORE := core heckmeck sechs_nimmt diamant court
+NATIVE_CORE := core heckmeck sechs_nimmt diamant court net
 NATIVE_OUT := build/native
 NATIVE_CXXFLAGS := -std=c++17 -g -Wall -Wextra -fno-wrapv -Inative/include -Inative/src
 SANITIZE_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer

@@ -34,7 +34,7 @@ import numpy as np
 
 from tablezoo.bots.core import Bot, Seat
 from tablezoo.bots.net import ActionHead, PolicyValueNet
-from tablezoo.bots.search import DIRICHLET_ALPHA, AgentBot, Node
+from tablezoo.bots.search import CONFIDENCE, DIRICHLET_ALPHA, AgentBot, Node, Root
 from tablezoo.games.core import Game
 
 
@@ -116,7 +116,7 @@ def native_net(net: PolicyValueNet) -> Any:
     return twin
 
 
-NATIVE_SEARCH_SETTINGS = ("search", "c_puct", "horizon")
+NATIVE_SEARCH_SETTINGS = ("search", "c_puct", "horizon", "think", "considered", "confidence", "root", "leaf")
 """The settings of :class:`~tablezoo.bots.search.AgentBot` the native search plays (any values);
 another (``batch`` other than 1) is the Python search's."""
 
@@ -128,7 +128,7 @@ def has_native_search(game: Game[Any], net: PolicyValueNet, settings: Mapping[st
     return (
         bool(getattr(game, "has_native_search", False))
         and net.has_value_head
-        and settings.get("search", 0) >= 1
+        and (settings.get("search", 0) >= 1 or settings.get("think", 0) > 0)
         and all(
             key in NATIVE_SEARCH_SETTINGS or (key, value) == ("batch", 1) for key, value in settings.items()
         )
@@ -148,20 +148,50 @@ class NativeAgentBot(AgentBot):
         self,
         game: Game[Any],
         net: PolicyValueNet,
-        search: int,
+        search: int = 0,
         c_puct: float = 1.5,
         horizon: int = 0,
         batch: int = 1,
         seed: int | None = None,
         name: str = "agent",
+        think: float = 0.0,
+        considered: int = 16,
+        confidence: float = CONFIDENCE,
+        root: str = "gumbel",
+        leaf: str = "turn",
     ) -> None:
         if batch != 1:
             raise ValueError(
                 f"the native search runs one simulation after the other (batch=1), not batch={batch}"
             )
-        super().__init__(net, search=search, c_puct=c_puct, horizon=horizon, seed=seed, name=name)
+        super().__init__(
+            net,
+            search=search,
+            c_puct=c_puct,
+            horizon=horizon,
+            seed=seed,
+            name=name,
+            think=think,
+            considered=considered,
+            confidence=confidence,
+            root=root,
+            leaf=leaf,
+        )
+        if self.simulations < 1:
+            raise ValueError("the native search searches: search=N (1 or more) or think=SECONDS")
         seed = _fresh_seed() if seed is None else seed
-        self._port = game.native_search(native_net(net), search, c_puct, horizon, seed)  # type: ignore[attr-defined]
+        self._port = game.native_search(  # type: ignore[attr-defined]
+            native_net(net),
+            self.simulations,
+            c_puct,
+            horizon,
+            seed,
+            root=root,
+            considered=considered,
+            confidence=confidence,
+            leaf=leaf,
+            seconds=think,
+        )
 
     def reset(self, seed: int | None = None) -> None:
         """Start a new game; reseed the search's randomness when ``seed`` is given."""
@@ -170,6 +200,19 @@ class NativeAgentBot(AgentBot):
     def act(self, seat: Seat) -> int:
         """The native search's move for ``seat``."""
         return int(self._port.act(seat.native_state()))
+
+    def think(self, seat: Seat, gumbel: float = 0.0) -> Root:
+        """:func:`tablezoo.bots.search.think`'s root for ``seat``, searched in the core (Gumbel noise of
+        scale ``gumbel`` at the root: 0 at a table)."""
+        found = self._port.think(seat.native_state(), gumbel)
+        arrays = {key: np.asarray(found[key], np.float64) for key in ("logits", "visits", "q", "score")}
+        return Root(
+            legal=list(found["legal"]),
+            value0=float(found["value0"]),
+            choice=int(found["choice"]),
+            simulations=int(found["simulations"]),
+            **arrays,
+        )
 
     def root(self, seat: Seat, noise: float = 0.0, dirichlet_alpha: float = DIRICHLET_ALPHA) -> Node:
         """The root :func:`tablezoo.bots.search.search` returns, searched in the core: its legal

@@ -133,9 +133,12 @@ def _agent_bot(net: PolicyValueNet, game: Game[Any], name: str, base: str, setti
     """``AgentBot(net)`` with ``settings``: its native port where the game runs on the native core,
     has one, and the settings are ones the port plays (:func:`~tablezoo.bots.native.has_native_search`)."""
     kwargs = _settings(AgentBot, base, settings) if settings else {}
-    if has_native_search(game, net, kwargs):
-        return NativeAgentBot(game, net, name=name, **kwargs)
-    return AgentBot(net, name=name, **kwargs)
+    try:
+        if has_native_search(game, net, kwargs):
+            return NativeAgentBot(game, net, name=name, **kwargs)
+        return AgentBot(net, name=name, **kwargs)
+    except ValueError as err:
+        raise ConfigError(f"bot {base!r}: {err}") from None
 
 
 def game_bot_names(game_name: str) -> list[str]:
@@ -172,7 +175,7 @@ def _settings(cls: type[Bot], base: str, text: str) -> dict[str, Any]:
     takes = {
         p.name: p.default
         for p in inspect.signature(cls).parameters.values()
-        if p.name != "seed" and isinstance(p.default, (bool, int, float))
+        if p.name not in ("seed", "name") and isinstance(p.default, (bool, int, float, str))
     }
     allowed = ", ".join(f"{k}={v}" for k, v in takes.items()) or "no settings"
     settings: dict[str, Any] = {}
@@ -189,7 +192,7 @@ def _settings(cls: type[Bot], base: str, text: str) -> dict[str, Any]:
             else:
                 settings[key] = kind(value)
         except ValueError:
-            what = {bool: "true or false", int: "a whole number", float: "a number"}[kind]
+            what = {bool: "true or false", int: "a whole number", float: "a number", str: "a word"}[kind]
             message = f"bot {base!r}: {key} is {what} (default {takes[key]}), not {value!r}"
             raise ConfigError(message) from None
     return settings

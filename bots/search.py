@@ -112,7 +112,9 @@ from __future__ import annotations
 
 import contextlib
 import math
+import time
 from collections.abc import Generator, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -293,6 +295,144 @@ def search(
     return root
 
 
+@dataclass
+class Root:
+    """What :func:`think` found at a decision: the moves it weighed, what each is worth, its choice."""
+
+    legal: list[int]
+    """The legal moves."""
+    logits: np.ndarray
+    """The network's logits of :attr:`legal` (the prior, before softmax)."""
+    value0: float
+    """The network's win share of the position."""
+    visits: np.ndarray
+    """Simulations of each legal move (0: a move not considered, or dropped before it was tried)."""
+    q: np.ndarray
+    """Each move's mean win share over its simulations (:attr:`value0` where it had none)."""
+    score: np.ndarray
+    """Each move's final score: ``gumbel + logit + confidence · q / (spread / sqrt(visits))``
+    (``-inf`` for a move not considered); the chosen move has the highest among those left."""
+    choice: int
+    """The index (into :attr:`legal`) of the move to play."""
+    simulations: int
+    """The simulations run (below the budget where time ran out or the choice was settled)."""
+
+    @property
+    def move(self) -> int:
+        return self.legal[self.choice]
+
+
+CONFIDENCE = 0.25
+"""How many standard errors of a move's simulated win share count as one unit of the network's
+logits, by default: a move the network gives half a logit less than its favourite must be better
+by two standard errors to be played instead (measured: at 1.0, a noisy estimate overrode a right
+prior more often than a wrong one in Heckmeck)."""
+
+SPREAD_FLOOR = 0.05
+"""The least spread of a move's simulated values :func:`think` assumes: a move whose few
+simulations happened to agree is not taken for certain."""
+
+
+def think(
+    at: Seat,
+    evaluator: Evaluator | PolicyValueNet,
+    simulations: int,
+    rng: np.random.Generator,
+    *,
+    considered: int = 16,
+    confidence: float = CONFIDENCE,
+    horizon: int | None = None,
+    gumbel: float = 0.0,
+    seconds: float | None = None,
+    leaf: str = "turn",
+) -> Root:
+    """A Gumbel root with sequential halving over ``simulations`` simulations from the decision
+    ``at``: the move to play and what it found (see the module docstring).
+
+    ``considered``: the most moves weighed (the network's likeliest, plus Gumbel noise of scale
+    ``gumbel``: 0 at a table, 1 in self-play, where it samples them without replacement).
+    ``confidence``: how many standard errors of a move's simulated win share count as much as
+    one unit of the network's logits. ``seconds``: stop when this much time has passed
+    (``simulations`` stays the most it runs). One simulation (or one considered move) plays the
+    network's own move."""
+    game, seat = at.game, at.seat
+    guide = as_evaluator(evaluator)
+    legal = at.legal
+    horizon = 2 * (game.num_seats - 1) if horizon is None else horizon
+    deadline = None if seconds is None else time.perf_counter() + seconds
+    k = len(legal)
+    first = at.sample_state(rng)
+    ((all_logits, value0),) = guide.evaluate_batch(game, [(first, seat, at.observation)])
+    logits = np.asarray(all_logits, np.float64)[legal]
+    logits = logits - logits.max()
+    noise = gumbel * rng.gumbel(size=k) if gumbel > 0 else np.zeros(k)
+    visits, totals, squares = np.zeros(k), np.zeros(k), np.zeros(k)
+    m = min(considered, k, max(1, simulations // 2))
+    candidates = sorted(range(k), key=lambda i: -(noise[i] + logits[i]))[:m]
+    spent = 0
+
+    def scores() -> np.ndarray:
+        q = np.where(visits > 0, totals / np.maximum(visits, 1), value0)
+        tried = visits > 0
+        if tried.any():
+            mean = totals[tried] / visits[tried]
+            spread = np.sqrt(max(float(np.mean(squares[tried] / visits[tried] - mean**2)), 0.0))
+        else:
+            spread = 0.0
+        spread = max(spread, SPREAD_FLOOR)
+        return noise + logits + confidence * q * np.sqrt(visits) / spread
+
+    phases = max(1, math.ceil(math.log2(m))) if m > 1 else 0
+    for phase in range(phases):
+        left = simulations - spent
+        per = max(1, left // ((phases - phase) * len(candidates)))
+        for _ in range(per):
+            if deadline is not None and spent and time.perf_counter() > deadline:
+                break
+            y = first if spent == 0 else at.sample_state(rng)
+            stream = int(rng.integers(2**63))
+            for i in candidates:  # every move on the same hidden cards and the same dice
+                walk = _lookahead(
+                    game, seat, game.clone(y), legal[i], horizon, np.random.default_rng(stream), leaf
+                )
+                v = _drive(game, guide, walk)
+                visits[i] += 1
+                totals[i] += v
+                squares[i] += v * v
+                spent += 1
+        else:
+            ranked = sorted(candidates, key=lambda i: -scores()[i])
+            candidates = ranked[: max(1, math.ceil(len(candidates) / 2))]
+            continue
+        break  # out of time: the moves are ranked as they stand
+    final = scores()
+    considered_mask = np.zeros(k, bool)
+    considered_mask[candidates] = True
+    choice = max(candidates, key=lambda i: final[i])
+    q = np.where(visits > 0, totals / np.maximum(visits, 1), value0)
+    return Root(
+        legal=legal,
+        logits=logits,
+        value0=float(value0),
+        visits=visits,
+        q=q,
+        score=np.where(considered_mask, final, -np.inf),
+        choice=int(choice),
+        simulations=spent,
+    )
+
+
+def _drive(game: Game[Any], guide: Evaluator, walk: Generator[Request, Evaluation, float]) -> float:
+    """Run one simulation to its end, answering each of its requests at once; its value."""
+    try:
+        request = next(walk)
+        while True:
+            (answer,) = guide.evaluate_batch(game, [request])
+            request = walk.send(answer)
+    except StopIteration as end:
+        return float(end.value)
+
+
 def _simulation(
     game: Game[Any],
     seat: int,
@@ -344,13 +484,73 @@ def _simulation(
         n.value[i] += v
 
 
+LEAVES = ("head", "turn", "end")
+"""Where :func:`think` trusts the network's value head, ``leaf=``:
+
+* ``head``: at the first new decision of the searching seat (AlphaZero's leaf);
+* ``turn``: only at a decision of the seat that follows another seat's (a new turn, the
+  position the head is best calibrated at); the seat's moves within its turn are played
+  by the network (its likeliest), the others' sampled from its policy, until then;
+* ``end``: nowhere: the network plays the game out, the seat's win share its value.
+"""
+
+MAX_PLAYOUT = 10_000
+"""The decisions a playout (:data:`LEAVES` ``turn`` and ``end``) plays at most before the head values it."""
+
+
+def _lookahead(
+    game: Game[Any],
+    seat: int,
+    x: Any,
+    move: int,
+    horizon: int,
+    rng: np.random.Generator,
+    leaf: str,
+) -> Generator[Request, Evaluation, float]:
+    """One simulation of :func:`think`: ``move`` played in the determinised state ``x``, then chance
+    by the engine's odds (drawn from ``rng``) and the others' moves sampled from the network's
+    policy, until the seat is to move again (or ``horizon`` decisions of the others, or the end);
+    the seat's value there, where ``leaf`` (:data:`LEAVES`) trusts the head, or after the network
+    played on to such a place. It yields each evaluation it needs and returns the value."""
+    game.apply(x, move, check=False)
+    others = 0
+    limit = horizon if leaf == "head" else MAX_PLAYOUT  # else the others play until the seat moves
+    for _ in range(MAX_PLAYOUT):
+        mover = game.advance(x, rng)
+        if mover == TERMINAL:
+            return win_share(game, x, seat)
+        if mover != seat and others < limit:
+            moves = game.legal_actions(x)
+            logits, _ = yield (x, mover, None)
+            game.apply(x, moves[int(rng.choice(len(moves), p=masked_softmax(logits, moves)))], check=False)
+            others += 1
+            continue
+        logits, v = yield (x, seat, game.observe(x, seat))
+        if mover != seat or leaf == "head" or (leaf == "turn" and others):
+            return v
+        # the seat's own move within its turn (or anywhere, for "end"): its likeliest, and on
+        moves = game.legal_actions(x)
+        game.apply(x, moves[int(np.argmax(np.asarray(logits)[moves]))], check=False)
+    _, v = yield (x, seat, game.observe(x, seat))
+    return v
+
+
+ROOTS = ("gumbel", "puct")
+"""How :class:`AgentBot` chooses at its decision: ``gumbel`` (:func:`think`, the default) or ``puct``
+(:func:`search`'s most visited move, the root of versions before 0.7)."""
+
+THINK_SIMULATIONS = 100_000
+"""The simulations a thinking agent (``think=SECONDS`` without ``search``) may run at most."""
+
+
 class AgentBot:
-    """A network (or any :class:`Evaluator`) at a table: alone (``search=0``) or guiding ``search``
-    simulations.
+    """A network (or any :class:`Evaluator`) at a table: alone (``search=0``, ``think=0``) or
+    searching, ``search`` simulations a move and at most ``think`` seconds.
 
     Alone, a network plays its most likely legal move from the seat's observation; another
     evaluator is asked on a determinisation of the seat's position (drawn from the bot's own
-    generator)."""
+    generator). Searching, it plays :func:`think`'s choice (``root="puct"``: the most visited move
+    of :func:`search`)."""
 
     def __init__(
         self,
@@ -361,16 +561,36 @@ class AgentBot:
         batch: int = 1,
         seed: int | None = None,
         name: str = "agent",
+        think: float = 0.0,
+        considered: int = 16,
+        confidence: float = CONFIDENCE,
+        root: str = "gumbel",
+        leaf: str = "turn",
     ) -> None:
         if search < 0 or horizon < 0 or c_puct <= 0 or batch < 1:
             raise ValueError("search and horizon are 0 or more, c_puct above 0, batch 1 or more")
+        if not (think >= 0 and math.isfinite(think)) or considered < 1 or not confidence > 0:
+            raise ValueError("think is 0 seconds or more, considered 1 or more, confidence above 0")
+        if root not in ROOTS:
+            raise ValueError(f"root is one of {', '.join(ROOTS)}, not {root!r}")
+        if leaf not in LEAVES:
+            raise ValueError(f"leaf is one of {', '.join(LEAVES)}, not {leaf!r}")
+        if root == "puct" and think:
+            raise ValueError("think (a time budget) is the gumbel root's: the puct root takes search=N")
+        if batch != 1 and root != "puct":
+            raise ValueError("batch (simulations side by side) is the puct root's: add root=puct")
         self.net = evaluator if isinstance(evaluator, PolicyValueNet) else None
         """The network, where the bot plays one (None for another evaluator)."""
         self.evaluator = as_evaluator(evaluator)
-        self.simulations = search
+        self.simulations = search or (THINK_SIMULATIONS if think else 0)
+        self.seconds = think or None
         self.c_puct = c_puct
         self.horizon = horizon or None
         self.batch = batch
+        self.considered = considered
+        self.confidence = confidence
+        self.root_kind = root
+        self.leaf = leaf
         self.name = name
         self.rng = np.random.default_rng(seed)
 
@@ -378,14 +598,28 @@ class AgentBot:
         self.rng = np.random.default_rng(seed)
 
     def act(self, seat: Seat) -> int:
+        legal = seat.legal
         if self.simulations == 0:
-            legal = seat.legal
             if self.net is not None:  # the observation is all a network reads: no state to draw
                 logits = self.net.logits(self.net.reads(seat.game, seat.observation))
             else:
                 request = (seat.sample_state(self.rng), seat.seat, seat.observation)
                 ((logits, _),) = self.evaluator.evaluate_batch(seat.game, [request])
             return legal[int(np.argmax(logits[legal]))]
+        if self.root_kind == "gumbel":
+            if len(legal) == 1:
+                return legal[0]
+            return think(
+                seat,
+                self.evaluator,
+                self.simulations,
+                self.rng,
+                considered=self.considered,
+                confidence=self.confidence,
+                horizon=self.horizon,
+                seconds=self.seconds,
+                leaf=self.leaf,
+            ).move
         root = search(
             seat,
             self.evaluator,

@@ -173,17 +173,19 @@ class NativeGame(Game[Any]):
         return self._native.agent_search is not None
 
     def native_search(
-        self, net: Any, simulations: int, c_puct: float = 1.5, horizon: int = 0, seed: int = 0
+        self, net: Any, simulations: int, c_puct: float = 1.5, horizon: int = 0, seed: int = 0, **think: Any
     ) -> Any:
         """A new native search of ``simulations`` simulations for this game, guided by ``net`` (the
         core's network: :func:`tablezoo.bots.native.native_net`), its randomness seeded with
         ``seed``: its ``act(state)`` takes a native state of the game, ``reset(seed=None)`` starts a
-        new game. ``horizon`` 0 is AgentBot's default (two rounds of the others)."""
+        new game. ``horizon`` 0 is AgentBot's default (two rounds of the others). ``think``: the
+        Gumbel root's settings (``root``, ``considered``, ``confidence``, ``leaf``, ``seconds``; see
+        :class:`~tablezoo.bots.search.AgentBot`)."""
         if self._native.agent_search is None:
             raise ConfigError(
                 f"the native core has no search for {self.info.title}: it does not determinise it yet"
             )
-        return self._native.agent_search(self._native, net, simulations, c_puct, horizon, seed)
+        return self._native.agent_search(self._native, net, simulations, c_puct, horizon, seed, **think)
 
     def __getattr__(self, name: str) -> Any:
         # A game's own helpers (Heckmeck's claims, Court's roll_size, ...) read states

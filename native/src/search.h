@@ -22,7 +22,10 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <functional>
+#include <numeric>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -219,10 +222,40 @@ class ObservationIndex {
   std::vector<float> keys_;
 };
 
+// Where think() trusts the value head (search.py LEAVES).
+enum class Leaf { kHead = 0, kTurn = 1, kEnd = 2 };
+
+// AgentBot's settings of the Gumbel root (search.py think): the moves weighed, how much a
+// standard error of a simulated win share weighs against a logit, where the head is trusted,
+// and a time budget (0: none).
+struct ThinkConfig {
+  bool gumbel_root = true;  // false: the PUCT root (search(), the most visited move)
+  int considered = 16;
+  double confidence = 0.25;
+  Leaf leaf = Leaf::kTurn;
+  double seconds = 0.0;
+};
+
+// search.py SPREAD_FLOOR and MAX_PLAYOUT.
+constexpr double kSpreadFloor = 0.05;
+constexpr int kMaxPlayout = 10000;
+
 template <class G>
 class AgentSearch {
  public:
   using State = typename G::State;
+  // An exact evaluator in place of the network (the known-answer tests): the seat's value of a
+  // state, its logits written into the vector (num_actions entries).
+  using Oracle = std::function<double(const State&, int seat, std::vector<float>& logits)>;
+
+  // search.py Root: the Gumbel root's moves, logits, visits, mean values and choice.
+  struct Root {
+    std::vector<int> legal;
+    std::vector<double> logits, visits, q, score;
+    double value0 = 0;
+    int choice = 0;
+    int64_t simulations = 0;
+  };
 
   // search.py Node: one information state of the searching seat.
   struct Node {
@@ -254,13 +287,22 @@ class AgentSearch {
   };
 
   // `horizon` 0: two rounds of the others, 2 (n - 1), as AgentBot's default.
-  AgentSearch(std::shared_ptr<const PolicyValueNet> net, Reading reading, int simulations, double c_puct, int horizon)
-      : net_(std::move(net)), reading_(std::move(reading)), simulations_(simulations), c_puct_(c_puct), horizon_(horizon) {}
+  AgentSearch(std::shared_ptr<const PolicyValueNet> net, Reading reading, int simulations, double c_puct, int horizon,
+              ThinkConfig think = {})
+      : net_(std::move(net)), reading_(std::move(reading)), simulations_(simulations), c_puct_(c_puct), horizon_(horizon),
+        think_(think) {}
 
   void reset() {}
+  void set_oracle(Oracle oracle) { oracle_ = std::move(oracle); }
+  const ThinkConfig& think_config() const { return think_; }
 
-  // AgentBot.act: the move visited most, ties to the higher prior.
+  // AgentBot.act: the Gumbel root's choice, or (the PUCT root) the move visited most, ties to
+  // the higher prior.
   int act(const G& game, const State& s, int seat, Rng& rng) {
+    if (think_.gumbel_root) {
+      const Root& root = think(game, s, seat, rng);
+      return root.legal[root.choice];
+    }
     const Node& root = search(game, s, seat, rng);
     int best = 0;
     for (size_t i = 1; i < root.legal.size(); ++i)
@@ -269,6 +311,156 @@ class AgentSearch {
     return root.legal[best];
   }
 
+  // search.py think: a Gumbel root with sequential halving over simulations_ simulations (at
+  // most think_.seconds, where it is set), every considered move simulated in the same worlds.
+  const Root& think(const G& game, const State& s, int seat, Rng& rng, double gumbel = 0.0) {
+    using Clock = std::chrono::steady_clock;
+    const auto start = Clock::now();
+    Root& r = root_;
+    r = Root{};
+    game.legal_actions(s, r.legal);
+    const size_t k = r.legal.size();
+    const int horizon = horizon_ ? horizon_ : 2 * (game.num_seats() - 1);
+    if (k == 1) {  // nothing to weigh
+      r.logits.assign(1, 0.0);
+      r.visits.assign(1, 0.0);
+      r.q.assign(1, 0.0);
+      r.score.assign(1, 0.0);
+      return r;
+    }
+    game.determinize(s, seat, rng, first_);
+    r.value0 = evaluate_at(game, first_, seat);
+    r.logits.resize(k);
+    double top = -INFINITY;
+    for (size_t i = 0; i < k; ++i) top = std::max(top, static_cast<double>(logits_[r.legal[i]]));
+    for (size_t i = 0; i < k; ++i) r.logits[i] = static_cast<double>(logits_[r.legal[i]]) - top;
+    noise_.assign(k, 0.0);
+    if (gumbel > 0.0)
+      for (double& g : noise_) g = -gumbel * std::log(-std::log1p(-uniform(rng)));
+    r.visits.assign(k, 0.0);
+    totals_.assign(k, 0.0);
+    squares_.assign(k, 0.0);
+    const int m = static_cast<int>(std::min<int64_t>({think_.considered, static_cast<int64_t>(k),
+                                                      std::max<int64_t>(1, simulations_ / 2)}));
+    candidates_.resize(k);
+    std::iota(candidates_.begin(), candidates_.end(), 0);
+    std::stable_sort(candidates_.begin(), candidates_.end(),
+                     [&](int a, int b) { return noise_[a] + r.logits[a] > noise_[b] + r.logits[b]; });
+    candidates_.resize(static_cast<size_t>(m));
+    const int phases = m > 1 ? std::max(1, static_cast<int>(std::ceil(std::log2(m)))) : 0;
+    int64_t spent = 0;
+    bool out_of_time = false;
+    for (int phase = 0; phase < phases && !out_of_time; ++phase) {
+      const int64_t left = simulations_ - spent;
+      const int64_t per = std::max<int64_t>(1, left / ((phases - phase) * static_cast<int64_t>(candidates_.size())));
+      for (int64_t world = 0; world < per; ++world) {
+        if (think_.seconds > 0 && spent &&
+            std::chrono::duration<double>(Clock::now() - start).count() > think_.seconds) {
+          out_of_time = true;
+          break;
+        }
+        if (spent == 0)
+          y_ = first_;
+        else
+          game.determinize(s, seat, rng, y_);
+        const uint64_t stream = rng.next_uint64();
+        for (int i : candidates_) {  // every move on the same hidden cards and the same dice
+          x_ = y_;
+          Rng chance(stream);
+          const double v = lookahead(game, seat, r.legal[i], horizon, chance);
+          r.visits[i] += 1;
+          totals_[i] += v;
+          squares_[i] += v * v;
+          ++spent;
+        }
+      }
+      if (out_of_time) break;
+      scores(r);
+      std::stable_sort(candidates_.begin(), candidates_.end(), [&](int a, int b) { return r.score[a] > r.score[b]; });
+      candidates_.resize((candidates_.size() + 1) / 2);
+    }
+    scores(r);
+    int choice = candidates_[0];
+    for (int i : candidates_)
+      if (r.score[i] > r.score[choice]) choice = i;
+    std::vector<double> final_score(k, -INFINITY);
+    for (int i : candidates_) final_score[i] = r.score[i];
+    r.score.swap(final_score);
+    r.choice = choice;
+    r.simulations = spent;
+    return r;
+  }
+
+ private:
+  // think's scores: gumbel + logit + confidence * q * sqrt(visits) / spread, spread the pooled
+  // standard deviation of the simulated values (at least kSpreadFloor); r.q filled too.
+  void scores(Root& r) {
+    const size_t k = r.legal.size();
+    double variance = 0.0;
+    int tried = 0;
+    for (size_t i = 0; i < k; ++i)
+      if (r.visits[i] > 0) {
+        const double mean = totals_[i] / r.visits[i];
+        variance += squares_[i] / r.visits[i] - mean * mean;
+        ++tried;
+      }
+    const double spread = std::max(tried ? std::sqrt(std::max(variance / tried, 0.0)) : 0.0, kSpreadFloor);
+    r.q.resize(k);
+    r.score.resize(k);
+    for (size_t i = 0; i < k; ++i) {
+      r.q[i] = r.visits[i] > 0 ? totals_[i] / r.visits[i] : r.value0;
+      r.score[i] = noise_[i] + r.logits[i] + think_.confidence * r.q[i] * std::sqrt(r.visits[i]) / spread;
+    }
+  }
+
+  // search.py _lookahead: move played in x_, then chance and the others (sampled from the
+  // network's policy) until the seat is to move again, and its value where the leaf trusts the
+  // head (the seat's own moves within its turn played by the network's likeliest, for kTurn).
+  double lookahead(const G& game, int seat, int move, int horizon, Rng& rng) {
+    State& x = x_;
+    game.apply(x, move);
+    int others = 0;
+    const int limit = think_.leaf == Leaf::kHead ? horizon : kMaxPlayout;
+    for (int step = 0; step < kMaxPlayout; ++step) {
+      int mover = game.to_move(x);
+      while (mover == kChance) {
+        game.apply_chance(x, game.sample_chance(x, rng));
+        mover = game.to_move(x);
+      }
+      if (mover == kTerminal) return win_share(game, x, seat);
+      if (mover != seat && others < limit) {
+        moves_.clear();
+        game.legal_actions(x, moves_);
+        evaluate_at(game, x, mover);
+        masked_softmax(logits_, moves_, policy_);
+        game.apply(x, moves_[sample(policy_, rng)]);
+        ++others;
+        continue;
+      }
+      const double v = evaluate_at(game, x, seat);
+      if (mover != seat || think_.leaf == Leaf::kHead || (think_.leaf == Leaf::kTurn && others)) return v;
+      moves_.clear();
+      game.legal_actions(x, moves_);
+      int best = moves_[0];
+      for (int a : moves_)
+        if (logits_[a] > logits_[best]) best = a;
+      game.apply(x, best);
+    }
+    return evaluate_at(game, x, seat);
+  }
+
+  // The seat's value of x and its logits (into logits_): the oracle's, or the network's on the
+  // seat's observation.
+  double evaluate_at(const G& game, const State& x, int seat) {
+    if (oracle_) {
+      logits_.assign(game.num_actions(), 0.0f);
+      return oracle_(x, seat, logits_);
+    }
+    observe(game, x, seat);
+    return evaluate();
+  }
+
+ public:
   // search(): run the simulations from seat's decision in s; the root node. The root is
   // evaluated on the first simulation's determinisation (with the seat's observation); a root
   // with one legal move is not searched. `noise`: the weight of Dirichlet noise of concentration
@@ -379,6 +571,12 @@ class AgentSearch {
   int simulations_;
   double c_puct_;
   int horizon_;
+  ThinkConfig think_;
+  Oracle oracle_;
+  Root root_;
+  std::vector<double> noise_, totals_, squares_;
+  std::vector<int> candidates_;
+  State y_;                                    // think's world: every considered move starts from it
   std::vector<Node> nodes_;                    // the tree: nodes_[0] is the root...
   ObservationIndex tree_;                      // ...each one's index by the seat's observation
   std::vector<std::pair<int, int>> path_;      // (node, move index) of this simulation

@@ -421,6 +421,81 @@ void write_seeds(const std::string& folder, int per_config, uint64_t seed) {
   }
 }
 
+// The known answer of the search (tests/bots/test_think.py's, in the core): mid-turn Heckmeck
+// positions with at most four dice left, where only the mover decides until its turn ends. With
+// the exact turn solver's value as its leaf (the worms the turn brings, scaled into 0..1) the
+// Gumbel root must choose a move the solver values best, and its mean values must come close
+// to the solver's.
+void search_known_answers() {
+  using namespace heckmeck;
+  const Heckmeck game(2, {{"quick", false}});
+  Rng rng(7);
+  int solved = 0;
+  for (int g = 0; g < 40 && solved < 12; ++g) {
+    State s = game.initial_state();
+    std::vector<int> legal;
+    while (true) {
+      const int mover = resolve_chance(game, s, rng);
+      if (mover == kTerminal) break;
+      legal.clear();
+      game.legal_actions(s, legal);
+      if (legal.size() > 1 && s.left <= 4 && solved < 12) {
+        ++solved;
+        run("the search's known answer, heckmeck position " + std::to_string(solved), [&] {
+          const int seat = mover;
+          int before = 0;
+          for (int t : s.stacks[seat]) before += worms(t);
+          TurnSolver solver = TurnSolver::for_state(s);
+          auto mask = [](const State& x) {
+            int m = 0;
+            for (int f = 0; f < 6; ++f) m |= (x.kept[f] > 0) << f;
+            return m;
+          };
+          auto exact = [&](const State& x, int who, std::vector<float>&) {
+            if (who != seat) return 0.5;  // the other seat's moves: uniform priors, its value unread
+            int now = 0;
+            for (int t : x.stacks[seat]) now += worms(t);
+            double v = now - before;
+            if (x.turn == seat && game.to_move(x) == seat) {
+              const int kept = mask(x);
+              if (x.phase == kKeeping) {
+                double best = -INFINITY;
+                for (int f = 0; f < 6; ++f)
+                  if (x.roll[f] && !(kept >> f & 1))
+                    best = std::max(best, solver.after_keep(kept | 1 << f, x.left - x.roll[f],
+                                                            x.total + x.roll[f] * kFaceValue[f]));
+                v += best;
+              } else {
+                v += solver.after_keep(kept, x.left, x.total);
+              }
+            }
+            return (v + 4.0) / 8.0;
+          };
+          std::vector<double> values;
+          Heckmeck::Solver bot;
+          bot.action_values(game, s, seat, rng, values);
+          ThinkConfig think;
+          think.leaf = Leaf::kHead;
+          AgentSearch<Heckmeck> search(nullptr, Reading{}, 400, 1.5, 1, think);  // one decision of the other
+          search.set_oracle(exact);
+          const auto& root = search.think(game, s, seat, rng);
+          const double best = *std::max_element(values.begin(), values.end());
+          check(values[root.choice] >= best - 1e-9, "the search chose a move worth " +
+                                                        std::to_string(values[root.choice]) + ", the best is worth " +
+                                                        std::to_string(best));
+          for (size_t i = 0; i < values.size(); ++i)
+            if (root.visits[i] > 0)
+              check(std::fabs(root.q[i] - (values[i] + 4.0) / 8.0) < 0.08,
+                    "a move's mean value is far from the solver's: " + std::to_string(root.q[i] * 8 - 4) + " against " +
+                        std::to_string(values[i]));
+        });
+      }
+      game.apply(s, legal[rng.below(legal.size())]);
+    }
+  }
+  run("the search's known answers: enough positions", [&] { check(solved >= 8, "too few positions"); });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -464,6 +539,7 @@ int main(int argc, char** argv) {
   all(std::common_type<diamant::Diamant>{});
   all(std::common_type<court::Court>{});
   heckmeck_dice();
+  search_known_answers();
   std::printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
 }

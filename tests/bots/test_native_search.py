@@ -176,7 +176,7 @@ def test_make_bot_seats_the_native_search_where_the_core_has_one(tmp_path: Path)
         bot = make_bot("agent:search=8,c_puct=2.0,horizon=3", game)
         assert isinstance(bot, AgentBot) and (bot.simulations, bot.c_puct, bot.horizon) == (8, 2.0, 3)
         assert isinstance(bot, NativeAgentBot) == game.has_native_search, name
-        for python in ("agent", "agent:search=8,batch=2"):
+        for python in ("agent", "agent:search=8,batch=2,root=puct"):
             assert not isinstance(make_bot(python, game), NativeAgentBot)
         assert not isinstance(make_bot("agent:search=8", make(name, core="python")), NativeAgentBot)
     assert {"heckmeck", "diamant", "court"} <= set(searching())

@@ -165,12 +165,15 @@ def test_the_others_of_a_secret_round_are_modelled_blind_to_the_searchers_choice
     assert later > 0
 
 
-def test_search_alone_beats_random_play() -> None:
-    # an untrained network has no preference; its search's simulations (real outcomes of the engine)
-    # are what make the agent win well above its fair share of 1/3 at a Diamant table of randoms
+@pytest.mark.parametrize("root", ["puct", "gumbel"])
+def test_search_alone_beats_random_play(root: str) -> None:
+    # an untrained network has no preference; its search's simulations (real outcomes of the engine:
+    # the PUCT tree's, or the Gumbel root's games played out, leaf=end) are what make the agent win
+    # well above its fair share of 1/3 at a Diamant table of randoms
     game = make("diamant", 3)
+    net = PolicyValueNet.initial(game, (16,), seed=6)
     standing = one_against_all(
-        game, lambda: AgentBot(PolicyValueNet.initial(game, (16,), seed=6), search=24), RandomBot, 40, seed=1
+        game, lambda: AgentBot(net, search=24, root=root, leaf="end"), RandomBot, 40, seed=1
     )
     assert standing.win_rate > 0.45, standing.as_dict()  # fair share 1/3
 
@@ -222,11 +225,14 @@ def test_one_network_call_answers_a_batch_as_single_calls_do(name: str) -> None:
 
 def test_the_agent_takes_a_batch_setting() -> None:
     game = make("diamant", 4)
-    bot = make_bot("agent:search=6,batch=3", game)
+    bot = make_bot("agent:search=6,batch=3,root=puct", game)
     assert isinstance(bot, AgentBot) and bot.batch == 3
     play_game(game, [bot, RandomBot(), RandomBot(), RandomBot()], seed=2, max_decisions=200)
     with pytest.raises(ValueError, match="batch 1 or more"):
         AgentBot(bot.net, search=4, batch=0)
+    # side by side is the PUCT root's: the Gumbel root (the default) refuses it, naming the way
+    with pytest.raises(ConfigError, match="add root=puct"):
+        make_bot("agent:search=6,batch=3", game)
 
 
 # --------------------------------------------------------------------------- other evaluators

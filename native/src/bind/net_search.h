@@ -187,7 +187,8 @@ py::object bind_search(py::module_& m, const std::string& game_name) {
     const std::string doc = "The native search of " + game_name + " (tablezoo.bots.search.AgentBot's).";
     py::class_<BP> cls(m, (game_name + "AgentSearch").c_str(), doc.c_str());
     cls.def(py::init([](py::object game_object, py::handle net_in, int simulations, double c_puct, int horizon,
-                        uint64_t seed) {
+                        uint64_t seed, const std::string& root, int considered, double confidence,
+                        const std::string& leaf, double seconds) {
              if (!py::isinstance<Bound<G>>(game_object))
                throw py::type_error("a native " + std::string(py::str(py::type::of<Bound<G>>().attr("__name__"))) +
                                     " game is needed, not " +
@@ -204,6 +205,27 @@ py::object bind_search(py::module_& m, const std::string& game_name) {
              if (!(c_puct > 0 && c_puct < 1e9)) throw py::value_error("c_puct is above 0, not " + std::to_string(c_puct));
              if (horizon < 0 || horizon > 1000000)
                throw py::value_error("horizon is 0 (two rounds of the others) to 1000000, not " + std::to_string(horizon));
+             ThinkConfig think;
+             if (root != "gumbel" && root != "puct")
+               throw py::value_error("root is gumbel or puct, not " + std::string(py::repr(py::str(root))));
+             think.gumbel_root = root == "gumbel";
+             if (considered < 1 || considered > 1000000)
+               throw py::value_error("considered is 1..1000000, not " + std::to_string(considered));
+             think.considered = considered;
+             if (!(confidence > 0 && confidence < 1e9))
+               throw py::value_error("confidence is above 0, not " + std::to_string(confidence));
+             think.confidence = confidence;
+             if (leaf == "head")
+               think.leaf = Leaf::kHead;
+             else if (leaf == "turn")
+               think.leaf = Leaf::kTurn;
+             else if (leaf == "end")
+               think.leaf = Leaf::kEnd;
+             else
+               throw py::value_error("leaf is head, turn or end, not " + std::string(py::repr(py::str(leaf))));
+             if (!(seconds >= 0 && seconds < 1e6))
+               throw py::value_error("seconds is 0 (no time budget) or more, not " + std::to_string(seconds));
+             think.seconds = seconds;
              Reading reading;
              if (net->padded()) {
                if (b.pad_size == 0) throw py::value_error("set_padding first: the network reads the padded observation");
@@ -217,11 +239,13 @@ py::object bind_search(py::module_& m, const std::string& game_name) {
                                      " entries and gives " + std::to_string(net->num_actions()) + " logits; this game's " +
                                      (net->padded() ? "padded " : "") + "observation has " + std::to_string(size) +
                                      " entries and " + std::to_string(b.game.num_actions()) + " actions");
-             return BP{game_object, AgentSearch<G>(std::move(net), std::move(reading), simulations, c_puct, horizon),
+             return BP{game_object,
+                       AgentSearch<G>(std::move(net), std::move(reading), simulations, c_puct, horizon, think),
                        Rng(seed), {}};
            }),
            py::arg("game"), py::arg("net"), py::arg("simulations"), py::arg("c_puct") = 1.5, py::arg("horizon") = 0,
-           py::arg("seed") = 0)
+           py::arg("seed") = 0, py::kw_only(), py::arg("root") = "gumbel", py::arg("considered") = 16,
+           py::arg("confidence") = 0.25, py::arg("leaf") = "turn", py::arg("seconds") = 0.0)
         .def("__copy__", [](BP& bp) { return bp.copy(); })
         .def("__deepcopy__", [](BP& bp, py::handle) { return bp.copy(); }, py::arg("memo"))
         .def("reset", [](BP& bp, std::optional<uint64_t> seed) {
@@ -242,7 +266,25 @@ py::object bind_search(py::module_& m, const std::string& game_name) {
           });
           return py::make_tuple(legal, prior, visits);
         }, py::arg("state"), py::arg("noise") = 0.0, py::arg("dirichlet_alpha") = 0.3,
-        "The searched root of the seat to move: its legal moves, priors (noise mixed in) and visits.");
+        "The searched root of the seat to move: its legal moves, priors (noise mixed in) and visits.")
+        .def("think", [](BP& bp, py::handle state, double gumbel) {
+          if (!(gumbel >= 0.0 && gumbel < 1e6)) throw py::value_error("gumbel is a scale, 0 or more, not " + std::to_string(gumbel));
+          auto root = bp.think(state, [&](const G& game, const auto& s, int seat) {
+            return bp.port.think(game, s, seat, bp.rng, gumbel);  // a copy, made before the port is let go
+          });
+          py::dict out;
+          out["legal"] = root.legal;
+          out["logits"] = root.logits;
+          out["value0"] = root.value0;
+          out["visits"] = root.visits;
+          out["q"] = root.q;
+          out["score"] = root.score;
+          out["choice"] = root.choice;
+          out["simulations"] = root.simulations;
+          return out;
+        }, py::arg("state"), py::arg("gumbel") = 0.0,
+        "The Gumbel root of the seat to move (tablezoo.bots.search.think's Root, as a dict): legal, logits, "
+        "value0, visits, q, score, choice, simulations.");
     return cls;
   }
 }

@@ -1,0 +1,229 @@
+"""Search scaling: how the searching agent's strength grows with its simulations.
+
+For each game and seat count, and each simulation budget, two rows of games:
+
+* ``bot``: the searching agent at one seat, the game's strongest bot at every other
+  (Heckmeck ``solver``, 6 nimmt! ``search``, Diamant ``search``, To Court the King ``heuristic``);
+* ``agent``: the searching agent at one seat, the shipped network alone (``agent``) at every other.
+
+Each game seats the searcher at the next seat in turn and has a seed of its own (the same deals
+and dice at every budget). A row records the searcher's win share with its 95% Wilson interval,
+its mean score, the milliseconds a searched move took (mean over its decisions), and the share
+of its decisions with more than one legal move where the search played another move than the
+network alone would have (``changed``)::
+
+    python benchmarks/search_scaling.py --games heckmeck court --seats 2 \\
+        --simulations 1 8 32 128 512 --games-per-point 1000 --out benchmarks/results/search_scaling.json
+
+The searcher is ``agent:search=N`` with ``--settings`` appended (``agent:search=N,root=puct`` is the
+PUCT root of earlier versions). Rows already in ``--out`` (the same game, seats, opponent, searcher
+and games) are kept, not played again: a stopped run goes on where it stopped. ``--plot FILE``
+draws the curves of a results file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tablezoo.bots.core import Seat
+from tablezoo.bots.registry import make_bot, shipped_agent
+from tablezoo.games import GAMES, make
+from tablezoo.games.core import TERMINAL
+
+STRONGEST = {"heckmeck": "solver", "sechs_nimmt": "search", "diamant": "search", "court": "heuristic"}
+"""The package's strongest bot of each game: the searcher's yardstick."""
+
+MAX_DECISIONS = 20_000
+"""A game still running after this many decisions is stopped and shared by every seat."""
+
+
+def wilson(share: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of a share of ``n`` games."""
+    if n == 0:
+        return 0.0, 1.0
+    centre = (share + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def play_games(task: tuple[str, int, str, str, int, int, int]) -> dict[str, Any]:
+    """Games ``first`` .. ``first + count - 1`` of one row: the searcher's credits, scores, times and
+    changed decisions."""
+    game_name, seats, searcher, opponent, seed, first, count = task
+    game = make(game_name, seats)
+    net = shipped_agent(game)
+    seeds = np.random.SeedSequence(seed).generate_state(first + count)
+    credits, scores, truncated = [], [], 0
+    seconds, searched, changed, decided = 0.0, 0, 0, 0
+    for g in range(first, first + count):
+        me = g % seats
+        bots = [make_bot(searcher if s == me else opponent, game) for s in range(seats)]
+        game_seeds = np.random.SeedSequence(int(seeds[g])).generate_state(seats + 1)
+        for bot, bot_seed in zip(bots, game_seeds[1:], strict=True):
+            bot.reset(int(bot_seed))
+        chance = np.random.default_rng(int(game_seeds[0]))
+        state = game.initial_state()
+        for _ in range(MAX_DECISIONS):
+            mover = game.advance(state, chance)
+            if mover == TERMINAL:
+                break
+            at = Seat.of(game, state, mover)
+            if mover == me and len(at.legal) > 1:
+                start = time.perf_counter()
+                move = bots[mover].act(at)
+                seconds += time.perf_counter() - start
+                searched += 1
+                decided += 1
+                changed += move != net.act(net.reads(game, at.observation), at.mask)
+            else:
+                move = bots[mover].act(at)
+            game.apply(state, move)
+        if game.to_move(state) != TERMINAL:
+            credits.append(1.0 / seats)
+            truncated += 1
+        else:
+            winners = game.winners(state)
+            credits.append(1.0 / len(winners) if me in winners else 0.0)
+        scores.append(float(game.scores(state)[me]))
+    return {
+        "credits": credits,
+        "scores": scores,
+        "seconds": seconds,
+        "searched": searched,
+        "changed": changed,
+        "decided": decided,
+        "truncated": truncated,
+    }
+
+
+def run_row(
+    game_name: str, seats: int, searcher: str, opponent: str, games: int, seed: int, jobs: int
+) -> dict[str, Any]:
+    """One row: ``games`` games of ``searcher`` against ``opponent`` at every other seat."""
+    chunk = max(1, math.ceil(games / (4 * jobs)))
+    tasks = [
+        (game_name, seats, searcher, opponent, seed, first, min(chunk, games - first))
+        for first in range(0, games, chunk)
+    ]
+    start = time.perf_counter()
+    if jobs > 1:
+        with multiprocessing.get_context("forkserver").Pool(jobs) as pool:
+            parts = pool.map(play_games, tasks)
+    else:
+        parts = [play_games(t) for t in tasks]
+    credits = [c for p in parts for c in p["credits"]]
+    share = float(np.mean(credits))
+    low, high = wilson(share, len(credits))
+    searched = sum(p["searched"] for p in parts)
+    return {
+        "game": game_name,
+        "seats": seats,
+        "searcher": searcher,
+        "opponent": opponent,
+        "games": len(credits),
+        "seed": seed,
+        "win_share": round(share, 4),
+        "win_share_95ci": [round(low, 4), round(high, 4)],
+        "mean_score": round(float(np.mean([s for p in parts for s in p["scores"]])), 3),
+        "ms_per_move": round(1000 * sum(p["seconds"] for p in parts) / max(searched, 1), 3),
+        "changed": round(sum(p["changed"] for p in parts) / max(sum(p["decided"] for p in parts), 1), 4),
+        "truncated_games": sum(p["truncated"] for p in parts),
+        "wall_seconds": round(time.perf_counter() - start, 1),
+    }
+
+
+def searcher_name(simulations: int, settings: str) -> str:
+    return f"agent:search={simulations}" + (f",{settings}" if settings else "")
+
+
+def key(row: dict[str, Any]) -> tuple[Any, ...]:
+    return row["game"], row["seats"], row["opponent"], row["searcher"], row["games"]
+
+
+def plot(rows: list[dict[str, Any]], path: Path) -> None:
+    """The curves of ``rows``: win share against simulations, a panel per game and seat count."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    panels = sorted({(r["game"], r["seats"]) for r in rows})
+    fig, axes = plt.subplots(1, len(panels), figsize=(4 * len(panels), 3.4), squeeze=False)
+    for ax, (game_name, seats) in zip(axes[0], panels, strict=True):
+        lines: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for r in rows:
+            if (r["game"], r["seats"]) == (game_name, seats):
+                settings = r["searcher"].partition(",")[2]
+                lines.setdefault((r["opponent"], settings), []).append(r)
+        for (opponent, settings), line in sorted(lines.items()):
+            line.sort(key=lambda r: int(r["searcher"].split("=")[1].split(",")[0]))
+            x = [int(r["searcher"].split("=")[1].split(",")[0]) for r in line]
+            y = [r["win_share"] for r in line]
+            err = [[r["win_share"] - r["win_share_95ci"][0] for r in line],
+                   [r["win_share_95ci"][1] - r["win_share"] for r in line]]  # fmt: skip
+            ax.errorbar(x, y, yerr=err, marker="o", capsize=3, label=f"vs {opponent} {settings}".strip())
+        ax.axhline(1 / seats, color="grey", lw=0.8, ls=":")
+        ax.set_xscale("log", base=2)
+        ax.set_title(f"{game_name}, {seats} seats")
+        ax.set_xlabel("simulations a move")
+        ax.set_ylabel("searcher's win share")
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", nargs="+", choices=list(GAMES), default=list(GAMES))
+    parser.add_argument("--seats", nargs="+", type=int, default=[2], help="seat counts (Diamant: at least 3)")
+    parser.add_argument("--simulations", nargs="+", type=int, default=[1, 8, 32, 128, 512])
+    parser.add_argument("--opponents", nargs="+", choices=["bot", "agent"], default=["bot", "agent"])
+    parser.add_argument("--settings", default="", help="the searcher's settings after search=N")
+    parser.add_argument("--games-per-point", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--out", type=Path, default=None, help="JSON file: rows kept and added to")
+    parser.add_argument("--plot", type=Path, default=None, help="draw the curves of --out into this PNG")
+    args = parser.parse_args(argv)
+    if args.games_per_point < 1 or args.jobs < 1:
+        parser.error("--games-per-point and --jobs are 1 or more")
+    rows: list[dict[str, Any]] = []
+    if args.out is not None and args.out.exists():
+        rows = json.loads(args.out.read_text())["rows"]
+    done = {key(r) for r in rows}
+    for game_name in args.games:
+        info = make(game_name).info
+        for seats in args.seats:
+            seats = max(seats, info.min_seats)
+            for opponent in args.opponents:
+                other = STRONGEST[game_name] if opponent == "bot" else "agent"
+                for n in args.simulations:
+                    searcher = searcher_name(n, args.settings)
+                    row_key = (game_name, seats, other, searcher, args.games_per_point)
+                    if row_key in done:
+                        continue
+                    row = run_row(
+                        game_name, seats, searcher, other, args.games_per_point, args.seed, args.jobs
+                    )
+                    print(json.dumps(row), flush=True)
+                    rows.append(row)
+                    done.add(row_key)
+                    if args.out is not None:
+                        args.out.parent.mkdir(parents=True, exist_ok=True)
+                        body = {"command": " ".join(sys.argv), "rows": rows}
+                        args.out.write_text(json.dumps(body, indent=1) + "\n")
+    if args.plot is not None:
+        plot(rows, args.plot)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,237 @@
+"""The Gumbel root (:func:`tablezoo.bots.search.think`, ``agent:search=N`` and ``agent:think=SECONDS``).
+
+Known answers first: positions whose best move is known exactly, because only the searching seat
+decides until the value is settled (the rest of a Heckmeck turn; a last Diamant cave with one
+explorer left), scored by exhaustive expectimax over the engine's own chance odds. Given that
+exact value as its leaf, the search must choose a best move once it has enough simulations,
+on either core's states. Then what the root promises: one simulation is the network's own
+move, a time budget stops it, and it reads nothing its seat cannot see.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from tablezoo.bots.core import Seat
+from tablezoo.bots.native import NativeAgentBot
+from tablezoo.bots.net import win_share
+from tablezoo.bots.registry import make_bot, shipped_agent
+from tablezoo.bots.search import THINK_SIMULATIONS, AgentBot, think
+from tablezoo.games import make
+from tablezoo.games.core import CHANCE, TERMINAL, ConfigError, Game
+from tablezoo.games.heckmeck import worms
+
+
+@pytest.fixture(scope="module")
+def on_each_core() -> str:
+    """This module chooses each test's cores itself (``core``), once each."""
+    return "chosen by each test"
+
+
+class Expectimax:
+    """The exact value of a position for ``seat`` while only ``seat`` decides: chance by the
+    engine's odds, the seat's best move, ``settled(x)`` where the value is known (a value in
+    0..1); an evaluator of :func:`~tablezoo.bots.search.think` (uniform priors)."""
+
+    def __init__(self, game: Game[Any], seat: int, settled: Any) -> None:
+        self.game, self.seat, self.settled = game, seat, settled
+        self.known: dict[tuple[int, bytes], float] = {}
+
+    def of(self, x: Any) -> float:
+        """The value of ``x`` (each position, by what the seat sees and who moves, solved once)."""
+        key = self.game.to_move(x), self.game.observe(x, self.seat).tobytes()
+        if key not in self.known:
+            self.known[key] = self._value(x)
+        return self.known[key]
+
+    def _value(self, x: Any) -> float:
+        game = self.game
+        done = self.settled(x)
+        if done is not None:
+            return float(done)
+        mover = game.to_move(x)
+        if mover == CHANCE:
+            total = 0.0
+            for outcome, p in game.chance_outcomes(x):
+                y = game.clone(x)
+                game.apply_chance(y, outcome)
+                total += p * self.of(y)
+            return total
+        assert mover == self.seat, "only the searching seat decides here"
+        return max(self.action_value(x, a) for a in game.legal_actions(x))
+
+    def action_value(self, x: Any, action: int) -> float:
+        y = self.game.clone(x)
+        self.game.apply(y, action)
+        return self.of(y)
+
+    def evaluate_batch(self, game: Game[Any], requests: Any) -> list[tuple[np.ndarray, float]]:
+        return [(np.zeros(game.num_actions), self.of(x)) for x, _, _ in requests]
+
+
+def positions(game: Game[Any], wanted: Any, games: int, seed: int) -> list[Any]:
+    """Decisions with more than one legal move where ``wanted(state, seat)``, from seeded random games."""
+    rng = np.random.default_rng(seed)
+    found = []
+    for _ in range(games):
+        x = game.initial_state()
+        while (mover := game.advance(x, rng)) != TERMINAL:
+            legal = game.legal_actions(x)
+            if len(legal) > 1 and wanted(x, mover):
+                found.append(game.clone(x))
+            game.apply(x, legal[int(rng.integers(len(legal)))])
+    return found
+
+
+def heckmeck_turn(game: Game[Any], root: Any, seat: int) -> Expectimax:
+    """The rest of ``seat``'s Heckmeck turn from ``root``: the worms it wins or loses by the turn's
+    end (scaled from -4..4 into 0..1), as the exact turn solver values it."""
+    before = sum(worms(t) for t in root.stacks[seat])
+
+    def settled(x: Any) -> float | None:
+        if game.to_move(x) in (seat, CHANCE) and x.turn == seat:
+            return None
+        return (sum(worms(t) for t in x.stacks[seat]) - before + 4) / 8
+
+    return Expectimax(game, seat, settled)
+
+
+def diamant_last_cave(game: Game[Any], seat: int) -> Expectimax:
+    """A last Diamant cave with ``seat`` the one explorer left: its win share at the end."""
+    return Expectimax(game, seat, lambda x: win_share(game, x, seat) if game.to_move(x) == TERMINAL else None)
+
+
+def alone_in_last_cave(game: Game[Any]) -> Any:
+    # three hazard types seen: the rest of the cave is short enough to solve exactly in a test
+    return lambda x, seat: (
+        x.cave == 5 and sum(x.inside) == 1 and sum(x.seen) >= 3 and x.hauls[seat] + x.pool > 0
+    )
+
+
+@pytest.mark.parametrize("core", ["python", "native"])
+@pytest.mark.parametrize(
+    ("name", "seats", "exact", "wanted"),
+    [
+        ("heckmeck", 2, heckmeck_turn, lambda game: lambda x, seat: x.left <= 4),
+        ("diamant", 3, lambda game, root, seat: diamant_last_cave(game, seat), alone_in_last_cave),
+    ],
+)
+def test_think_finds_the_best_move_of_positions_solved_exactly(
+    core: str, name: str, seats: int, exact: Any, wanted: Any
+) -> None:
+    """With the exact value as its leaf the Gumbel root chooses a best move at enough simulations,
+    and its mean values converge to the exact ones (chance drawn by the engine's odds)."""
+    game = make(name, seats, core=core)
+    found = positions(game, wanted(game), games=80, seed=3)[:8]
+    assert len(found) >= 4, f"too few test positions: {len(found)}"
+    rng = np.random.default_rng(0)
+    for x in found:
+        seat = game.to_move(x)
+        oracle = exact(game, x, seat)
+        at = Seat.of(game, x, seat)
+        values = {a: oracle.action_value(x, a) for a in at.legal}
+        root = think(at, oracle, 400, rng, horizon=0, leaf="head")
+        best = max(values.values())
+        assert values[root.move] >= best - 1e-9, (values, root)
+        tried = root.visits > 0
+        exact_q = np.array([values[a] for a in root.legal])
+        assert np.all(np.abs(root.q[tried] - exact_q[tried]) < 0.08), (root.q, exact_q)
+
+
+def test_the_native_root_is_the_reference_root() -> None:
+    """The core's Gumbel root (``NativeAgentBot.think``) weighs the moves as the Python one does: the
+    same considered moves and budget split, the network's logits, a chosen move among the best
+    scored; the known-answer test of the core's root with the exact Heckmeck turn solver is in
+    ``native/tests/test_core.cc``."""
+    game = make("heckmeck", 2, core="native")
+    net = shipped_agent(game)
+    found = positions(game, lambda x, seat: True, games=4, seed=5)[:10]
+    for x in found:
+        at = Seat.of(game, x, game.to_move(x))
+        native = NativeAgentBot(game, net, 32, seed=1).think(at)
+        python = think(at, net, 32, np.random.default_rng(1))
+        assert native.legal == python.legal
+        np.testing.assert_allclose(native.logits, python.logits, atol=1e-4)
+        assert np.array_equal(native.visits > 0, python.visits > 0)
+        assert native.simulations == python.simulations
+        assert native.score[native.choice] == native.score.max()
+
+
+@pytest.mark.parametrize("core", ["python", "native"])
+@pytest.mark.parametrize("name", ["heckmeck", "court", "diamant", "sechs_nimmt"])
+def test_one_simulation_plays_the_networks_move(core: str, name: str) -> None:
+    """``search=1`` weighs one move, the network's likeliest: the agent alone, whatever the core."""
+    game = make(name, 3, core=core)
+    net = shipped_agent(game)
+    bot = make_bot("agent:search=1", game)
+    bot.reset(seed=2)
+    for x in positions(game, lambda x, seat: True, games=2, seed=1)[:20]:
+        at = Seat.of(game, x, game.to_move(x))
+        assert bot.act(at) == net.act(net.reads(game, at.observation), at.mask)
+
+
+@pytest.mark.parametrize("core", ["python", "native"])
+def test_a_time_budget_stops_the_search_after_the_first_world(core: str) -> None:
+    """``think=SECONDS``: a budget that has run out before a second world stops the root after its
+    first (every considered move simulated once); the choice is still a considered move."""
+    game = make("court", 2, core=core)
+    net = shipped_agent(game)
+    x = positions(game, lambda x, seat: len(game.legal_actions(x)) >= 4, games=3, seed=2)[0]
+    at = Seat.of(game, x, game.to_move(x))
+    if core == "native":
+        root = NativeAgentBot(game, net, think=1e-9, seed=0).think(at)
+    else:
+        root = think(at, net, 10_000, np.random.default_rng(0), seconds=1e-9)
+    considered = int((root.visits > 0).sum())
+    assert root.simulations == considered == min(16, len(at.legal))
+    assert root.visits[root.choice] == 1
+
+
+@pytest.mark.parametrize("core", ["python", "native"])
+def test_the_root_reads_nothing_its_seat_cannot_see(core: str) -> None:
+    """The same seat's decision with the others' hands dealt anew (what it cannot see) gets the same
+    Gumbel root from the same seed: logits, visits, values and choice."""
+    game = make("sechs_nimmt" if core == "python" else "diamant", 3, core=core)
+    net = shipped_agent(game)
+    x = positions(game, lambda x, seat: True, games=1, seed=4)[3]
+    seat = game.to_move(x)
+    other = game.determinize(x, seat, np.random.default_rng(99))
+    roots = []
+    for state in (x, other):
+        at = Seat.of(game, state, seat)
+        if core == "native":
+            roots.append(NativeAgentBot(game, net, 24, seed=7).think(at))
+        else:
+            roots.append(think(at, net, 24, np.random.default_rng(7)))
+    assert roots[0].choice == roots[1].choice
+    np.testing.assert_array_equal(roots[0].visits, roots[1].visits)
+    np.testing.assert_allclose(roots[0].q, roots[1].q)
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ("leaf=deep", "leaf is one of head, turn, end"),
+        ("root=mcts", "root is one of gumbel, puct"),
+        ("think=-1", "think is 0 seconds or more"),
+        ("considered=0", "considered 1 or more"),
+        ("think=1,root=puct", "the puct root takes search=N"),
+    ],
+)
+def test_bad_settings_are_refused_naming_what_is_allowed(settings: str, message: str) -> None:
+    for core in ("python", "native"):
+        with pytest.raises(ConfigError, match=message):
+            make_bot(f"agent:{settings}", make("heckmeck", 2, core=core))
+
+
+def test_agent_think_seats_the_core_search_with_a_time_budget() -> None:
+    """``agent:think=SECONDS`` is the core's search where it has one, its budget the seconds given;
+    the Python search elsewhere, with the same settings."""
+    bot = make_bot("agent:think=0.5", make("court", 2, core="native"))
+    assert isinstance(bot, NativeAgentBot) and bot.seconds == 0.5
+    python = make_bot("agent:think=0.5,leaf=end", make("court", 2, core="python"))
+    assert isinstance(python, AgentBot) and not isinstance(python, NativeAgentBot)
+    assert (python.seconds, python.leaf, python.simulations) == (0.5, "end", THINK_SIMULATIONS)
