@@ -16,7 +16,9 @@ network alone would have (``changed``)::
         --simulations 1 8 32 128 512 --games-per-point 1000 --out benchmarks/results/search_scaling.json
 
 The searcher is ``agent:search=N`` with ``--settings`` appended (``agent:search=N,root=puct`` is the
-PUCT root of earlier versions). Rows already in ``--out`` (the same game, seats, opponent, searcher
+PUCT root of earlier versions); ``--agent FILE.npz`` searches with another network of the game (its
+``changed`` share is still counted against the shipped network's moves). Rows already in ``--out``
+(the same game, seats, opponent, searcher
 and games) are kept, not played again: a stopped run goes on where it stopped. ``--plot FILE``
 draws the curves of a results file.
 """
@@ -141,8 +143,13 @@ def run_row(
     }
 
 
-def searcher_name(simulations: int, settings: str) -> str:
-    return f"agent:search={simulations}" + (f",{settings}" if settings else "")
+def searcher_name(simulations: int, settings: str, agent: str = "agent") -> str:
+    return f"{agent}:search={simulations}" + (f",{settings}" if settings else "")
+
+
+def simulations_of(row: dict[str, Any]) -> int:
+    """The simulations of a row's searcher (``...:search=N,...``)."""
+    return int(row["searcher"].split("search=")[1].split(",")[0])
 
 
 def key(row: dict[str, Any]) -> tuple[Any, ...]:
@@ -162,11 +169,14 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
         lines: dict[tuple[str, str], list[dict[str, Any]]] = {}
         for r in rows:
             if (r["game"], r["seats"]) == (game_name, seats):
-                settings = r["searcher"].partition(",")[2]
+                agent, _, rest = r["searcher"].partition(":")
+                settings = " ".join(
+                    [Path(agent).stem if agent != "agent" else "", rest.partition(",")[2]]
+                ).strip()
                 lines.setdefault((r["opponent"], settings), []).append(r)
         for (opponent, settings), line in sorted(lines.items()):
-            line.sort(key=lambda r: int(r["searcher"].split("=")[1].split(",")[0]))
-            x = [int(r["searcher"].split("=")[1].split(",")[0]) for r in line]
+            line.sort(key=simulations_of)
+            x = [simulations_of(r) for r in line]
             y = [r["win_share"] for r in line]
             err = [[r["win_share"] - r["win_share_95ci"][0] for r in line],
                    [r["win_share_95ci"][1] - r["win_share"] for r in line]]  # fmt: skip
@@ -188,6 +198,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--simulations", nargs="+", type=int, default=[1, 8, 32, 128, 512])
     parser.add_argument("--opponents", nargs="+", choices=["bot", "agent"], default=["bot", "agent"])
     parser.add_argument("--settings", default="", help="the searcher's settings after search=N")
+    parser.add_argument(
+        "--agent", default="agent", help="the searching network: the shipped agent, or a network file (.npz)"
+    )
     parser.add_argument("--games-per-point", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=1)
@@ -207,7 +220,7 @@ def main(argv: list[str] | None = None) -> None:
             for opponent in args.opponents:
                 other = STRONGEST[game_name] if opponent == "bot" else "agent"
                 for n in args.simulations:
-                    searcher = searcher_name(n, args.settings)
+                    searcher = searcher_name(n, args.settings, args.agent)
                     row_key = (game_name, seats, other, searcher, args.games_per_point)
                     if row_key in done:
                         continue
