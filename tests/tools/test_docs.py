@@ -79,10 +79,12 @@ def test_the_api_reference_reads_the_source_however_the_package_is_installed() -
 
 
 def test_the_changelog_has_the_packages_version() -> None:
-    """A version is bumped with a changelog entry: CHANGELOG.md's first section is pyproject's version."""
+    """A version is bumped with a changelog entry: CHANGELOG.md's first section is pyproject's version,
+    or an ``Unreleased`` section (what the next version will say) and then that version."""
     import re
     import tomllib
 
     version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
     sections = re.findall(r"^## (\S+)", (ROOT / "CHANGELOG.md").read_text(), re.M)
-    assert sections and sections[0] == version, f"CHANGELOG.md's latest section is not {version}"
+    released = sections[1:] if sections[:1] == ["Unreleased"] else sections
+    assert released and released[0] == version, f"CHANGELOG.md's latest released section is not {version}"
