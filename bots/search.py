@@ -1,9 +1,55 @@
 """Network-guided search over the engine, the same for every game: the ``agent`` bot.
 
 ``agent`` plays the network's most likely legal move (a move in well under a
-millisecond). ``agent:search=N`` runs ``N`` simulations of a determinised,
-information-set Monte Carlo tree search (:func:`search`) guided by the network,
-and plays the move it visited most.
+millisecond). ``agent:search=N`` weighs its likeliest moves by ``N`` simulations
+(:func:`think`, a Gumbel root), and ``agent:think=SECONDS`` does the same for at
+most that long a move. ``agent:search=N,root=puct`` is the determinised,
+information-set Monte Carlo tree search of earlier versions (:func:`search`, the
+move visited most), which expert iteration still trains on.
+
+**The Gumbel root** (:func:`think`; Danihelka et al., "Policy improvement by
+planning with Gumbel", 2022), from seat ``s`` deciding:
+
+1. the network is asked once on ``s``'s observation: logits over the legal moves
+   (the prior) and a win share;
+2. its ``considered`` likeliest moves (16; Gumbel noise added in self-play, none at a
+   table) are weighed by **sequential halving**: in each of ``ceil(log2 m)`` phases
+   every move still weighed is simulated as often as the budget allows, then the
+   better half is kept;
+3. a phase's simulations are **worlds**: each a determinisation of what ``s``
+   cannot see (``game.determinize``) and one stream of chance, and every move is
+   simulated in the same worlds (the same hidden cards, the same dice: the moves are
+   compared on equal luck);
+4. a simulation plays the move, then chance by the engine's odds and every other
+   seat's move sampled from the network's policy on its own observation (a secret
+   choice of ``s`` is in no observation of theirs), until ``s`` is to move again;
+   its value is ``s``'s win share there, by the network's head where ``leaf``
+   (:data:`LEAVES`) trusts it, else after the network played on: ``turn`` (the
+   default) values the start of ``s``'s next turn, ``s``'s own moves within its
+   turn played by the network's likeliest; ``head`` the first next decision;
+   ``end`` the game's end;
+5. a move's score is ``logit + confidence · q · sqrt(visits) / spread``, ``q`` its
+   mean simulated win share and ``spread`` their pooled standard deviation: a move
+   overtakes one the network prefers by ``d`` logits only when its mean is better by
+   ``d / confidence`` standard errors (:data:`CONFIDENCE`). The move left is played.
+
+With one simulation (or one legal move) it is the network alone. With exact values at
+its leaves it finds the best move of positions solved exactly, on both cores
+(``tests/bots/test_think.py``, ``native/tests/test_core.cc``). Its native port
+(:class:`~tablezoo.bots.native.NativeAgentBot`, ``native/src/search.h``) is the same
+root, drawn from the core's generator.
+
+**Where it stands** (see ``docs/bots/search.md`` for the curves): the search can only
+be as good as the values it averages. ``benchmarks/value_calibration.py`` measures the
+shipped heads on held-out self-play: at 2 seats To Court the King's and Diamant's are
+informative (Brier score 0.73 and 0.78 of a constant's at turn starts), Heckmeck's
+and 6 nimmt!'s are not (1.01 and 1.30: values piled near 0 and 1 where the seats
+win about a quarter and three quarters of the time). The PUCT root averaged those
+values into its choices and lost to the network alone; the Gumbel root leaves the
+network's move only on evidence.
+
+**The PUCT root** (``root=puct``, :func:`search`), described below, runs ``N``
+simulations of a tree of ``s``'s information states and plays the move it visited most.
 
 The search asks for priors and values through one small protocol,
 :class:`Evaluator`: a batch of ``(state, seat, observation)`` requests in,
