@@ -4,10 +4,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 LINKED := $(VENV)/.linked
-PACKAGES := games bots envs wrappers tables evaluation training
+PACKAGES := games bots envs wrappers tables evaluation training release
 EXTRAS := dev,train,rllib,web,cluster,export,render,clients,bench,docs
 # mypy reads the installed package, as a user's type checker does
-TYPED := $(foreach p,$(PACKAGES),-p tablezoo.$(p)) -m tablezoo -m tablezoo.__main__
+TYPED := $(foreach p,$(PACKAGES),-p tablezoo.$(p)) -p tablezoo.commands -m tablezoo -m tablezoo.__main__
 
 # The native core (native/, C++17) is built by the package's own build (setup.py: pybind11 and
 # setuptools from PyPI); make requires it, so a build error stops here instead of falling back.
@@ -185,7 +185,8 @@ docs: $(LINKED)
 # The site served at http://127.0.0.1:8000, rebuilt as its pages and docstrings change.
 docs-serve: $(LINKED)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000 --watch games --watch bots \
-		--watch envs --watch wrappers --watch tables --watch training --watch benchmarks/results
+		--watch envs --watch wrappers --watch tables --watch evaluation --watch training --watch release \
+		--watch cli --watch benchmarks/results
 
 # Both cores against OpenSpiel and connect_four, then the batched env against the Python env(),
 # DummyVecEnv and SyncVectorEnv (each script measures its references in the same run).

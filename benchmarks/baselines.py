@@ -13,11 +13,11 @@ trains into ``<out>/<row>/<game>-<n>p/<budget>/seed<S>/train/`` (``--out``, defa
 ``result.json`` beside ``train/``: the protocol's result with a ``baseline`` entry (the row,
 the decisions trained, the minutes spent, the policy file, the learning curve). The rows:
 
-- ``maskable_ppo``: stable-baselines3's MaskablePPO (``tablezoo.training.train``, the
+- ``maskable_ppo``: stable-baselines3's MaskablePPO (``tablezoo.training.ppo.sb3``, the
   package's hyperparameters for the game, no teacher), the learner at a random seat, the
   heuristic at every other; the policy is its ``policy.npz``.
 - ``rllib_ppo``: RLlib PPO in pure self-play (every seat the learner,
-  ``tablezoo.training.rllib_backend``, sampling in the driver); the policy is its
+  ``tablezoo.training.rllib.backend``, sampling in the driver); the policy is its
   ``policy.npz``.
 - ``tianshou_dqn``: Tianshou's DQN with the action mask (illegal moves never chosen, nor
   bootstrapped from), the learner against heuristic bots (:func:`train_tianshou_dqn`); the
@@ -250,7 +250,8 @@ def _train_settings(row: Row) -> dict[str, Any]:
 def train_maskable_ppo(row: Row) -> Trained:
     """MaskablePPO against heuristic bots (``tablezoo train``'s trainer); starts afresh when stopped."""
     from tablezoo.bots.net import PolicyValueNet
-    from tablezoo.training.train import TrainConfig, train
+    from tablezoo.training.ppo.config import TrainConfig
+    from tablezoo.training.ppo.sb3 import train
 
     shutil.rmtree(row.work, ignore_errors=True)
     run = train(TrainConfig(**_train_settings(row), opponents=["heuristic"]), command=sys.argv)
@@ -260,7 +261,7 @@ def train_maskable_ppo(row: Row) -> Trained:
 
 def train_rllib_ppo(row: Row) -> Trained:
     """RLlib PPO in pure self-play; continues from the run's last checkpoint when stopped."""
-    from tablezoo.training.rllib_backend import RLlibTrainConfig, train_rllib
+    from tablezoo.training.rllib.backend import RLlibTrainConfig, train_rllib
 
     runs = sorted(
         p for p in row.work.glob("*-rllib") if (p / "checkpoint").is_dir() and (p / "state.json").exists()
@@ -447,7 +448,7 @@ def train_batched_ppo(row: Row) -> Trained:
 def expert_cli(row: Row, iterations: int, teacher_games: int, games: int) -> None:
     """The ``tablezoo expert`` command the ``expert`` row runs (up to round ``iterations``; it
     resumes after its last finished round)."""
-    command = [sys.executable, "-m", "tablezoo.training.cli", "expert", row.game, "--seats", str(row.seats)]
+    command = [sys.executable, "-m", "tablezoo", "expert", row.game, "--seats", str(row.seats)]
     command += ["--out", str(row.work), "--seed", str(row.seed), "--teacher", "heuristic"]
     command += ["--teacher-games", str(teacher_games), "--games", str(games), "--workers", "1"]
     command += ["--simulations", str(EXPERT_SIMULATIONS), "--iterations", str(iterations)]

@@ -214,7 +214,7 @@ def maskable_ppo(game: str, steps: int) -> dict[str, float]:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from tablezoo.training.sb3_batched import SB3BatchedVecEnv
+    from tablezoo.training.ppo.sb3_batched import SB3BatchedVecEnv
 
     n_envs, n_steps = 16, 64
     batched = SB3BatchedVecEnv(BatchedVectorEnv(game, n_envs, opponents="random", seed=0))

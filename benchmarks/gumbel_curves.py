@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from tablezoo.training.ship import TARGETS
+from tablezoo.release.ship import TARGETS
 
 GAME_NAMES = {
     "heckmeck": "Heckmeck",

@@ -66,8 +66,9 @@ def main() -> None:
 
     import ray
 
-    from tablezoo.training.rllib_backend import RLlibTrainConfig, train_rllib
-    from tablezoo.training.train import TrainConfig, train
+    from tablezoo.training.ppo.config import TrainConfig
+    from tablezoo.training.ppo.sb3 import train
+    from tablezoo.training.rllib.backend import RLlibTrainConfig, train_rllib
 
     common = {
         "env": args.env,

@@ -11,7 +11,7 @@ shares best). ``--out`` defaults to ``benchmarks/results/scoring_speed.json``. T
 
 - **torch**: the published 10M batched PPO actor (``policies/batched_ppo-diamant-3p-10M-seed0.pt``,
   a two-layer MLP on the padded observation);
-- **onnx**: the same actor exported by ``tablezoo export`` (:func:`tablezoo.training.export.export_torch`),
+- **onnx**: the same actor exported by ``tablezoo export`` (:func:`tablezoo.release.export.export_torch`),
   run by ONNX Runtime;
 - **numpy**: the published 1M MaskablePPO policy (``policies/maskable_ppo-diamant-3p-1M-seed0.npz``),
   run by the package's numpy runner (another network, of about the same size).
@@ -87,7 +87,7 @@ def run(cells: list[tuple[str, int]]) -> dict[str, Any]:
     import torch
 
     from tablezoo.games import make
-    from tablezoo.training.export import export_torch
+    from tablezoo.release.export import export_torch
 
     folder = Path(tempfile.mkdtemp(prefix="scoring-speed-"))
     onnx = folder / "actor.onnx"

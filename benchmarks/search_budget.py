@@ -5,10 +5,10 @@
 
 For each game, at its fewest target seats (Heckmeck, 6 nimmt! and To Court the King 2,
 Diamant 3), against the game's strongest bot (the one its strength targets name:
-:data:`tablezoo.training.ship.TARGETS`), and for each ``--simulations`` N:
+:data:`tablezoo.release.ship.TARGETS`), and for each ``--simulations`` N:
 
 - **milliseconds a move** of ``agent:search=N`` (the median over ``--positions`` positions of
-  random games with more than one legal move: :func:`tablezoo.training.ship.move_times`), at
+  random games with more than one legal move: :func:`tablezoo.release.ship.move_times`), at
   the seat count the search is dearest at, the game's most target seats;
 - **its win share** over ``--tournament`` games (seats rotated, tournament seed ``--seed``,
   one used for nothing else), with its 95% interval; the network alone (``agent``) is the
@@ -29,7 +29,7 @@ import time
 from typing import Any
 
 from tablezoo.evaluation.tournament import named_tournament
-from tablezoo.training.ship import TARGETS, move_times
+from tablezoo.release.ship import TARGETS, move_times
 
 SIMULATIONS = (16, 64, 256)
 

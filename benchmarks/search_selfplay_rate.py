@@ -7,7 +7,7 @@ The reference is what expert iteration (:mod:`tablezoo.training.expert`) plays i
 rounds: the shipped agent's native search (``agent:search=S``, ``S`` the config's simulations)
 at every seat, one game after the other, the move chosen in the core and the game driven from
 Python. Against it, in the same run and the same process, the batched loop of
-:mod:`tablezoo.training.search_selfplay` plays ``--num-games`` games at once with the same
+:mod:`tablezoo.training.expert.search_selfplay` plays ``--num-games`` games at once with the same
 network:
 
 - ``gumbel 16/16``: 16 simulations, 16 moves considered at the root (or all of them, if fewer);
@@ -37,9 +37,9 @@ import numpy as np
 from tablezoo.bots.registry import shipped_agent
 from tablezoo.evaluation.play import play_out
 from tablezoo.games import GAMES, make
-from tablezoo.training.expert import ExpertConfig
-from tablezoo.training.search_selfplay import SearchSelfPlay, numpy_evaluator, torch_evaluator
-from tablezoo.training.selfplay import seat_bots
+from tablezoo.training.expert.config import ExpertConfig
+from tablezoo.training.expert.search_selfplay import SearchSelfPlay, numpy_evaluator, torch_evaluator
+from tablezoo.training.expert.selfplay import seat_bots
 
 
 def reference_rate(game_name: str, seats: int, simulations: int, seconds: float, seed: int) -> dict[str, Any]:

@@ -4,7 +4,7 @@
     python benchmarks/selfplay_rate.py --games heckmeck --jobs 1     # one game, one process
 
 Expert iteration (:mod:`tablezoo.training.expert`) spends its time in two kinds of games:
-its imitation rounds play the game's teacher (:data:`~tablezoo.training.expert.TEACHERS`) at
+its imitation rounds play the game's teacher (:data:`~tablezoo.training.expert.config.TEACHERS`) at
 every seat, and its search rounds play the network guiding ``simulations`` (the config's
 default) at every seat. This plays each kind at 4 seats, the shipped agent as the network,
 on each core in turn (``TABLEZOO_CORE``: the Python core with the Python bots, the native
@@ -29,7 +29,7 @@ from typing import Any
 
 from tablezoo.evaluation.tournament import PART_GAMES, play_part, split_tournament
 from tablezoo.games import GAMES
-from tablezoo.training.expert import TEACHERS, ExpertConfig
+from tablezoo.training.expert.config import TEACHERS, ExpertConfig
 
 SEATS = 4
 """The table size played (every game allows it)."""

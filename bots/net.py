@@ -2,10 +2,10 @@
 
 Every trained player is a :class:`PolicyValueNet`: the network of expert
 iteration (:mod:`tablezoo.training.expert`, the shipped agents in ``agents/``)
-and the policy a PPO run exports (:mod:`tablezoo.training.train`,
-:mod:`tablezoo.training.rllib_backend`). :func:`load_model` reads either file;
+and the policy a PPO run exports (:mod:`tablezoo.training.ppo.sb3`,
+:mod:`tablezoo.training.rllib.backend`). :func:`load_model` reads either file;
 the bots, the search, the tables and the ONNX export
-(:mod:`tablezoo.training.export`) take the model it gives, and ask it what it
+(:mod:`tablezoo.release.export`) take the model it gives, and ask it what it
 is instead of asking for its class.
 
 The forward pass:
@@ -107,7 +107,7 @@ class ActionHead:
     hidden layer); for the other actions ``rest · g + rest_bias``. One card's
     lesson is then every card's: a policy learns "a sixth card takes the row"
     once, not once per card. The stable-baselines3 side is
-    :mod:`tablezoo.training.sb3_policy`.
+    :mod:`tablezoo.training.ppo.sb3_policy`.
     """
 
     offsets: np.ndarray
@@ -518,7 +518,7 @@ class PolicyValueNet:
     @classmethod
     def from_sb3(cls, model: Any, scale: np.ndarray, meta: dict[str, Any] | None = None) -> PolicyValueNet:
         """The actor of a (Maskable)PPO ``MlpPolicy`` (or an
-        :class:`~tablezoo.training.sb3_policy.ActionFieldPolicy`) trained on scaled observations, as a
+        :class:`~tablezoo.training.ppo.sb3_policy.ActionFieldPolicy`) trained on scaled observations, as a
         policy of one seat count."""
         policy = model.policy
 

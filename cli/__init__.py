@@ -3,8 +3,9 @@ than two players.
 
 The package's layers, each its own subpackage (imports point one way): :mod:`tablezoo.games` (the
 engine and the rules) ← :mod:`tablezoo.bots` ← :mod:`tablezoo.envs`, :mod:`tablezoo.wrappers`,
-:mod:`tablezoo.tables` ← :mod:`tablezoo.evaluation` ← :mod:`tablezoo.training` ← the command line
-(``tablezoo``, ``python -m tablezoo``). Importing ``tablezoo`` itself loads none of them.
+:mod:`tablezoo.tables` ← :mod:`tablezoo.evaluation` ← :mod:`tablezoo.training`, :mod:`tablezoo.release`
+← the command line (:mod:`tablezoo.commands`: ``tablezoo``, ``python -m tablezoo``). Importing
+``tablezoo`` itself loads none of them.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
-"""``python -m tablezoo``: the ``tablezoo`` command (:func:`tablezoo.training.cli.main`)."""
+"""``python -m tablezoo``: the ``tablezoo`` command (:func:`tablezoo.commands.main`)."""
 
 from __future__ import annotations
 
-from tablezoo.training.cli import main
+from tablezoo.commands import main
 
 if __name__ == "__main__":
     main()

@@ -20,28 +20,9 @@ from __future__ import annotations
 
 import pettingzoo
 
-ENV_MODULES = ("heckmeck_v0", "sechs_nimmt_v0", "diamant_v0", "court_v0")
-"""The environment modules, importable as ``tablezoo.envs.<name>``."""
+from tablezoo.envs.names import ENV_MODULES, MAX_CYCLES, env_module, game_name, make_game, registry_id
 
-MAX_CYCLES: dict[str, int] = {
-    "heckmeck_v0": 5_000,
-    "sechs_nimmt_v0": 2_000,
-    "diamant_v0": 1_000,
-    "court_v0": 50_000,
-}
-"""Each game's default ``max_cycles``: the most decisions one agent may make in an episode.
-
-Far above the longest games measured under random play and under the bots (at
-the fewest, default and most seats), so that it only ever cuts a pathological
-game short; ``max_cycles=None`` lifts it.
-"""
-
-
-def registry_id(module: str) -> str:
-    """The registry id of an env module: ``heckmeck_v0`` -> ``tablezoo/heckmeck-v0``."""
-    name, _, version = module.rpartition("_")
-    return f"tablezoo/{name}-{version}"
-
+__all__ = ["ENV_MODULES", "MAX_CYCLES", "env_module", "game_name", "make_game", "registry_id"]
 
 for _module in ENV_MODULES:
     for _kind, _factory in (("aec", "env"), ("parallel", "parallel_env")):
@@ -53,6 +34,6 @@ for _module in ENV_MODULES:
         )
 
 # Gymnasium ids of the single-agent views (tablezoo/Heckmeck-v0 ...): registering imports nothing else
-from tablezoo.envs import gym_ids as _gym_ids  # noqa: E402 - needs ENV_MODULES above
+from tablezoo.envs import gym_ids as _gym_ids  # noqa: E402 - registered after PettingZoo's ids
 
 _gym_ids.register()

@@ -15,7 +15,7 @@ Two faces over the same core:
   (fixed, or drawn each episode) against bots at the other seats (``"random"`` or
   ``"heuristic"``, played inside the core), with the masks in ``infos["action_mask"]`` and
   ``action_masks()`` as :class:`~tablezoo.wrappers.single_agent.SingleAgentEnv` gives
-  them. ``tablezoo.training.sb3_batched`` makes it a stable-baselines3 ``VecEnv`` for
+  them. ``tablezoo.training.ppo.sb3_batched`` makes it a stable-baselines3 ``VecEnv`` for
   sb3-contrib's ``MaskablePPO``.
 
 The rules of both faces

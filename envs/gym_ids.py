@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import gymnasium
 
-from tablezoo.envs import ENV_MODULES
+from tablezoo.envs.names import ENV_MODULES
 
 NAMESPACE = "tablezoo"
 ENTRY_POINT = "tablezoo.wrappers.single_agent:make_env"

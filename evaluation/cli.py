@@ -1,6 +1,6 @@
 """The command line of evaluation: ``tablezoo evaluate`` (a tournament of named bots or policy files)
 and ``tablezoo benchmark`` (the protocol, a paired comparison, an aggregate over training seeds, a
-join of seat counts, a rescore). :mod:`tablezoo.training.cli` registers both.
+join of seat counts, a rescore). :mod:`tablezoo.commands` registers both.
 
     tablezoo benchmark sechs_nimmt runs/ppo/model.zip --out results/ppo-seed0.json
     tablezoo benchmark diamant --compare runs/a/policy.npz runs/b/actor.pt --input-b padded,raw
@@ -22,14 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from tablezoo.evaluation.aggregate import aggregate, plot_profile
-from tablezoo.evaluation.cli_args import game_args, game_of, reading_args
+from tablezoo.evaluation.cli_args import game_arg, game_args, game_of, players_arg, reading_args
 from tablezoo.evaluation.compare import compare, compare_results
 from tablezoo.evaluation.policies import as_bot
 from tablezoo.evaluation.progress import ProgressBar
 from tablezoo.evaluation.protocol import GAMES_PER_CELL, PROTOCOL, check_counts, run_protocol
 from tablezoo.evaluation.results import join_seat_counts, make_portable, read_results, rescore
 from tablezoo.evaluation.tournament import format_table, lineup, named_tournament
-from tablezoo.games import GAMES
 from tablezoo.games.core import ConfigError
 
 
@@ -235,7 +234,7 @@ def add_benchmark_parser(subparsers: Any) -> argparse.ArgumentParser:
         description=f"Score a policy by {PROTOCOL}: against random, the heuristic and the game's strongest "
         "bot, at the smallest, 4 and the largest seat count, 1,000 games a cell on fixed seeds.",
     )
-    p.add_argument("game", choices=list(GAMES), help="the game")
+    game_arg(p)
     p.add_argument(
         "policy",
         nargs="?",
@@ -286,9 +285,7 @@ def add_benchmark_parser(subparsers: Any) -> argparse.ArgumentParser:
         metavar="RESULT",
         help="one training seed's results at different seat counts, as one protocol result (with --out)",
     )
-    p.add_argument(
-        "--players", type=int, nargs="+", default=None, help="seat counts (default: the protocol's)"
-    )
+    players_arg(p, several=True, help="seat counts (default: the protocol's)")
     p.add_argument(
         "--opponents", nargs="+", default=None, help="opponent bots (default: the protocol's panel)"
     )

@@ -1,7 +1,7 @@
 """Arguments that several ``tablezoo`` subcommands share, for the modules that add those subcommands.
 
 Each subcommand's parser lives beside its code (``add_evaluate_parser`` in
-:mod:`tablezoo.evaluation.cli`, ...) and :mod:`tablezoo.training.cli` only
+:mod:`tablezoo.evaluation.cli`, ...) and :mod:`tablezoo.commands` only
 registers them; what more than one of them reads comes from here, so that no
 subcommand's module imports the entry point.
 """
@@ -9,17 +9,69 @@ subcommand's module imports the entry point.
 from __future__ import annotations
 
 import argparse
+import sys
+import warnings
 from typing import Any
 
-from tablezoo.games import GAMES, make
+from tablezoo.games import GAMES, game_named, make
 from tablezoo.games.core import Game
+
+GAME_HELP = "the game: " + ", ".join(GAMES) + " (or its env module, e.g. heckmeck_v0)"
+"""The help of a ``game`` argument: the games, named either way."""
+
+
+def game_arg(parser: argparse.ArgumentParser, **options: Any) -> None:
+    """Add the positional ``game``: a game's name, or its env module's (``heckmeck_v0``), read as
+    the game's (``heckmeck``)."""
+    options = {"help": GAME_HELP, **options}
+    parser.add_argument("game", type=game_named, choices=list(GAMES), metavar="GAME", **options)
+
+
+class DeprecatedFlag(argparse.Action):
+    """An old spelling of a flag (``--seats`` for ``--players``): it still works for one release,
+    saying so on stderr and with a :class:`DeprecationWarning`. Give it ``help=argparse.SUPPRESS``."""
+
+    def __init__(self, option_strings: list[str], dest: str, instead: str = "", **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, **kwargs)
+        self.instead = instead
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        message = f"{option_string} is deprecated and goes in the next release: say {self.instead}"
+        warnings.warn(message, DeprecationWarning, stacklevel=2)
+        print(f"{parser.prog}: {message}", file=sys.stderr)
+        setattr(namespace, self.dest, values)
+
+
+def players_arg(parser: argparse.ArgumentParser, several: bool = False, **options: Any) -> None:
+    """Add ``--players`` (dest ``players``): one seat count, or with ``several`` one or more, and its
+    old spelling ``--seats``, which warns."""
+    options = {"type": int, "default": None, "dest": "players", **options}
+    if several:
+        options.setdefault("nargs", "+")
+        options.setdefault("help", "seat counts")
+    else:
+        options.setdefault("help", "seat count (default: the game's)")
+    parser.add_argument("--players", **options)
+    parser.add_argument(
+        "--seats",
+        action=DeprecatedFlag,
+        instead="--players",
+        help=argparse.SUPPRESS,
+        **{k: v for k, v in options.items() if k in ("type", "nargs", "dest", "metavar")},
+    )
 
 
 def game_args(parser: argparse.ArgumentParser) -> None:
     """Add the positional ``game`` and the ``--players`` and ``--option`` flags of a subcommand that
     sets up one table of a game."""
-    parser.add_argument("game", choices=list(GAMES), help="the game")
-    parser.add_argument("--players", type=int, default=None, help="seat count (default: the game's)")
+    game_arg(parser)
+    players_arg(parser)
     parser.add_argument("--option", action="append", default=[], help="switch on a game option")
 
 

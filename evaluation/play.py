@@ -1,5 +1,5 @@
 """One game loop and one process pool, for everything that plays games: tournaments, the benchmark
-protocol and the trainers that learn from played games (:mod:`tablezoo.training.selfplay`).
+protocol and the trainers that learn from played games (:mod:`tablezoo.training.expert.selfplay`).
 
 * **play a game** (:func:`play_out`): advance the state through chance, ask the mover for a move,
   apply it, until the game ends or :data:`MAX_DECISIONS` decisions have been made (two bots that

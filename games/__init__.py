@@ -25,7 +25,14 @@ GAMES: dict[str, str] = {
 }
 """Game name (also its module in this package) -> the name of its Game class."""
 
-__all__ = ["CHANCE", "GAMES", "TERMINAL", "Game", "game_class", "load_state", "make"]
+__all__ = ["CHANCE", "GAMES", "TERMINAL", "Game", "game_class", "game_named", "load_state", "make"]
+
+
+def game_named(name: str) -> str:
+    """The game a name says, given either way: ``heckmeck`` or its env module's ``heckmeck_v0``
+    (any other name comes back as it is, for the caller to refuse)."""
+    base, _, version = name.rpartition("_v")
+    return base if base in GAMES and version.isdigit() else name
 
 
 def game_class(name: str) -> type[Game[Any]]:

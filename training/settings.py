@@ -1,6 +1,6 @@
 """Typed settings: a dataclass states each setting once, and its command line follows from it.
 
-A settings dataclass (:class:`~tablezoo.training.expert.ExpertConfig`) declares
+A settings dataclass (:class:`~tablezoo.training.expert.config.ExpertConfig`) declares
 every field with :func:`setting`: its default, the range it must lie in, and
 how the command line shows it. The docstring under a field (read from the
 source with :mod:`ast`) is the field's documentation and its ``--help`` text,
@@ -30,6 +30,7 @@ import typing
 from dataclasses import MISSING, Field, field, fields
 from typing import Any
 
+from tablezoo.evaluation.cli_args import DeprecatedFlag
 from tablezoo.games.core import ConfigError
 
 
@@ -44,14 +45,23 @@ def setting(
     choices: tuple[str, ...] | None = None,
     metavar: str | None = None,
     default_text: str | None = None,
+    flag: str | None = None,
+    deprecated: tuple[str, ...] = (),
+    convert: Any = None,
 ) -> Any:
     """A dataclass field with what the command line and :func:`check_ranges` need.
 
     ``at_least``/``at_most`` bound the value inclusively, ``above`` exclusively.
     ``default_text`` says in words what a default that stands for something
     else (an empty name, a negative "unset") means; other defaults are shown
-    as they are."""
+    as they are. ``flag`` names the field on the command line where its name does not (the field
+    ``seats`` as ``--players``); ``deprecated`` lists old flags that still work, with a warning;
+    ``convert`` reads the command line's text where the type alone does not (a game named either
+    way)."""
     metadata = {
+        "convert": convert,
+        "flag": flag,
+        "deprecated": deprecated,
         "at_least": at_least,
         "at_most": at_most,
         "above": above,
@@ -113,7 +123,7 @@ def add_arguments(parser: argparse.ArgumentParser, cls: type) -> None:
         kind, nargs = hint, None
         if typing.get_origin(hint) in (list, tuple):
             kind, nargs = typing.get_args(hint)[0], "+"
-        options: dict[str, Any] = {"type": kind, "help": help_text(cls, f)}
+        options: dict[str, Any] = {"type": f.metadata.get("convert") or kind, "help": help_text(cls, f)}
         if f.metadata.get("choices"):
             options["choices"] = list(f.metadata["choices"])
         if f.metadata.get("positional"):
@@ -121,7 +131,22 @@ def add_arguments(parser: argparse.ArgumentParser, cls: type) -> None:
             continue
         if f.metadata.get("metavar"):
             options["metavar"] = f.metadata["metavar"]
-        parser.add_argument("--" + f.name.replace("_", "-"), nargs=nargs, default=None, **options)
+        parser.add_argument(flag_of(f), dest=f.name, nargs=nargs, default=None, **options)
+        for old in f.metadata.get("deprecated", ()):
+            parser.add_argument(
+                old,
+                dest=f.name,
+                nargs=nargs,
+                type=kind,
+                action=DeprecatedFlag,
+                instead=flag_of(f),
+                help=argparse.SUPPRESS,
+            )
+
+
+def flag_of(f: Field[Any]) -> str:
+    """The command line's flag of a settings field: ``--`` and its ``flag``, else its name."""
+    return "--" + (f.metadata.get("flag") or f.name).replace("_", "-")
 
 
 def given(args: argparse.Namespace, cls: type) -> dict[str, Any]:
@@ -134,7 +159,7 @@ def check_ranges(settings: Any) -> None:
     """Refuse a field of the dataclass instance ``settings`` that lies outside its declared range
     or is none of its declared choices."""
     for f in fields(settings):
-        value, flag = getattr(settings, f.name), "--" + f.name.replace("_", "-")
+        value, flag = getattr(settings, f.name), flag_of(f)
         low, high, above = (f.metadata.get(k) for k in ("at_least", "at_most", "above"))
         choices = f.metadata.get("choices")
         if choices is not None and value not in choices:

@@ -3,9 +3,10 @@
 The numpy network plays (in self-play workers, at the tables); this twin has
 the same layers, so its weights copy over one to one, both ways:
 ``TorchTwin(net)`` starts from a numpy network and :meth:`TorchTwin.to_numpy`
-gives the trained one back. :mod:`tablezoo.training.expert` fits it to a
-teacher's or a search's moves, :mod:`tablezoo.training.league` by policy
-gradient.
+gives the trained one back. :mod:`tablezoo.training.expert.run` fits it to a
+teacher's or a search's moves, :mod:`tablezoo.training.expert.league` by policy
+gradient. :class:`ActionFieldHead` is the torch layer of a game's action fields, shared by
+the twin and MaskablePPO's :class:`~tablezoo.training.ppo.sb3_policy.ActionFieldPolicy`.
 """
 
 from __future__ import annotations
@@ -19,7 +20,40 @@ from torch import nn
 
 from tablezoo.bots.net import ActionHead, PolicyValueNet
 from tablezoo.games.core import ConfigError
-from tablezoo.training.sb3_policy import ActionFieldHead
+
+
+class ActionFieldHead(nn.Module):
+    """Logits from ``[context, action fields (field-major)]``: K shared scores, the rest linear."""
+
+    position: torch.Tensor
+
+    def __init__(
+        self,
+        context_dim: int,
+        offsets: list[int],
+        size: int,
+        hidden: int,
+        num_actions: int,
+        activation_fn: type[nn.Module],
+    ) -> None:
+        super().__init__()
+        self.context_dim, self.offsets, self.size = context_dim, list(offsets), size
+        self.shared = nn.Linear(len(offsets) + 1, hidden)  # an action's field entries and its position
+        self.context = nn.Linear(context_dim, hidden, bias=False)
+        self.out = nn.Linear(hidden, 1)
+        self.rest = nn.Linear(context_dim, num_actions - size)
+        self.activation = activation_fn()
+        position = torch.arange(1, size + 1, dtype=torch.float32) / size
+        self.register_buffer("position", position.view(1, size, 1))
+
+    def forward(self, latent: torch.Tensor) -> torch.Tensor:
+        context, fields = latent[:, : self.context_dim], latent[:, self.context_dim :]
+        batch = latent.shape[0]
+        cards = fields.view(batch, len(self.offsets), self.size).transpose(1, 2)
+        inputs = torch.cat([cards, self.position.expand(batch, -1, -1)], dim=2)
+        hidden = self.activation(self.shared(inputs) + self.context(context).unsqueeze(1))
+        return torch.cat([self.out(hidden).squeeze(2), self.rest(context)], dim=1)
+
 
 _HEAD_TENSORS = (
     ("shared", "weight"),

@@ -45,7 +45,6 @@ of :mod:`tablezoo.envs`), ``num_players``, ``options`` (names switched on),
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -57,7 +56,8 @@ from tablezoo.bots.core import Bot, Seat
 from tablezoo.bots.net import PolicyValueNet
 from tablezoo.bots.policy import PolicyBot
 from tablezoo.bots.registry import make_bot
-from tablezoo.games.core import TERMINAL, ConfigError, Game
+from tablezoo.envs.names import make_game
+from tablezoo.games.core import TERMINAL, ConfigError
 
 OBS_KEY = "observations"
 MASK_KEY = "action_mask"
@@ -73,16 +73,6 @@ CONFIG_KEYS = (
     "max_cycles",
     "seed",
 )
-
-
-def make_game(env: str, num_players: int | None = None, options: list[str] | None = None) -> Game[Any]:
-    """The engine game of ``tablezoo.envs.<env>`` (a ConfigError names the environments there are)."""
-    from tablezoo.envs import ENV_MODULES
-
-    if env not in ENV_MODULES:
-        raise ConfigError(f"no environment {env!r}; environments: {', '.join(ENV_MODULES)}")
-    module = importlib.import_module(f"tablezoo.envs.{env}")
-    return module.raw_env(num_players=num_players, **dict.fromkeys(options or [], True)).game
 
 
 class RLlibEnv(MultiAgentEnv):

@@ -90,7 +90,7 @@ def test_parallel_wrapper_keeps_the_masks_in_the_infos(module: str, wrapper: str
 @pytest.mark.parametrize("module", ["diamant_v0", "sechs_nimmt_v0"])
 def test_vector_env_feeds_maskable_ppo(module: str) -> None:
     sb3_contrib = pytest.importorskip("sb3_contrib", reason="MaskablePPO is in the train extra")
-    from tablezoo.training.sb3_masks import InfoActionMasks
+    from tablezoo.training.ppo.sb3_masks import InfoActionMasks
 
     par = MODULES[module].parallel_env(num_players=3, obs_type="flat")
     par.reset(seed=0)  # seeds the env's stream, which the vector env's resets (without a seed) go on with
@@ -125,7 +125,7 @@ def test_vector_env_feeds_maskable_ppo(module: str) -> None:
 
 def test_info_action_masks_names_a_missing_mask() -> None:
     pytest.importorskip("stable_baselines3", reason="stable-baselines3 is in the train extra")
-    from tablezoo.training.sb3_masks import InfoActionMasks
+    from tablezoo.training.ppo.sb3_masks import InfoActionMasks
 
     vec = ss.pettingzoo_env_to_vec_env_v1(MODULES["diamant_v0"].parallel_env(obs_type="flat"))
     venv = InfoActionMasks(ss.concat_vec_envs_v1(vec, 1, base_class="stable_baselines3"), key="mask")

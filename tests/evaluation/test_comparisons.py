@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
+from tablezoo.commands import main
 from tablezoo.evaluation.aggregate import aggregate, pair_runs
 from tablezoo.evaluation.compare import compare, compare_results
 from tablezoo.evaluation.protocol import run_protocol
 from tablezoo.games import make
 from tablezoo.games.core import ConfigError
-from tablezoo.training.cli import main
 
 torch = pytest.importorskip("torch")
 

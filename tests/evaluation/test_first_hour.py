@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 import tablezoo
+from tablezoo.commands import main
 from tablezoo.evaluation.policies import as_bot
 from tablezoo.games import make
 from tablezoo.games.core import ConfigError
-from tablezoo.training.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -10,6 +10,7 @@ import pytest
 
 from tablezoo.bots.core import Seat
 from tablezoo.bots.registry import AGENTS_DIR, make_bot
+from tablezoo.commands import main
 from tablezoo.evaluation import protocol, provenance, stats
 from tablezoo.evaluation.aggregate import aggregate
 from tablezoo.evaluation.compare import compare
@@ -26,7 +27,6 @@ from tablezoo.evaluation.protocol import (
 from tablezoo.evaluation.stats import mean_interval, wilson
 from tablezoo.games import GAMES, game_class, make
 from tablezoo.games.core import ConfigError
-from tablezoo.training.cli import main
 
 torch = pytest.importorskip("torch")
 
@@ -268,7 +268,7 @@ def test_a_dqn_model_plays_its_greedy_legal_q_value(tmp_path: object) -> None:
 
 def test_an_onnx_export_plays_the_agents_moves(tmp_path: object) -> None:
     pytest.importorskip("onnxruntime")
-    from tablezoo.training.export import export_policy
+    from tablezoo.release.export import export_policy
 
     game = make("diamant", 4)
     onnx_path, _ = export_policy(AGENTS_DIR / "diamant.npz", game, tmp_path / "diamant")  # type: ignore[operator]
@@ -279,7 +279,7 @@ def test_an_onnx_export_plays_the_agents_moves(tmp_path: object) -> None:
 
 def test_an_rllib_module_checkpoint_plays(tmp_path: object) -> None:
     pytest.importorskip("ray.rllib")
-    from tablezoo.training.rllib_backend import MaskedMLPModule
+    from tablezoo.training.rllib.backend import MaskedMLPModule
     from tablezoo.wrappers.rllib import RLlibEnv
 
     game = make("court", 3)
@@ -342,7 +342,7 @@ def test_evaluate_command_takes_a_policy_file_and_names_what_it_takes(
     capsys: pytest.CaptureFixture[str], tmp_path: object
 ) -> None:
     pytest.importorskip("onnxruntime")
-    from tablezoo.training.export import export_policy
+    from tablezoo.release.export import export_policy
 
     onnx_path, _ = export_policy(AGENTS_DIR / "heckmeck.npz", make("heckmeck", 2), tmp_path / "h")  # type: ignore[operator]
     main(["evaluate", "heckmeck", "--bots", str(onnx_path), "random", "--games", "4"])

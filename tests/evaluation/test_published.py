@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
+from tablezoo.commands import main
 from tablezoo.evaluation.aggregate import aggregate
 from tablezoo.evaluation.results import join_seat_counts, rescore
-from tablezoo.training.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "benchmarks" / "results"

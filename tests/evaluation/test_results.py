@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from tablezoo.bots.registry import AGENTS_DIR, agent_path
+from tablezoo.commands import main
 from tablezoo.evaluation import aggregate as aggregating
 from tablezoo.evaluation import protocol, provenance, results
 from tablezoo.evaluation.aggregate import aggregate
@@ -24,7 +25,6 @@ from tablezoo.evaluation.protocol import evaluate, run_protocol
 from tablezoo.evaluation.results import rescore
 from tablezoo.games import make
 from tablezoo.games.core import ConfigError
-from tablezoo.training.cli import main
 
 torch = pytest.importorskip("torch")
 
@@ -80,7 +80,7 @@ def test_an_onnx_export_declares_its_input_in_its_metadata(tmp_path: Path) -> No
     pytest.importorskip("onnxruntime")
     import onnx
 
-    from tablezoo.training.export import export_policy
+    from tablezoo.release.export import export_policy
 
     game = make("heckmeck", 2)
     path, _ = export_policy(AGENTS_DIR / "heckmeck.npz", game, tmp_path / "h")
@@ -435,7 +435,7 @@ def test_the_benchmark_command_logs_progress_to_a_file(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "tablezoo.training.cli",
+            "tablezoo",
             "benchmark",
             "court",
             "heuristic",

@@ -21,7 +21,7 @@ from tablezoo.games.core import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "tests" / "scenarios"
-PACKAGES = ("games", "bots", "envs", "wrappers", "tables", "evaluation", "training", "cli")
+PACKAGES = ("games", "bots", "envs", "wrappers", "tables", "evaluation", "training", "release", "cli")
 """The repository's folders that are installed as ``tablezoo.<folder>``."""
 
 
@@ -80,7 +80,7 @@ def test_tests_import_the_installed_package_only() -> None:
 
 def test_version_agrees_with_the_distribution() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "tablezoo.training.cli", "--version"],
+        [sys.executable, "-m", "tablezoo", "--version"],
         capture_output=True,
         text=True,
         check=True,

@@ -87,7 +87,7 @@ def test_a_row_trains_scores_and_is_skipped_once_finished(
     assert evaluate(policy, make("heckmeck", 2), "random", games=2).games == 2  # as_bot reads it
 
     # `tablezoo benchmark` reproduces the row's cells from its policy file
-    from tablezoo.training.cli import main as tablezoo
+    from tablezoo.commands import main as tablezoo
 
     capsys.readouterr()
     policy_file = str(folder / row_info["policy_file"])

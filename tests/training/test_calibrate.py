@@ -8,7 +8,7 @@ import numpy as np
 
 from tablezoo.bots.net import PolicyValueNet
 from tablezoo.games import make
-from tablezoo.training.calibrate import calibrate, main, own_games, squared_error
+from tablezoo.training.expert.calibrate import calibrate, main, own_games, squared_error
 
 
 def test_own_games_keep_two_seats_a_decision_with_their_outcomes() -> None:

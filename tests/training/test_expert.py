@@ -15,10 +15,11 @@ import pytest
 from tablezoo.bots import registry
 from tablezoo.bots.net import PolicyValueNet
 from tablezoo.bots.search import AgentBot
+from tablezoo.commands import build_parser
 from tablezoo.games import make
 from tablezoo.games.core import ConfigError
-from tablezoo.training.cli import build_parser
-from tablezoo.training.expert import ExpertConfig, Recording, Samples, fit, play_one, run_expert
+from tablezoo.training.expert.config import ExpertConfig
+from tablezoo.training.expert.run import Recording, Samples, fit, play_one, run_expert
 
 TINY = dict(
     teacher="heuristic",
@@ -211,7 +212,7 @@ def test_each_round_plays_the_network_of_the_round_before(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Played in this process (one worker), a round still reads the network file anew."""
-    from tablezoo.training import expert
+    from tablezoo.training.expert import run as expert
 
     path = tmp_path / "net.npz"
     PolicyValueNet.initial(make("diamant", 3), (8,), seed=1).save(path)
@@ -225,7 +226,7 @@ def test_each_round_plays_the_network_of_the_round_before(
 
 
 def test_a_table_size_can_have_its_own_teacher(monkeypatch: pytest.MonkeyPatch) -> None:
-    from tablezoo.training import expert
+    from tablezoo.training.expert import run as expert
 
     config = ExpertConfig(game="diamant", seats=[3, 4], **{**TINY, "teacher_at": ["4=random"]})  # type: ignore[arg-type]
     assert (config.teacher_for(3), config.teacher_for(4)) == ("heuristic", "random")
@@ -263,7 +264,7 @@ def test_settings_out_of_range_are_refused() -> None:
 def test_ship_writes_the_agent_and_a_card_with_every_seat_count(
     run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tablezoo.training import ship
+    from tablezoo.release import ship
 
     monkeypatch.setattr(ship, "AGENTS_DIR", tmp_path)
     monkeypatch.setattr(registry, "AGENTS_DIR", tmp_path)
@@ -278,7 +279,7 @@ def test_ship_writes_the_agent_and_a_card_with_every_seat_count(
     assert args.teacher == "heuristic" and args.teacher_rounds == 2
     assert args.rounds == 3  # the rounds the run played, not the ones it was allowed
     assert "2 rounds: the first with the teacher" in card and "then 1 round of self-play" in card
-    ship_line = re.findall(r"`(python -m tablezoo.training.ship [^`]*)`", card)[0]
+    ship_line = re.findall(r"`(python -m tablezoo.release.ship [^`]*)`", card)[0]
     assert "--games 3 --search 2 --search-games 2" in ship_line and "--jobs" not in ship_line
     results = json.loads((tmp_path / "diamant.json").read_text())
     assert {r["seats"] for r in results} == set(range(3, 9))
@@ -294,7 +295,7 @@ def test_ship_writes_the_agent_and_a_card_with_every_seat_count(
 
 
 def test_ship_can_take_an_earlier_round(run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tablezoo.training import ship
+    from tablezoo.release import ship
 
     monkeypatch.setattr(ship, "AGENTS_DIR", tmp_path)
     ship.main([str(run), "--round", "0", "--games", "2", "--search", "0", "--jobs", "1"])
@@ -311,7 +312,7 @@ def test_ship_can_take_an_earlier_round(run: Path, tmp_path: Path, monkeypatch: 
 
 
 def test_ship_can_average_the_last_rounds(run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tablezoo.training import ship
+    from tablezoo.release import ship
 
     monkeypatch.setattr(ship, "AGENTS_DIR", tmp_path)
     ship.main([str(run), "--round", "2", "--average", "2", "--games", "2", "--search", "0", "--jobs", "1"])
@@ -354,7 +355,8 @@ def test_samples_round_trip_and_old_files_learn_over_every_move(tmp_path: Path) 
 
 def test_opening_turn_worms_are_exact() -> None:
     from tablezoo.bots.heckmeck import HeckmeckGreedyBot, HeckmeckSolverBot, TurnSolver
-    from tablezoo.training.ship import opening_section, opening_turn_worms
+    from tablezoo.release.cards import opening_section
+    from tablezoo.release.ship import opening_turn_worms
 
     optimum = TurnSolver(list(range(21, 37)), [], []).before_roll(0, 8, 0)
     assert opening_turn_worms(HeckmeckSolverBot()) == pytest.approx(optimum, abs=1e-12)
@@ -366,7 +368,7 @@ def test_opening_turn_worms_are_exact() -> None:
 
 
 def test_move_times_count_only_positions_with_a_choice(monkeypatch: pytest.MonkeyPatch) -> None:
-    from tablezoo.training import ship
+    from tablezoo.release import ship
 
     choices: list[int] = []
 
@@ -382,8 +384,9 @@ def test_move_times_count_only_positions_with_a_choice(monkeypatch: pytest.Monke
 
 def test_commands_and_run_folders_from_before_rounds_were_counted_still_read(tmp_path: Path) -> None:
     """``--iterations K`` and a saved ``iterations`` were the last round's index: ``rounds`` K+1."""
-    from tablezoo.training.expert import parse_expert
-    from tablezoo.training.reproduce import _check_resumable, expert_command
+    from tablezoo.release.recipe import expert_command
+    from tablezoo.release.reproduce import _check_resumable
+    from tablezoo.training.expert.config import parse_expert
 
     assert parse_expert(["diamant", "--iterations", "3"]).rounds == 4
     assert parse_expert(["diamant", "--rounds", "3"]).rounds == 3
@@ -416,7 +419,7 @@ def test_commands_and_run_folders_from_before_rounds_were_counted_still_read(tmp
 def test_a_run_resumes_by_its_saved_settings(
     run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from tablezoo.training.cli import main
+    from tablezoo.commands import main
 
     copy = tmp_path / "expert-diamant"
     shutil.copytree(run, copy)
@@ -438,7 +441,7 @@ def test_the_search_noise_of_self_play_is_the_runs_setting(core: str) -> None:
     """On either core (the native one searches in the core where it can)."""
     from tablezoo.bots.core import Seat
     from tablezoo.games.native import available
-    from tablezoo.training.expert import search_choice
+    from tablezoo.training.expert.run import search_choice
 
     if core == "native" and not available():
         pytest.skip("the native core is not built")

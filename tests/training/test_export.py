@@ -24,7 +24,7 @@ from tablezoo.bots.net import PolicyValueNet
 from tablezoo.bots.policy import ActionHead, NumpyPolicy
 from tablezoo.games import GAMES, game_class, make
 from tablezoo.games.core import ConfigError, TablezooError
-from tablezoo.training import export
+from tablezoo.release import export
 
 NET_CASES = [("heckmeck", 2), ("heckmeck", 7), ("sechs_nimmt", 10), ("diamant", 3), ("court", 5)]
 """Games and seat counts the networks are exported at: the fewest and most seats among them."""

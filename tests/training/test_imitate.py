@@ -10,14 +10,15 @@ import pytest
 
 from tablezoo.bots.heckmeck import HeckmeckGreedyBot
 from tablezoo.envs import heckmeck_v0
-from tablezoo.training.train import TrainConfig, train
+from tablezoo.training.ppo.config import TrainConfig
+from tablezoo.training.ppo.sb3 import train
 from tablezoo.wrappers.single_agent import SingleAgentEnv
 
 pytest.importorskip("sb3_contrib", reason="needs the train extra")
 
 
 def test_collect_records_the_teachers_moves_and_the_returns() -> None:
-    from tablezoo.training.imitate import collect
+    from tablezoo.training.ppo.imitate import collect
 
     env = SingleAgentEnv(heckmeck_v0.raw_env(num_players=2, reward="score"), learner="random",
                          scale_observations=True)  # fmt: skip
@@ -65,7 +66,7 @@ def test_a_run_that_imitates_first_plays_like_its_teacher(tmp_path: Path) -> Non
 def test_cloning_runs_at_its_own_rate_and_gives_ppo_back_its_own() -> None:
     from sb3_contrib import MaskablePPO
 
-    from tablezoo.training.imitate import clone, collect
+    from tablezoo.training.ppo.imitate import clone, collect
 
     env = SingleAgentEnv(heckmeck_v0.raw_env(num_players=2), learner="random", scale_observations=True)
     demos = collect(env, HeckmeckGreedyBot(), decisions=200, gamma=1.0, seed=4)

@@ -12,11 +12,12 @@ import numpy as np
 import pytest
 
 from tablezoo.bots.net import PolicyValueNet, masked_softmax
+from tablezoo.commands import build_parser
 from tablezoo.games import make
 from tablezoo.games.core import ConfigError
-from tablezoo.training.cli import build_parser
-from tablezoo.training.expert import ExpertConfig, run_expert
-from tablezoo.training.league import Episodes, LeagueGame, advantages, improve, play_league
+from tablezoo.training.expert.config import ExpertConfig
+from tablezoo.training.expert.league import Episodes, LeagueGame, advantages, improve, play_league
+from tablezoo.training.expert.run import run_expert
 
 
 @pytest.fixture(scope="module")
@@ -166,8 +167,8 @@ def test_league_settings_out_of_range_are_refused() -> None:
 def test_a_card_says_how_many_league_rounds_were_played() -> None:
     from dataclasses import asdict
 
-    from tablezoo.training.reproduce import expert_command
-    from tablezoo.training.ship import _training_text
+    from tablezoo.release.cards import _training_text
+    from tablezoo.release.recipe import expert_command
 
     config = asdict(ExpertConfig(game="court", teacher_rounds=2, league_rounds=10, rounds=12))
     # the run stopped after 5 rounds: 2 of imitation and 3 of the league
@@ -209,8 +210,8 @@ def test_the_league_step_size_falls_along_a_half_cosine() -> None:
 def test_a_run_can_start_from_another_runs_network(tmp_path: Path) -> None:
     from dataclasses import asdict
 
-    from tablezoo.training.reproduce import base_command, expert_command, reproduce_text
-    from tablezoo.training.ship import _training_text
+    from tablezoo.release.cards import _training_text
+    from tablezoo.release.recipe import base_command, expert_command, reproduce_text
 
     settings = dict(teacher="heuristic", teacher_games=4, hidden=(16,), epochs=1, workers=1, eval_games=0)
     first = run_expert(ExpertConfig(game="diamant", out=str(tmp_path / "a"), rounds=1, **settings))  # type: ignore[arg-type]
@@ -276,7 +277,7 @@ def test_a_run_can_start_from_another_runs_network(tmp_path: Path) -> None:
 def test_a_card_groups_the_tables_a_teacher_teaches() -> None:
     from dataclasses import asdict
 
-    from tablezoo.training.ship import _training_text
+    from tablezoo.release.cards import _training_text
 
     config = asdict(
         ExpertConfig(

@@ -12,15 +12,15 @@ from tablezoo.bots.policy import NumpyPolicy, PolicyBot
 from tablezoo.bots.registry import make_bot
 from tablezoo.games import make
 from tablezoo.games.core import ConfigError
-from tablezoo.training import train as training_train
-from tablezoo.training.train import (
+from tablezoo.training.ppo import config as training_train
+from tablezoo.training.ppo.config import (
     HYPERPARAMS,
     TrainConfig,
     load_hyperparams,
     new_run,
     resolve_hyperparams,
-    train,
 )
+from tablezoo.training.ppo.sb3 import train
 
 pytest.importorskip("sb3_contrib", reason="needs the train extra")
 

@@ -11,8 +11,8 @@ import pytest
 
 from tablezoo.bots.policy import NumpyPolicy
 from tablezoo.games import make
-from tablezoo.training.progress import Every, Progress
-from tablezoo.training.train import TrainConfig
+from tablezoo.training.ppo.config import TrainConfig
+from tablezoo.training.ppo.progress import Every, Progress
 
 
 def fired(every: Every, reports: list[int]) -> list[int]:

@@ -11,10 +11,11 @@ import pytest
 
 from tablezoo.bots import registry
 from tablezoo.bots.net import PolicyValueNet
+from tablezoo.commands import main
 from tablezoo.games.core import ConfigError
-from tablezoo.training import reproduce, ship
-from tablezoo.training.cli import main
-from tablezoo.training.expert import ExpertConfig, run_expert
+from tablezoo.release import reproduce, ship
+from tablezoo.training.expert.config import ExpertConfig
+from tablezoo.training.expert.run import run_expert
 
 SETTINGS = dict(teacher="heuristic", teacher_games=4, hidden=(16,), epochs=1, workers=1, eval_games=0)
 
@@ -51,7 +52,7 @@ def test_a_shipped_chain_of_runs_is_trained_again_by_one_command(
     shipped = PolicyValueNet.load(agents / "diamant.npz")
     recipe = shipped.meta[reproduce.RECIPE]
     assert [c.split()[:3] for c in recipe] == [["tablezoo", "expert", "diamant"]] * 2 + [
-        ["python", "-m", "tablezoo.training.ship"]
+        ["python", "-m", "tablezoo.release.ship"]
     ]
     assert f"--init {first / 'net-0.npz'}" in recipe[1] and recipe[2].endswith("--games 2 --search 0")
     card = (agents / "diamant.md").read_text()

@@ -22,10 +22,10 @@ from ray.rllib.utils.pre_checks.env import check_multiagent_environments
 
 from tablezoo.bots.policy import NumpyPolicy
 from tablezoo.bots.registry import make_bot
+from tablezoo.commands import main
 from tablezoo.evaluation.tournament import tournament
 from tablezoo.games.core import ConfigError
-from tablezoo.training.cli import main
-from tablezoo.training.rllib_backend import (
+from tablezoo.training.rllib.backend import (
     MaskedMLPModule,
     RLlibTrainConfig,
     export_policy,

@@ -16,7 +16,7 @@ def test_maskable_ppo_trains_on_the_batched_env(name: str) -> None:
     from sb3_contrib import MaskablePPO
 
     from tablezoo.envs.batched import BatchedVectorEnv
-    from tablezoo.training.sb3_batched import SB3BatchedVecEnv
+    from tablezoo.training.ppo.sb3_batched import SB3BatchedVecEnv
 
     # illegal="raise" (the default): one illegal action anywhere would fail the run
     venv = BatchedVectorEnv(name, 32, opponents="random", seed=0, padded=True)

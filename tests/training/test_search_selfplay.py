@@ -14,7 +14,7 @@ from tablezoo.bots.registry import shipped_agent
 from tablezoo.games import GAMES, game_class, make
 from tablezoo.games.core import ConfigError
 from tablezoo.games.native import available
-from tablezoo.training.search_selfplay import SAMPLE_FIELDS, SearchSelfPlay, numpy_evaluator
+from tablezoo.training.expert.search_selfplay import SAMPLE_FIELDS, SearchSelfPlay, numpy_evaluator
 
 pytestmark = pytest.mark.skipif(not available(), reason="the native core is not built")
 

@@ -15,15 +15,9 @@ from tablezoo.evaluation.play import play_in_order, play_out
 from tablezoo.evaluation.tournament import Standing
 from tablezoo.games import make
 from tablezoo.games.core import TERMINAL, ConfigError
-from tablezoo.training.expert import ExpertConfig
-from tablezoo.training.league import Episodes
-from tablezoo.training.selfplay import (
-    Buffer,
-    column,
-    minibatch_fit,
-    seat_bots,
-    seat_counts,
-)
+from tablezoo.training.expert.config import ExpertConfig
+from tablezoo.training.expert.league import Episodes
+from tablezoo.training.expert.selfplay import Buffer, column, minibatch_fit, seat_bots, seat_counts
 from tablezoo.training.settings import add_arguments, check_ranges, field_docs, given, setting
 
 

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from tablezoo.bots.net import PolicyValueNet
+from tablezoo.commands import build_parser
 from tablezoo.games import make
 from tablezoo.games.core import ConfigError
-from tablezoo.training import ship
-from tablezoo.training.cli import build_parser
-from tablezoo.training.ship import ShipConfig, Strength
+from tablezoo.release import ship
+from tablezoo.release.ship import ShipConfig, Strength
 
 
 def test_the_command_line_gives_the_settings_defaults_and_all() -> None:
@@ -29,8 +29,8 @@ def test_the_command_line_gives_the_settings_defaults_and_all() -> None:
 
 def test_the_recorded_command_names_what_is_not_the_default_but_the_jobs() -> None:
     config = ShipConfig(Path("runs/x"), games=3, jobs=1, search=0, round=0)
-    assert config.command() == "python -m tablezoo.training.ship runs/x --games 3 --search 0 --round 0"
-    assert ShipConfig(Path("runs/x")).command() == "python -m tablezoo.training.ship runs/x"
+    assert config.command() == "python -m tablezoo.release.ship runs/x --games 3 --search 0 --round 0"
+    assert ShipConfig(Path("runs/x")).command() == "python -m tablezoo.release.ship runs/x"
     assert config.row_games == 3 and ShipConfig(Path(), target_games=5).row_games == 5
 
 
@@ -137,7 +137,7 @@ def test_a_games_name_measures_its_shipped_agent_again(
     training = old[old.index("## How it was trained") : old.index("## How strong it is")]
     assert training in card and (tmp_path / "court.npz").read_bytes() == network
     assert card.endswith(old[old.index(ship.LEAGUE_MARK) :])  # the strength league's section kept
-    assert "Measured by `python -m tablezoo.training.ship court --games 4 --search 0`." in card
+    assert "Measured by `python -m tablezoo.release.ship court --games 4 --search 0`." in card
     rows = json.loads((tmp_path / "court.json").read_text())
     assert {r["games"] for r in rows} == {4} and len(rows) == 4  # seats 2 to 5 (the targets are among them)
     with pytest.raises(ConfigError, match="--round and --average"):

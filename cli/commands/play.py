@@ -1,0 +1,63 @@
+"""``tablezoo play`` and ``tablezoo bots``: a game in the terminal, and the bots that can take its seats.
+
+    tablezoo play diamant --players 4 --bot heuristic --bot agent
+    tablezoo bots heckmeck
+
+``play`` checks the seat count and the line-up, then hands the table to
+:func:`tablezoo.tables.terminal.play`; ``bots`` lists :func:`~tablezoo.bots.registry.bot_names`.
+Both run on the core install.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+from tablezoo.bots.registry import bot_names
+from tablezoo.evaluation.cli_args import game_args, game_of
+from tablezoo.games import game_class
+from tablezoo.games.core import TablezooError
+
+
+def cmd_play(
+    args: argparse.Namespace, read: Callable[[str], str] = input, write: Callable[[str], None] = print
+) -> None:
+    """One person at ``--seat`` against bots, at a table in the terminal."""
+    from tablezoo.tables.terminal import play
+
+    info = game_class(args.game).info
+    n = args.players or info.default_seats
+    if not info.min_seats <= n <= info.max_seats:
+        raise TablezooError(f"{info.title} is for {info.min_seats} to {info.max_seats} players, not {n}")
+    bots = list(args.bot) + ["random"] * (n - 1 - len(args.bot))
+    if len(bots) != n - 1:
+        raise TablezooError(f"{n} seats take {n - 1} bots, not {len(args.bot)}")
+    play(args.game, bots, args.seat, args.name, args.seed, args.option, read=read, write=write)
+
+
+def add_play_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add ``tablezoo play`` to the sub-commands of the command line."""
+    p = subparsers.add_parser("play", help="play one game in the terminal against bots")
+    game_args(p)
+    p.add_argument(
+        "--bot", action="append", default=[], help="a bot for the next other seat (default random)"
+    )
+    p.add_argument("--seat", type=int, default=0, help="your seat")
+    p.add_argument("--name", default=None, help="your name at the table (default: player N)")
+    p.add_argument("--seed", type=int, default=None, help="seed of the dice and deals")
+    p.set_defaults(func=cmd_play)
+    return p
+
+
+def cmd_bots(args: argparse.Namespace) -> None:
+    """Print the names of the bots that can take a seat of the game."""
+    print(", ".join(bot_names(game_of(args))))
+
+
+def add_bots_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add ``tablezoo bots`` to the sub-commands of the command line."""
+    p = subparsers.add_parser("bots", help="list the bots a game offers")
+    game_args(p)
+    p.set_defaults(func=cmd_bots)
+    return p

@@ -1,0 +1,12 @@
+"""What leaves a training run: ONNX exports, shipped agents with their model cards, their recipes.
+
+- :mod:`tablezoo.release.export` (with :mod:`tablezoo.release.onnx_graph`): an agent as ONNX
+  with a JSON description, checked with ONNX Runtime (``tablezoo export``);
+- :mod:`tablezoo.release.ship` (with :mod:`tablezoo.release.cards`): a network measured and
+  shipped as its game's agent with a model card (``tablezoo ship``);
+- :mod:`tablezoo.release.recipe` and :mod:`tablezoo.release.reproduce`: the commands a shipped
+  network records, run again (``tablezoo reproduce``).
+
+Release imports training and evaluation; only the command line (:mod:`tablezoo.commands`)
+imports it.
+"""
