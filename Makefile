@@ -14,7 +14,7 @@ TYPED := $(foreach p,$(PACKAGES),-p tablezoo.$(p)) -p tablezoo.commands -m table
 export TABLEZOO_REQUIRE_NATIVE := 1
 NATIVE := $(shell find native -type f) setup.py
 
-.PHONY: run demo test browser servers compiler fuzzer fuzz-seeds lint docs docs-serve bench sanitize clean native-test native-test-sanitize fuzz fuzz-sanitize
+.PHONY: run demo check test browser servers compiler fuzzer fuzz-seeds lint docs docs-serve bench sanitize clean native-test native-test-sanitize fuzz fuzz-sanitize
 
 $(STAMP): pyproject.toml | compiler
 	$(PYTHON) -m venv $(VENV)
@@ -145,6 +145,17 @@ run: $(LINKED)
 # One seeded Heckmeck game between random players, printed as the ansi render shows it.
 demo: $(LINKED)
 	$(BIN)/python -m tablezoo.envs.demo heckmeck_v0 --players 3 --seed 7
+
+# The quick check a contributor runs before a commit (about a minute on 2 cores): ruff, the import
+# contract and mypy (`lint`), then the tests of what the core install offers: the rules and their
+# scenarios, the envs, scoring (the evaluation layer imports with numpy alone), the package's
+# layout, its imports (no circle) and the command line's conventions. `make test` runs everything.
+CORE_TESTS := tests/games/test_scenarios.py tests/games/test_heckmeck.py tests/games/test_sechs_nimmt.py \
+	tests/games/test_diamant.py tests/games/test_court.py tests/envs/test_envs.py \
+	tests/evaluation/test_layer.py tests/evaluation/test_tournament.py tests/tools/test_imports.py \
+	tests/tools/test_layout.py tests/training/test_conventions.py
+check: lint
+	$(BIN)/pytest -q -n 2 -p no:cacheprovider $(CORE_TESTS)
 
 # pytest (not `python -m pytest`) keeps the repository root off sys.path: tests import the
 # installed package only (import mode importlib, set in pyproject.toml).
