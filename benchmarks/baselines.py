@@ -448,7 +448,7 @@ def train_batched_ppo(row: Row) -> Trained:
 def expert_cli(row: Row, iterations: int, teacher_games: int, games: int) -> None:
     """The ``tablezoo expert`` command the ``expert`` row runs (up to round ``iterations``; it
     resumes after its last finished round)."""
-    command = [sys.executable, "-m", "tablezoo", "expert", row.game, "--seats", str(row.seats)]
+    command = [sys.executable, "-m", "tablezoo", "expert", row.game, "--players", str(row.seats)]
     command += ["--out", str(row.work), "--seed", str(row.seed), "--teacher", "heuristic"]
     command += ["--teacher-games", str(teacher_games), "--games", str(games), "--workers", "1"]
     command += ["--simulations", str(EXPERT_SIMULATIONS), "--iterations", str(iterations)]

@@ -14,8 +14,8 @@
 ``train`` extra, ``serve`` the ``web`` extra and ``export`` the ``export``
 extra; the others run on the core install.
 
-Each subcommand's parser lives beside its code (:data:`COMMANDS`): ``train``, ``play`` and
-``bots`` in this folder, the others in the layer that runs them; this module registers them and
+Each subcommand's parser lives beside its code (:data:`COMMANDS`): ``train``, ``expert``,
+``play`` and ``bots`` in this folder, the others in the layer that runs them; this module registers them and
 runs the one named, turning a :class:`~tablezoo.games.core.TablezooError` into a one-line
 message. The command line imports every layer; no layer imports it.
 """
@@ -29,6 +29,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from tablezoo.commands.expert import add_expert_parser
 from tablezoo.commands.play import add_bots_parser, add_play_parser
 from tablezoo.commands.train import add_train_parser
 from tablezoo.evaluation.cli import add_benchmark_parser, add_evaluate_parser
@@ -37,7 +38,6 @@ from tablezoo.release.export import add_export_parser
 from tablezoo.release.reproduce import add_reproduce_parser
 from tablezoo.release.ship import add_ship_parser
 from tablezoo.tables.server import add_serve_parser
-from tablezoo.training.expert.run import add_expert_parser
 
 COMMANDS: tuple[Callable[[Any], argparse.ArgumentParser], ...] = (
     add_train_parser,

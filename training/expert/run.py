@@ -90,7 +90,6 @@ rounds (``iterations``, the last round's index) are read as they were meant
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from collections.abc import Callable
@@ -113,8 +112,6 @@ from tablezoo.training.expert.config import (
     IMITATION,
     LEAGUE,
     ExpertConfig,
-    expert_arguments,
-    expert_config,
 )
 from tablezoo.training.expert.selfplay import (
     Decisions,
@@ -589,22 +586,3 @@ def run_expert(config: ExpertConfig) -> Path:
         _log(run, entry)
         done.append(entry)
     return run
-
-
-# --------------------------------------------------------------------------- the command
-
-
-def add_expert_parser(sub: Any) -> argparse.ArgumentParser:
-    """Add ``tablezoo expert`` to the subcommands ``sub``."""
-    parser = sub.add_parser(
-        "expert", help="train a game's agent by expert iteration: network-guided search teaches the network"
-    )
-    expert_arguments(parser)
-    parser.set_defaults(func=cmd_expert)
-    return parser
-
-
-def cmd_expert(args: argparse.Namespace) -> None:
-    """``tablezoo expert``: run (or resume) expert iteration."""
-    run = run_expert(expert_config(args))
-    print(f"run saved in {run}: net.npz (the latest network), log.jsonl (one line per iteration)")
