@@ -20,7 +20,8 @@ PUCT root of earlier versions); ``--agent FILE.npz`` searches with another netwo
 ``changed`` share is still counted against the shipped network's moves). Rows already in ``--out``
 (the same game, seats, opponent, searcher
 and games) are kept, not played again: a stopped run goes on where it stopped. ``--plot FILE``
-draws the curves of a results file.
+draws the curves of a results file, ``--markdown`` prints its rows as a table (a cell: the win share,
+its interval, the milliseconds a move and the games).
 """
 
 from __future__ import annotations
@@ -156,6 +157,30 @@ def key(row: dict[str, Any]) -> tuple[Any, ...]:
     return row["game"], row["seats"], row["opponent"], row["searcher"], row["games"]
 
 
+def markdown(rows: list[dict[str, Any]]) -> str:
+    """A table of ``rows``: one line per game, seats, opponent and searcher settings, a column per budget."""
+    budgets = sorted({simulations_of(r) for r in rows})
+    lines: dict[tuple[str, int, str, str], dict[int, dict[str, Any]]] = {}
+    for r in rows:
+        settings = r["searcher"].replace(f"search={simulations_of(r)}", "search=N")
+        lines.setdefault((r["game"], r["seats"], r["opponent"], settings), {})[simulations_of(r)] = r
+    head = "| game | seats | against | searcher | " + " | ".join(f"N={n}" for n in budgets) + " |"
+    out = [head, "|" + " --- |" * (4 + len(budgets))]
+    for (game_name, seats, opponent, settings), found in sorted(lines.items()):
+        cells = []
+        for n in budgets:
+            r = found.get(n)
+            if r is None:
+                cells.append("-")
+            else:
+                low, high = r["win_share_95ci"]
+                cells.append(
+                    f"{r['win_share']:.3f} [{low:.3f}, {high:.3f}] {r['ms_per_move']:.1f} ms, {r['games']}"
+                )
+        out.append(f"| {game_name} | {seats} | {opponent} | `{settings}` | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
 def plot(rows: list[dict[str, Any]], path: Path) -> None:
     """The curves of ``rows``: win share against simulations, a panel per game and seat count."""
     import matplotlib
@@ -170,9 +195,8 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
         for r in rows:
             if (r["game"], r["seats"]) == (game_name, seats):
                 agent, _, rest = r["searcher"].partition(":")
-                settings = " ".join(
-                    [Path(agent).stem if agent != "agent" else "", rest.partition(",")[2]]
-                ).strip()
+                network = agent.removesuffix(".npz") if agent != "agent" else ""
+                settings = f"{network} {rest.partition(',')[2]}".strip()
                 lines.setdefault((r["opponent"], settings), []).append(r)
         for (opponent, settings), line in sorted(lines.items()):
             line.sort(key=simulations_of)
@@ -195,7 +219,9 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", nargs="+", choices=list(GAMES), default=list(GAMES))
     parser.add_argument("--seats", nargs="+", type=int, default=[2], help="seat counts (Diamant: at least 3)")
-    parser.add_argument("--simulations", nargs="+", type=int, default=[1, 8, 32, 128, 512])
+    parser.add_argument(
+        "--simulations", nargs="*", type=int, default=[1, 8, 32, 128, 512], help="budgets (none: play no row)"
+    )
     parser.add_argument("--opponents", nargs="+", choices=["bot", "agent"], default=["bot", "agent"])
     parser.add_argument("--settings", default="", help="the searcher's settings after search=N")
     parser.add_argument(
@@ -206,6 +232,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--out", type=Path, default=None, help="JSON file: rows kept and added to")
     parser.add_argument("--plot", type=Path, default=None, help="draw the curves of --out into this PNG")
+    parser.add_argument("--markdown", action="store_true", help="print the rows of --out as a table")
     args = parser.parse_args(argv)
     if args.games_per_point < 1 or args.jobs < 1:
         parser.error("--games-per-point and --jobs are 1 or more")
@@ -236,6 +263,8 @@ def main(argv: list[str] | None = None) -> None:
                         args.out.write_text(json.dumps(body, indent=1) + "\n")
     if args.plot is not None:
         plot(rows, args.plot)
+    if args.markdown:
+        print(markdown(rows))
 
 
 if __name__ == "__main__":

@@ -16,11 +16,13 @@ A port is handed the whole state (:meth:`~tablezoo.bots.core.Seat.native_state`)
 only what its seat may know: a port of a hidden-information bot plans on the core's
 determinisations, as its twin plans on ``seat.sample_state``.
 
-The network-guided search (``agent:search=N``, :class:`~tablezoo.bots.search.AgentBot`) has a
-port too, :class:`NativeAgentBot`: the core's forward pass of the same network
-(:func:`native_net`) guiding the core's search (``native/src/search.h``), on the games the
-core determinises (:attr:`~tablezoo.games.native.NativeGame.has_native_search`), with the
-settings it plays (:func:`has_native_search`).
+The network-guided search (``agent:search=N``, ``agent:think=SECONDS``,
+:class:`~tablezoo.bots.search.AgentBot`) has a port too, :class:`NativeAgentBot`: the core's
+forward pass of the same network (:func:`native_net`) guiding the core's search
+(``native/src/search.h``: the Gumbel root of :func:`~tablezoo.bots.search.think`, or with
+``root=puct`` the tree of :func:`~tablezoo.bots.search.search`), on the games the core
+determinises (:attr:`~tablezoo.games.native.NativeGame.has_native_search`), with the settings
+it plays (:func:`has_native_search`).
 """
 
 from __future__ import annotations

@@ -398,14 +398,17 @@ def think(
     ``considered``: the most moves weighed (the network's likeliest, plus Gumbel noise of scale
     ``gumbel``: 0 at a table, 1 in self-play, where it samples them without replacement).
     ``confidence``: how many standard errors of a move's simulated win share count as much as
-    one unit of the network's logits. ``seconds``: stop when this much time has passed
-    (``simulations`` stays the most it runs). One simulation (or one considered move) plays the
-    network's own move."""
+    one unit of the network's logits. ``seconds``: a time budget; the search is timed after
+    every world, the rest of the halving planned anew for the simulations the time left allows
+    at the rate measured (``simulations`` stays the most it runs), and it stops when the time
+    is up. One simulation (or one considered move) plays the network's
+    own move."""
     game, seat = at.game, at.seat
     guide = as_evaluator(evaluator)
     legal = at.legal
     horizon = 2 * (game.num_seats - 1) if horizon is None else horizon
-    deadline = None if seconds is None else time.perf_counter() + seconds
+    started = time.perf_counter()
+    deadline = None if seconds is None else started + seconds
     k = len(legal)
     first = at.sample_state(rng)
     ((all_logits, value0),) = guide.evaluate_batch(game, [(first, seat, at.observation)])
@@ -429,10 +432,11 @@ def think(
         return noise + logits + confidence * q * np.sqrt(visits) / spread
 
     phases = max(1, math.ceil(math.log2(m))) if m > 1 else 0
+    budget = simulations
     for phase in range(phases):
-        left = simulations - spent
-        per = max(1, left // ((phases - phase) * len(candidates)))
-        for _ in range(per):
+        per = max(1, (budget - spent) // ((phases - phase) * len(candidates)))
+        world = 0
+        while world < per:
             if deadline is not None and spent and time.perf_counter() > deadline:
                 break
             y = first if spent == 0 else at.sample_state(rng)
@@ -446,8 +450,17 @@ def think(
                 totals[i] += v
                 squares[i] += v * v
                 spent += 1
+            world += 1
+            if deadline is not None:
+                # timed after every world: the budget is what is spent and what the time left allows
+                # at the rate measured so far, this phase's share of it the worlds still to play
+                elapsed = time.perf_counter() - started
+                rate = spent / max(elapsed, 1e-9)
+                budget = min(simulations, spent + max(0, int(rate * (deadline - started - elapsed))))
+                per = world + (budget - spent) // ((phases - phase) * len(candidates))
         else:
-            ranked = sorted(candidates, key=lambda i: -scores()[i])
+            now = scores()
+            ranked = sorted(candidates, key=lambda i: -now[i])
             candidates = ranked[: max(1, math.ceil(len(candidates) / 2))]
             continue
         break  # out of time: the moves are ranked as they stand

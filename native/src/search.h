@@ -348,11 +348,11 @@ class AgentSearch {
                      [&](int a, int b) { return noise_[a] + r.logits[a] > noise_[b] + r.logits[b]; });
     candidates_.resize(static_cast<size_t>(m));
     const int phases = m > 1 ? std::max(1, static_cast<int>(std::ceil(std::log2(m)))) : 0;
-    int64_t spent = 0;
+    int64_t spent = 0, budget = simulations_;
     bool out_of_time = false;
     for (int phase = 0; phase < phases && !out_of_time; ++phase) {
-      const int64_t left = simulations_ - spent;
-      const int64_t per = std::max<int64_t>(1, left / ((phases - phase) * static_cast<int64_t>(candidates_.size())));
+      const int64_t weighed = static_cast<int64_t>(candidates_.size());
+      int64_t per = std::max<int64_t>(1, (budget - spent) / ((phases - phase) * weighed));
       for (int64_t world = 0; world < per; ++world) {
         if (think_.seconds > 0 && spent &&
             std::chrono::duration<double>(Clock::now() - start).count() > think_.seconds) {
@@ -372,6 +372,14 @@ class AgentSearch {
           totals_[i] += v;
           squares_[i] += v * v;
           ++spent;
+        }
+        if (think_.seconds > 0) {
+          // timed after every world: the budget is what is spent and what the time left allows at
+          // the rate measured so far, this phase's share of it the worlds still to play
+          const double elapsed = std::max(std::chrono::duration<double>(Clock::now() - start).count(), 1e-9);
+          const double affordable = static_cast<double>(spent) / elapsed * std::max(think_.seconds - elapsed, 0.0);
+          budget = std::min<int64_t>(simulations_, spent + static_cast<int64_t>(std::min(affordable, 1e15)));
+          per = world + 1 + (budget - spent) / ((phases - phase) * weighed);
         }
       }
       if (out_of_time) break;
