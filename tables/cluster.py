@@ -479,6 +479,7 @@ class ClusterHub(Hub):
     def disconnect(self, table_id: str, websocket: WebSocket) -> None:
         sockets = self.sockets.get(table_id, {})
         sockets.pop(websocket, None)
+        self._forget(websocket)
         if not sockets:
             self.sockets.pop(table_id, None)
             self.tables.pop(table_id, None)

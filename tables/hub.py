@@ -8,6 +8,11 @@ does not hold up the other tables, and sends each socket of the table its own
 client's view. :meth:`Hub.sweep` expires the tables abandoned for
 ``expire_after`` seconds and lets finished ones nobody watches leave memory.
 
+Nothing is sent under a table's lock: the views are made under it and handed to
+each socket's :class:`Outbox`, a bounded queue with a sender task of its own, so a
+socket that reads slowly or never holds up neither its table nor any other; one
+that lets :data:`OUTBOX_SIZE` messages pile up is closed (code :data:`TOO_SLOW`).
+
 The sockets are anything with an ``async send_text(str)`` (Starlette's
 ``WebSocket`` on the site); nothing here needs the web extra.
 """
@@ -15,10 +20,12 @@ The sockets are anything with an ``async send_text(str)`` (Starlette's
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import secrets
 import time
 import weakref
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 from tablezoo.games import game_class
@@ -32,10 +39,45 @@ if TYPE_CHECKING:
 TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 SEND_TIMEOUT = 10.0
 """Seconds a socket may take to accept a message before it is dropped."""
+OUTBOX_SIZE = 32
+"""Messages waiting to be sent to one socket; a socket that lets more pile up is closed."""
+TOO_SLOW = 4408
+"""The code a socket is closed with when it does not read its messages (:data:`OUTBOX_SIZE`)."""
+CLOSE_TIMEOUT = 2.0
+"""Seconds the closing of a socket too slow to read may take (it happens in the background)."""
 PAGE_SIZE = 50
 """Tables in one page of ``/api/tables`` unless ``limit`` says otherwise (at most 200)."""
 EXPIRE_AFTER = 6 * 3600.0
 """Seconds without a socket or a command after which a waiting or playing table is expired."""
+
+
+class Outbox:
+    """The messages waiting for one socket, and the task that sends them one at a time."""
+
+    def __init__(self, websocket: WebSocket, failed: Callable[[], None]) -> None:
+        self.websocket = websocket
+        self.queue: asyncio.Queue[str] = asyncio.Queue(OUTBOX_SIZE)
+        self._failed = failed
+        self.task = asyncio.create_task(self._send_all())
+
+    def put(self, text: str) -> bool:
+        """Queue ``text``; False when the queue is full (the socket does not keep up)."""
+        try:
+            self.queue.put_nowait(text)
+        except asyncio.QueueFull:
+            return False
+        return True
+
+    async def _send_all(self) -> None:
+        while True:
+            text = await self.queue.get()
+            try:
+                await asyncio.wait_for(self.websocket.send_text(text), SEND_TIMEOUT)
+            except Exception:  # a socket that closed or stalls is dropped; its own loop ends it
+                self._failed()
+                return
+            finally:
+                self.queue.task_done()
 
 
 class Hub:
@@ -49,6 +91,9 @@ class Hub:
         self.store = cast("Store", store)  # None only in a subclass with a store of its own
         self.tables: dict[str, Table] = {}
         self.sockets: dict[str, dict[WebSocket, str]] = {}
+        self.outboxes: dict[WebSocket, Outbox] = {}
+        """What waits to be sent to each socket (see :meth:`send`)."""
+        self._closing: set[asyncio.Task[None]] = set()
         self.active: dict[str, float] = {}
         """When each table in memory last had a command or a socket (monotonic seconds)."""
         self.expire_after = expire_after
@@ -148,6 +193,7 @@ class Hub:
     def disconnect(self, table_id: str, websocket: WebSocket) -> None:
         """The socket is gone; a finished table nobody watches any more leaves memory."""
         self.sockets.get(table_id, {}).pop(websocket, None)
+        self._forget(websocket)
         table = self.tables.get(table_id)
         if table is not None:
             self.active[table_id] = time.monotonic()
@@ -186,12 +232,39 @@ class Hub:
                 await self.send(table.table_id, socket, texts[seat])
 
     async def send(self, table_id: str, websocket: WebSocket, message: dict[str, Any] | str) -> None:
-        """Send ``message`` (a dict, or its JSON text) to one socket."""
+        """Queue ``message`` (a dict, or its JSON text) for one socket; this never waits for the
+        socket. A socket whose queue is full is dropped and closed (code :data:`TOO_SLOW`)."""
         text = message if isinstance(message, str) else dumps(message)
-        try:
-            await asyncio.wait_for(websocket.send_text(text), SEND_TIMEOUT)
-        except Exception:  # a socket that closed or stalls is dropped; its own loop ends it
-            self.sockets.get(table_id, {}).pop(websocket, None)
+        outbox = self.outboxes.get(websocket)
+        if outbox is None:
+            outbox = self.outboxes[websocket] = Outbox(websocket, lambda: self._dropped(table_id, websocket))
+        if not outbox.put(text):
+            self._dropped(table_id, websocket)
+            task = asyncio.create_task(self._close(websocket))
+            self._closing.add(task)
+            task.add_done_callback(self._closing.discard)
+
+    def _dropped(self, table_id: str, websocket: WebSocket) -> None:
+        """A socket that failed or fell behind gets nothing more."""
+        self.sockets.get(table_id, {}).pop(websocket, None)
+        self._forget(websocket)
+
+    def _forget(self, websocket: WebSocket) -> None:
+        outbox = self.outboxes.pop(websocket, None)
+        if outbox is not None and outbox.task is not asyncio.current_task():
+            outbox.task.cancel()
+
+    async def _close(self, websocket: WebSocket) -> None:
+        """Close a socket too slow to read, in the background (its own loop then ends)."""
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(websocket.close(code=TOO_SLOW), CLOSE_TIMEOUT)
+
+    async def delivered(self) -> None:
+        """Wait until every message queued so far was sent (or its socket dropped)."""
+        for outbox in list(self.outboxes.values()):
+            joined = asyncio.create_task(outbox.queue.join())
+            await asyncio.wait((joined, outbox.task), return_when=asyncio.FIRST_COMPLETED)
+            joined.cancel()
 
     def sweep(self, now: float | None = None) -> list[str]:
         """Expire the tables nobody watches or plays at for ``expire_after`` seconds; archive

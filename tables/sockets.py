@@ -8,7 +8,8 @@ page drew once; never in the URL, as URLs end up in logs) within
 A message that is not such JSON, or one over the client's rate limit, is
 answered with a refusing reply and changes nothing. A refused socket gets
 ``{"error": ...}`` and is closed with code 4400 (bad hello), 4404 (no such table) or 4503
-(the database of a site on several workers cannot be reached; try again).
+(the database of a site on several workers cannot be reached; try again). A socket that
+does not read what it is sent is closed with code 4408 (:data:`~tablezoo.tables.hub.TOO_SLOW`).
 
 :func:`play` reads what it shares from the app's state, which
 :func:`~tablezoo.tables.server.create_app` sets: ``hub``, ``origins`` (the

@@ -7,7 +7,7 @@ import json
 import threading
 from typing import Any
 
-from tablezoo.tables.hub import Hub, summary
+from tablezoo.tables.hub import OUTBOX_SIZE, TOO_SLOW, Hub, summary
 from tablezoo.tables.store import Store
 from tablezoo.tables.table import Table
 
@@ -32,17 +32,20 @@ def test_a_change_reaches_every_socket_a_refusal_only_the_sender() -> None:
         alice, bob, gone = Socket(), Socket(), Socket(closed=True)
         for socket, client in ((alice, "alice"), (bob, "bob"), (gone, "gone")):
             await hub.connect(table, socket, client)  # type: ignore[arg-type]
+        await hub.delivered()  # sent after the table's lock, by each socket's own sender
         assert [len(s.sent) for s in (alice, bob, gone)] == [1, 1, 0]
         assert set(hub.sockets["t1"]) == {alice, bob}  # the one that failed is dropped
 
         reply = await hub.command(table, alice, "alice", "/join Alice")  # type: ignore[arg-type]
         assert reply.ok
+        await hub.delivered()
         assert alice.sent[-1]["reply"] == {"ok": True, "text": "you sit at seat 0 as Alice"}
         assert alice.sent[-1]["view"]["you"] == 0 and set(bob.sent[-1]) == {"view"}
         assert bob.sent[-1]["view"]["you"] is None
 
         for text in ("/start", "/status"):  # refused, then read only: the asker alone hears
             await hub.command(table, bob, "bob", text)  # type: ignore[arg-type]
+            await hub.delivered()
             assert set(bob.sent[-1]) == {"reply"} and len(alice.sent) == 2
 
     asyncio.run(play())
@@ -110,6 +113,7 @@ async def a_slow_bot_holds_up_only_its_table(hub: Hub) -> None:
     assert reply.ok and not thinking.done()
     RELEASE.set()
     assert (await thinking).ok
+    await hub.delivered()
     assert b.sent[-1]["view"]["seats"][0]["name"] == "Bob"
 
 
@@ -137,3 +141,35 @@ def think_until_released(monkeypatch: Any) -> None:
 def test_a_slow_bot_holds_up_only_its_table(monkeypatch: Any) -> None:
     think_until_released(monkeypatch)
     asyncio.run(a_slow_bot_holds_up_only_its_table(Hub(Store(":memory:"))))
+
+
+class Stuck(Socket):
+    """Never takes a message: the send waits for ever (as on a socket that never reads)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.close_codes: list[int] = []
+
+    async def send_text(self, text: str) -> None:
+        await asyncio.Event().wait()
+
+    async def close(self, code: int = 1000) -> None:
+        self.close_codes.append(code)
+
+
+def test_a_socket_that_never_reads_is_closed_and_holds_up_no_one() -> None:
+    async def play() -> None:
+        hub = Hub(Store(":memory:"))
+        table = hub.add(Table.new("heckmeck", table_id="t1", seed=1))
+        alice, stuck = Socket(), Stuck()
+        await hub.connect(table, alice, "alice")  # type: ignore[arg-type]
+        await hub.connect(table, stuck, "stuck")  # type: ignore[arg-type]
+        for _ in range(OUTBOX_SIZE + 5):  # each returns at once: nothing waits for the stuck socket
+            reply = await asyncio.wait_for(hub.command(table, alice, "alice", "/option quick"), 1.0)  # type: ignore[arg-type]
+            assert reply.ok
+        await hub.delivered()
+        assert len(alice.sent) == OUTBOX_SIZE + 6 and set(hub.sockets["t1"]) == {alice}
+        await asyncio.sleep(0.05)
+        assert stuck.close_codes == [TOO_SLOW] and stuck not in hub.outboxes
+
+    asyncio.run(play())

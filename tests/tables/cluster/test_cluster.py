@@ -273,3 +273,14 @@ def test_a_slow_bot_holds_up_only_its_table(database: str, broker: str, monkeypa
             await hub.stop()
 
     asyncio.run(run())
+
+
+def test_a_socket_that_never_reads_holds_up_no_one(site: Site) -> None:
+    """A watcher on the other worker that sends its token and never reads: the player's commands
+    are answered as fast as without it, and its worker's views go out to everyone else."""
+    from ..never_reading import moves_beside
+    from ..test_slow_sockets import MOVES, check_moves
+
+    table = site.new_table("heckmeck")
+    for reader in (0, 1):  # the watcher on the player's worker, then on the other one
+        check_moves(asyncio.run(moves_beside(site.ports[0], table, site.ports[reader], moves=MOVES)))
