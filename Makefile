@@ -43,7 +43,8 @@ compiler:
 # the package around it, into a folder of its own (build/sanitize-site, built under build/sanitize:
 # the project's environment and its extension are never touched, so whatever runs from it meanwhile
 # goes on); the engine's contract, lockstep, bad-input, batched-env, native-bot (every game's
-# ports), native-search and search self-play tests run on that copy, first on PYTHONPATH.
+# ports), native-search, Gumbel root (test_think.py) and search self-play tests run on that copy,
+# first on PYTHONPATH.
 SANITIZER_RUNTIME = $$(g++ -print-file-name=libasan.so) $$(g++ -print-file-name=libubsan.so)
 SANITIZE_SITE := build/sanitize-site
 sanitize: $(LINKED)
@@ -56,7 +57,7 @@ sanitize: $(LINKED)
 		TABLEZOO_CORE=native $(BIN)/pytest -q -p no:cacheprovider tests/games/test_contract.py \
 		tests/games/test_lockstep.py tests/games/test_native.py tests/games/test_hostile.py \
 		tests/games/test_hostile_states.py tests/envs/test_batched.py \
-		tests/bots/test_native_*.py tests/training/test_search_selfplay.py
+		tests/bots/test_native_*.py tests/bots/test_think.py tests/training/test_search_selfplay.py
 	$(MAKE) --no-print-directory native-test-sanitize && $(MAKE) --no-print-directory fuzz FUZZ_SECONDS=15
 
 # The native core's own tests (native/tests/test_core.cc): every game and configuration played
