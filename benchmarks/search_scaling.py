@@ -39,6 +39,7 @@ import numpy as np
 
 from tablezoo.bots.core import Seat
 from tablezoo.bots.registry import make_bot, shipped_agent
+from tablezoo.evaluation.stats import wilson
 from tablezoo.games import GAMES, make
 from tablezoo.games.core import TERMINAL
 
@@ -47,15 +48,6 @@ STRONGEST = {"heckmeck": "solver", "sechs_nimmt": "search", "diamant": "search",
 
 MAX_DECISIONS = 20_000
 """A game still running after this many decisions is stopped and shared by every seat."""
-
-
-def wilson(share: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The 95% Wilson score interval of a share of ``n`` games."""
-    if n == 0:
-        return 0.0, 1.0
-    centre = (share + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def play_games(task: tuple[str, int, str, str, int, int, int]) -> dict[str, Any]:
