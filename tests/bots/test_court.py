@@ -10,6 +10,7 @@ import pytest
 
 from tablezoo.bots.core import RandomBot, Seat
 from tablezoo.bots.court import CourtGreedyBot, expected_matches
+from tablezoo.evaluation.tournament import tournament
 from tablezoo.games import make
 from tablezoo.games.core import CHANCE, TERMINAL, Game
 from tablezoo.games.court import (
@@ -33,7 +34,6 @@ from tablezoo.games.court import (
     held_bits,
     parse_dice,
 )
-from tablezoo.training.evaluate import tournament
 
 
 class StrictBot(CourtGreedyBot):

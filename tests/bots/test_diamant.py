@@ -10,10 +10,10 @@ import pytest
 
 from tablezoo.bots.core import Seat
 from tablezoo.bots.diamant import DiamantSearchBot, DiamantThresholdBot, Rollout, Table, one_card_camps
+from tablezoo.evaluation.tournament import play_game, tournament
 from tablezoo.games import make
 from tablezoo.games.core import CHANCE, TERMINAL
 from tablezoo.games.diamant import CAMP, GO, KIND_INDEX, Diamant, DiamantState
-from tablezoo.training.evaluate import play_game, tournament
 
 
 class Spy:

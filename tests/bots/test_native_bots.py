@@ -289,7 +289,7 @@ def test_the_court_heuristics_port_is_the_same_player_as_its_twin() -> None:
     generator, so its moves differ from CourtGreedyBot's in the draws: over 1,000 two-seat
     games against its twin (seats rotated, seeded), its win share's 95% interval holds 0.5.
     Settings (``heuristic:samples=8``) seat the Python bot."""
-    from tablezoo.training.evaluate import tournament
+    from tablezoo.evaluation.tournament import tournament
 
     game = make("court", 2, core="native")
     assert not isinstance(make_bot("heuristic:samples=8", game), NativePortBot)

@@ -215,7 +215,7 @@ def test_the_ports_values_are_the_python_bots_values() -> None:
 def _share_of_wins(games: int, seed: int) -> tuple[float, tuple[float, float]]:
     """Two ports and two Python bots at four seats (seats rotated): the ports' share of the wins
     (each game is won by one side or shared), and its 95% interval."""
-    from tablezoo.training.evaluate import Standing, tournament
+    from tablezoo.evaluation.tournament import Standing, tournament
 
     game = make("diamant", 4, core="native")
     port = ("port", lambda: make_bot("search", game))

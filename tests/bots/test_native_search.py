@@ -231,7 +231,7 @@ def test_the_native_search_reads_only_what_its_seat_may_know(name: str) -> None:
 def test_the_native_search_is_the_same_player_as_the_python_search() -> None:
     """Heckmeck, 2 seats, the shipped agent guiding 8 simulations: the native search against
     the Python search (seats rotated, seeded); its win share's 95% interval holds 0.5."""
-    from tablezoo.training.evaluate import tournament
+    from tablezoo.evaluation.tournament import tournament
 
     game = make("heckmeck", 2, core="native")
     net = shipped_agent(game)

@@ -294,7 +294,7 @@ def test_the_search_values_moves_as_its_twin_does(seats: int, options: dict[str,
 def test_each_port_is_the_same_player_as_its_twin(name: str, cls: type[Bot], games: int) -> None:
     """Two seats, the port against its Python twin, seats rotated, seeded games: the port's win
     share's 95% interval holds 0.5. (Over 1,000 games each, by hand: the bot's docstring.)"""
-    from tablezoo.training.evaluate import tournament
+    from tablezoo.evaluation.tournament import tournament
 
     game = make("sechs_nimmt", 2, core="native")
     lineup = [("port", lambda: make_bot(name, game)), ("python", lambda: OnThePythonCore(game, cls()))]

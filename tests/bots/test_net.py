@@ -17,7 +17,7 @@ from tablezoo.bots.registry import AGENTS_DIR, make_bot
 from tablezoo.bots.search import AgentBot
 from tablezoo.games import make
 from tablezoo.games.core import ConfigError, Game
-from tablezoo.training.export import random_positions
+from tablezoo.release.export import random_positions
 
 
 def ppo_policy(

@@ -21,9 +21,9 @@ from tablezoo.bots.search import (
     Request,
     search,
 )
+from tablezoo.evaluation.tournament import one_against_all, play_game
 from tablezoo.games import GAMES, game_class, make
 from tablezoo.games.core import TERMINAL, ConfigError, Game
-from tablezoo.training.evaluate import one_against_all, play_game
 
 
 def first_decision(name: str, n: int, seed: int = 0) -> tuple:

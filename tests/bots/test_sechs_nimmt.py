@@ -11,10 +11,10 @@ import pytest
 
 from tablezoo.bots.core import RandomBot, Seat
 from tablezoo.bots.sechs_nimmt import SechsNimmtHeuristicBot, SechsNimmtMonteCarloBot, SechsNimmtSearchBot
+from tablezoo.evaluation.tournament import play_game, tournament
 from tablezoo.games import make
 from tablezoo.games.core import TERMINAL
 from tablezoo.games.sechs_nimmt import CHOOSE, DRAFT, ROW
-from tablezoo.training.evaluate import play_game, tournament
 
 CONFIGS = [
     (2, {}),
