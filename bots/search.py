@@ -403,8 +403,7 @@ def think(
     one unit of the network's logits. ``seconds``: a time budget; the search is timed after
     every world, the rest of the halving planned anew for the simulations the time left allows
     at the rate measured (``simulations`` stays the most it runs), and it stops when the time
-    is up. One simulation (or one considered move) plays the network's
-    own move."""
+    is up. One simulation (or one considered move) plays the network's own move."""
     game, seat = at.game, at.seat
     guide = as_evaluator(evaluator)
     legal = at.legal
