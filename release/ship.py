@@ -49,7 +49,7 @@ import json
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, fields
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +71,7 @@ from tablezoo.release.cards import (
     opening_section,
 )
 from tablezoo.release.recipe import RECIPE, SHIP, reproduce_text, training_chain
+from tablezoo.training.expert.calibrate import calibrate
 
 TARGETS: dict[str, list[tuple[int, str, float]]] = {
     "heckmeck": [(2, "solver", 0.55), (4, "solver", 0.30)],
@@ -199,6 +200,13 @@ class ShipConfig:
     """Ship the mean of the weights of this many rounds, ending at :attr:`round` (1: that round's alone)."""
     num_players: tuple[int, ...] = ()
     """The seat counts of the table against ``heuristic`` (empty: every one the game allows)."""
+    refit_value: tuple[int, ...] = ()
+    """Before measuring, refit the network's win-share head to its own games at these seat counts
+    (:func:`refit_value`; the policy, and so ``agent``'s moves, unchanged). Empty: no refit."""
+    refit_games: int = 100
+    """Games of the refit at each of :attr:`refit_value`'s seat counts."""
+    refit_seed: int = 11
+    """Seed of the refit's games."""
 
     @property
     def row_games(self) -> int:
@@ -209,13 +217,19 @@ class ShipConfig:
         """The command that ships the run again with these settings: the settings that are not the
         defaults, but ``jobs`` (it changes no result). Cards and recipes record it in the form of
         :data:`~tablezoo.release.recipe.SHIP`, which every recipe has had and :func:`reproduce` runs."""
-        flags = [
-            f"--{f.name.replace('_', '-')} {getattr(self, f.name)}"
-            for f in fields(self)
-            if f.name not in ("run", "jobs", "num_players") and getattr(self, f.name) != f.default
+
+        def flag(f: Any) -> str:
+            return f"--{f.name.replace('_', '-')} {getattr(self, f.name)}"
+
+        changed = [
+            f for f in fields(self) if f.name not in ("run", "jobs") and getattr(self, f.name) != f.default
         ]
+        flags = [flag(f) for f in changed if f.name != "num_players" and not f.name.startswith("refit_")]
         if self.num_players:
             flags.append("--players " + " ".join(map(str, self.num_players)))
+        if self.refit_value:
+            flags.append("--refit-value " + " ".join(map(str, self.refit_value)))
+            flags += [flag(f) for f in changed if f.name in ("refit_games", "refit_seed")]
         return " ".join([SHIP.strip(), str(self.run), *flags])
 
 
@@ -349,7 +363,7 @@ def training_section(selection: Selection, net: PolicyValueNet, reproduce_line: 
     return f"""## How it was trained
 
 {_training_text(config, len(log))}
-{averaged}{_network_text(net)}- {played}
+{averaged}{_network_text(net)}{refit_text(net)}- {played}
   {config["workers"]} self-play process(es) of a shared 2-core machine.
 - Reproduce (from a clean clone, after `make`): {reproduce_line}
 
@@ -391,11 +405,74 @@ machine that shipped it:
 {opening}"""
 
 
+VALUE_REFIT = "value_refit"
+"""The key of a shipped network's ``meta`` that records the refit of its win-share head."""
+
+
+def refit_value(net_file: Path, game_name: str, ship: ShipConfig, out: Path) -> PolicyValueNet:
+    """The network of ``net_file`` with its win-share head refitted to its own games at
+    :attr:`~ShipConfig.refit_value`'s seat counts (:func:`~tablezoo.training.expert.calibrate.calibrate`:
+    the policy unchanged, bit for bit), saved to ``out``; its ``meta`` records the refit under
+    :data:`VALUE_REFIT`, with the squared errors measured on held-out games.
+
+    The search values positions by that head, and the heads trained by expert iteration learn the
+    outcomes of games where a quarter of the seats play at random: against equals they are sure
+    where the game is not (``benchmarks/value_calibration.py``)."""
+    net = PolicyValueNet.load(net_file)
+    refit, report = calibrate(net, game_name, ship.refit_value, ship.refit_games, ship.refit_seed)
+    refit.meta = {
+        **net.meta,
+        VALUE_REFIT: {
+            "players": list(ship.refit_value),
+            "games": ship.refit_games,
+            "seed": ship.refit_seed,
+            **{k: round(v, 5) if isinstance(v, float) else v for k, v in asdict(report).items()},
+        },
+    }
+    refit.save(out)
+    return refit
+
+
+def refit_text(net: PolicyValueNet) -> str:
+    """The card's line on the refit of the network's win-share head ("" where it was not refitted)."""
+    refit = net.meta.get(VALUE_REFIT)
+    if not refit:
+        return ""
+    players = ", ".join(map(str, refit["players"]))
+    return (
+        f"- Win-share head refitted to {refit['games']} games of the network against itself at "
+        f"{players} seats (seed {refit['seed']}), the policy unchanged: on held-out games its squared "
+        f"error went from {refit['error_before']:.4f} to {refit['error_after']:.4f} (a constant's: "
+        f"{refit['error_constant']:.4f}).\n"
+    )
+
+
+def with_refit_lines(training: str, net: PolicyValueNet, command: str) -> str:
+    """A card's training section with the refit's line (:func:`refit_text`) in place of any earlier
+    one, before the line on how to reproduce the network, and that line naming ``command`` last."""
+    lines = [line for line in training.split("\n") if not line.startswith("- Win-share head refitted")]
+    at = next((i for i, line in enumerate(lines) if line.startswith("- Reproduce")), len(lines))
+    end = next((i for i in range(at + 1, len(lines)) if not lines[i].startswith("  ")), len(lines))
+    if at < len(lines) and net.meta.get(RECIPE):
+        reproduce = " ".join(part.strip() for part in lines[at:end]).rstrip(".")
+        reproduce = reproduce.split("; then `python -m tablezoo.release.ship")[0]
+        lines[at:end] = [
+            f"{reproduce}; then `{command}`,",
+            "  which refits the win-share head and measures it again.",
+        ]
+    lines.insert(at, refit_text(net).rstrip("\n"))
+    return "\n".join(lines)
+
+
 def ship_run(ship: ShipConfig) -> tuple[Path, str]:
     """Measure a run's network and ship it: ``bots/agents/<game>.npz`` with its card ``.md`` and its
     measured rows ``.json``. Returns the network's file and the card."""
     selection = select(ship)
     game_name = selection.config["game"]
+    if ship.refit_value:
+        refit_file = selection.net_file.with_name(selection.net_file.stem + "-refit.npz")
+        refit_value(selection.net_file, game_name, ship, refit_file)
+        selection.net_file = refit_file
     strength = measure_strength(game_name, selection.net_file, ship)
     net, reproduce_line = with_recipe(selection, ship)
     training = training_section(selection, net, reproduce_line)
@@ -430,10 +507,17 @@ def remeasure(game_name: str, ship: ShipConfig) -> tuple[Path, str]:
     if start < 0 or end < start:
         raise ConfigError(f"{shipped.with_suffix('.md')} is not a model card of `tablezoo ship`")
     league = old.find(LEAGUE_MARK)  # the strength league's section, which benchmarks/strength.py writes
+    training = old[start:end].rstrip("\n") + "\n"
+    if ship.refit_value:
+        net = refit_value(shipped, game_name, ship, shipped)
+        if net.meta.get(RECIPE):  # reproduced by running this command after the recorded ones
+            net.meta[RECIPE] = [*net.meta[RECIPE], ship.command()]
+            net.save(shipped)
+        training = with_refit_lines(training, net, ship.command())
     strength = measure_strength(game_name, shipped, ship)
     measured = f"Measured by `{ship.command()}`.\n\n"
     section = strength_section(game_name, ship, strength).replace("\n\n", "\n\n" + measured, 1)
-    card = card_text(game_name, old[start:end].rstrip("\n") + "\n", section)
+    card = card_text(game_name, training, section)
     if league >= 0:
         card = card.rstrip("\n") + "\n\n" + old[league:]
     shipped.with_suffix(".md").write_text(card)
@@ -445,7 +529,9 @@ def cmd_ship(args: argparse.Namespace) -> None:
     """``tablezoo ship``: ship the run as the command line says (or measure a game's shipped agent
     again), and print the card."""
     settings = {f.name: getattr(args, f.name) for f in fields(ShipConfig)}
-    ship = ShipConfig(**{**settings, "num_players": tuple(args.num_players)})
+    ship = ShipConfig(
+        **{**settings, "num_players": tuple(args.num_players), "refit_value": tuple(args.refit_value)}
+    )
     name = str(args.run)
     if name in GAMES and not args.run.is_dir():
         shipped, card = remeasure(name, ship)
@@ -495,6 +581,17 @@ def add_ship_parser(subparsers: Any) -> argparse.ArgumentParser:
         default=(),
         help="seat counts played against heuristic (default: every one the game allows)",
     )
+    p.add_argument(
+        "--refit-value",
+        type=int,
+        nargs="+",
+        default=d.refit_value,
+        metavar="PLAYERS",
+        help="first refit the network's win-share head to its own games at these seat counts (the "
+        "policy unchanged; with a game's name: its shipped agent, in place)",
+    )
+    p.add_argument("--refit-games", type=int, default=d.refit_games, help="games of the refit a seat count")
+    p.add_argument("--refit-seed", type=int, default=d.refit_seed, help="seed of the refit's games")
     p.set_defaults(func=cmd_ship)
     return p
 

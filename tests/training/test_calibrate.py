@@ -45,7 +45,7 @@ def test_the_command_writes_the_refitted_network(tmp_path: Path, capsys) -> None
         [
             str(tmp_path / "net.npz"),
             "diamant",
-            "--seats",
+            "--players",
             "3",
             "--games",
             "10",

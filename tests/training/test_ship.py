@@ -9,6 +9,7 @@ import json
 from dataclasses import fields
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tablezoo.bots.net import PolicyValueNet
@@ -144,3 +145,43 @@ def test_a_games_name_measures_its_shipped_agent_again(
         ship.remeasure("court", ShipConfig(Path("court"), round=3))
     with pytest.raises(ConfigError, match="no agent is shipped for 'sechs'"):
         ship.remeasure("sechs", ShipConfig(Path("sechs")))
+
+
+def test_a_shipped_agent_refitted_keeps_its_policy_and_records_the_refit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``tablezoo ship GAME --refit-value N..``: the shipped network's win-share head is refitted in
+    place (its policy bit for bit the same), the refit is recorded in its meta, its card and its
+    recipe (which ``tablezoo reproduce --ship`` runs after the ship), and it is measured anew."""
+    from tablezoo.bots import registry
+    from tablezoo.release.recipe import RECIPE
+
+    for suffix in (".npz", ".md", ".json"):
+        (tmp_path / f"diamant{suffix}").write_bytes((registry.AGENTS_DIR / f"diamant{suffix}").read_bytes())
+    monkeypatch.setattr(ship, "AGENTS_DIR", tmp_path)
+    monkeypatch.setattr(ship, "move_times", lambda *args: 1.0)
+    before = PolicyValueNet.load(tmp_path / "diamant.npz")
+    argv = ["ship", "diamant", "--games", "2", "--search", "0", "--jobs", "1", "--players", "3"]
+    args = build_parser().parse_args([*argv, "--refit-value", "3", "--refit-games", "6"])
+    args.func(args)
+    after = PolicyValueNet.load(tmp_path / "diamant.npz")
+    command = (
+        "python -m tablezoo.release.ship diamant --games 2 --search 0 --players 3 "
+        "--refit-value 3 --refit-games 6"
+    )
+    assert after.meta["recipe"] == [*before.meta[RECIPE], command]
+    refit = after.meta[ship.VALUE_REFIT]
+    assert refit["players"] == [3] and refit["games"] == 6 and refit["held_out"] > 0
+    game = make("diamant", 3)
+    observations = game.pad(
+        np.array([game.observe(game.initial_state(), 0), game.observe(game.initial_state(), 1)])
+    ).astype(np.float32)
+    assert np.array_equal(after.forward(observations)[0], before.forward(observations)[0])
+    assert not np.allclose(after.forward(observations)[1], before.forward(observations)[1])
+    card = (tmp_path / "diamant.md").read_text()
+    assert card.count("- Win-share head refitted to 6 games of the network against itself at 3 seats") == 1
+    assert f"then `{command}`," in card and f"Measured by `{command}`." in card
+    args.func(build_parser().parse_args([*argv, "--refit-value", "3", "--refit-games", "6"]))
+    assert (tmp_path / "diamant.md").read_text().count(
+        "- Win-share head refitted"
+    ) == 1  # replaced, not added

@@ -20,7 +20,10 @@ from the old head, with a small L2 penalty. Nothing else changes, so the
 network alone plays the same moves, bit for bit. The squared error of the
 win shares, before and after, is measured on games held out of the fit.
 
-``python -m tablezoo.training.expert.calibrate NET GAME --seats 2 4 --games 100 --out NEW``
+``python -m tablezoo.training.expert.calibrate NET GAME --players 2 4 --games 100 --out NEW``
+
+To refit a shipped agent's head, and measure and record it with the agent, use
+``tablezoo ship GAME --refit-value 2 4`` (:mod:`tablezoo.release.ship`), which runs :func:`calibrate`.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ import numpy as np
 
 from tablezoo.bots.core import Seat
 from tablezoo.bots.net import PolicyValueNet, win_share
+from tablezoo.evaluation.cli_args import players_arg
 from tablezoo.evaluation.play import play_out
 from tablezoo.games import make
 from tablezoo.games.core import Game
@@ -184,17 +188,17 @@ def calibrate(
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python -m tablezoo.training.expert.calibrate NET GAME --seats N.. --games G --out NEW``:
+    """``python -m tablezoo.training.expert.calibrate NET GAME --players N.. --games G --out NEW``:
     refit and save."""
     parser = argparse.ArgumentParser(prog="python -m tablezoo.training.expert.calibrate", description=__doc__)
     parser.add_argument("net", type=Path, help="the network file (.npz) whose value head to refit")
     parser.add_argument("game", help="its game")
-    parser.add_argument("--seats", type=int, nargs="+", required=True, help="the seat counts to play")
+    players_arg(parser, several=True, required=True, help="the seat counts to play")
     parser.add_argument("--games", type=int, default=100, help="games at each seat count")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, required=True, help="where to write the refitted network")
     args = parser.parse_args(argv)
-    refit, report = calibrate(PolicyValueNet.load(args.net), args.game, args.seats, args.games, args.seed)
+    refit, report = calibrate(PolicyValueNet.load(args.net), args.game, args.players, args.games, args.seed)
     refit.save(args.out)
     print(
         f"{report.samples} samples fitted; on {report.held_out} held out, squared error "
