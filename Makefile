@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 LINKED := $(VENV)/.linked
 PACKAGES := games bots envs wrappers tables evaluation training release
-EXTRAS := dev,train,rllib,web,cluster,export,render,clients,bench,docs
+EXTRAS := dev,train,rllib,web,cluster,export,render,clients,bench,docs,openspiel
 # mypy reads the installed package, as a user's type checker does
 TYPED := $(foreach p,$(PACKAGES),-p tablezoo.$(p)) -p tablezoo.commands -m tablezoo -m tablezoo.__main__
 
