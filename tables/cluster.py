@@ -5,17 +5,22 @@
 :class:`~tablezoo.tables.hub.Hub` (whose tables live in memory over SQLite). Any
 worker accepts any socket of any table:
 
-* **PostgreSQL holds the truth** (:class:`PgStore`): a table's record
-  (:meth:`~tablezoo.tables.table.Table.to_record`), its version, and the log of
-  its accepted commands (``commands``, keyed by table and version, so no version
-  can be written twice). A worker keeps a copy of the tables its sockets watch,
-  and brings it up to date from the record when the stored version is newer
+* **PostgreSQL holds the truth** (:class:`PgStore`), kept as the SQLite store
+  keeps it (:mod:`tablezoo.tables.store`): a small row per table with its
+  version, the log of its accepted commands with what each changed (``commands``,
+  keyed by table and version, so no version can be written twice), and snapshots
+  of its record (its origin, then one every
+  :data:`~tablezoo.tables.store.SNAPSHOT_EVERY` versions and at the end of the
+  game). A move appends a row: the bytes written for it do not grow with the
+  game. A worker keeps a copy of the tables its sockets watch, and brings it up
+  to date with the deltas it misses when the stored version is newer
   (:meth:`Table.from_record <tablezoo.tables.table.Table.from_record>` with the
   copy as its base: only the new moves are played).
 * **Commands on one table are serialised across workers** by the row's lock: a
   command reads the row ``FOR UPDATE``, runs on the up-to-date copy (bots move
-  there too, in a worker thread, holding up no other table), and writes the new
-  record and its command-log line in the same transaction. A failure anywhere
+  there too, in a worker thread, holding up no other table), and appends its
+  command-log line with its delta (and a snapshot when one is due) in the same
+  transaction. A failure anywhere
   (the database gone mid-command, say) rolls it back and throws the copy away:
   nothing is half-applied, and the sender is told its command was not carried out.
 * **Redis pub/sub rings the bell**: after a commit the worker sends its own sockets
@@ -39,12 +44,23 @@ import contextlib
 import json
 import logging
 import secrets
+import threading
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from tablezoo.games.core import TablezooError
 from tablezoo.tables.hub import PAGE_SIZE, TABLE_ID, Hub, summary_row
+from tablezoo.tables.store import (
+    Mark,
+    delta,
+    dumps,
+    forward,
+    pack,
+    replay_commands,
+    snapshot_due,
+    unpack,
+)
 from tablezoo.tables.table import FINISHED, PLAYING, WAITING, Reply, Table
 from tablezoo.tables.wire import UnavailableError
 
@@ -57,6 +73,10 @@ CHANNEL = "tablezoo:table:"
 """Prefix of a table's pub/sub channel; the table id follows."""
 EXPIRED = "expired"
 DATABASE_DOWN = "the site's database cannot be reached: nothing was changed; try again in a moment"
+ACQUIRE_TIMEOUT = 1.0
+"""Seconds a command waits for a database connection before it is refused (the database is down)."""
+PROBE_EVERY = 0.25
+"""Seconds between two probes of a database that failed (:class:`Breaker`)."""
 MIGRATION_LOCK = 0x7461626C657A6F6F
 """The advisory lock :func:`migrate` holds (``tablezoo`` in ASCII)."""
 
@@ -66,6 +86,7 @@ T = TypeVar("T")
 def require_extra() -> None:
     """Raise ModuleNotFoundError unless the cluster extra's libraries are installed."""
     import alembic  # noqa: F401
+    import limits  # noqa: F401
     import psycopg  # noqa: F401
     import psycopg_pool  # noqa: F401
     import redis  # noqa: F401
@@ -82,8 +103,9 @@ def sqlalchemy_url(url: str) -> str:
     return f"postgresql+psycopg://{rest}"
 
 
-def migrate(url: str) -> None:
-    """Bring the database at ``url`` to the newest schema (Alembic's ``upgrade head``).
+def migrate(url: str, revision: str = "head") -> None:
+    """Bring the database at ``url`` to the newest schema (Alembic's ``upgrade head``), or to
+    ``revision`` (an older one: Alembic's ``downgrade`` when the database is past it).
 
     Several processes may call this at once: an advisory lock lets one migrate while
     the others wait, then find nothing left to do.
@@ -91,6 +113,8 @@ def migrate(url: str) -> None:
     import sqlalchemy
     from alembic import command
     from alembic.config import Config
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
 
     engine = sqlalchemy.create_engine(sqlalchemy_url(url), poolclass=sqlalchemy.pool.NullPool)
     try:
@@ -99,7 +123,13 @@ def migrate(url: str) -> None:
             config = Config()
             config.set_main_option("script_location", "tablezoo.tables:migrations")
             config.attributes["connection"] = connection
-            command.upgrade(config, "head")
+            current = MigrationContext.configure(connection).get_current_revision()
+            script = ScriptDirectory.from_config(config)
+            below = {r.revision for r in script.walk_revisions("base", current)} if current else set()
+            if revision != current and revision in below:  # the database is past it
+                command.downgrade(config, revision)
+            else:
+                command.upgrade(config, revision)
     except sqlalchemy.exc.OperationalError as err:
         raise UnavailableError(f"cannot reach the database to migrate it: {err.orig or err}") from None
     finally:
@@ -109,14 +139,73 @@ def migrate(url: str) -> None:
 # --------------------------------------------------------------------------- the store
 
 
+class Breaker:
+    """A circuit breaker: closed while the database answers; open from its first failure until a
+    probe in the background (every ``every`` seconds) reaches it again.
+
+    While it is open :meth:`check` refuses at once, so that a command during an outage is
+    answered without waiting for a connection. ``on_close`` callbacks run (in the probe's
+    thread) when the database answers again.
+    """
+
+    def __init__(self, probe: Callable[[], None], every: float = PROBE_EVERY) -> None:
+        self.probe = probe
+        self.every = every
+        self.on_close: list[Callable[[], None]] = []
+        self._open = threading.Event()
+        self._stopped = threading.Event()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    @property
+    def is_open(self) -> bool:
+        return self._open.is_set()
+
+    def check(self) -> None:
+        """Raise :class:`UnavailableError` while the breaker is open."""
+        if self._open.is_set():
+            raise UnavailableError(DATABASE_DOWN)
+
+    def trip(self) -> None:
+        """Open the breaker (the database just failed); a probe runs until it answers."""
+        with self._lock:
+            self._open.set()
+            if self._thread is None and not self._stopped.is_set():
+                self._thread = threading.Thread(target=self._probe, name="tablezoo-db-probe", daemon=True)
+                self._thread.start()
+
+    def _probe(self) -> None:
+        while not self._stopped.wait(self.every):
+            try:
+                self.probe()
+            except Exception as err:  # still down: probe again
+                log.debug("the database is still unreachable: %s", err)
+                continue
+            with self._lock:
+                self._open.clear()
+                self._thread = None
+            log.warning("the database answers again: commands are carried out")
+            for callback in list(self.on_close):
+                try:
+                    callback()
+                except Exception:
+                    log.exception("a callback of the database's return failed")
+            return
+
+    def stop(self) -> None:
+        self._stopped.set()
+
+
 class PgStore:
     """The tables of one PostgreSQL database, through a pool of psycopg connections.
 
     Every method is blocking (the hub calls them in worker threads) and raises
-    :class:`UnavailableError` when the database cannot be reached.
+    :class:`UnavailableError` when the database cannot be reached: after waiting at
+    most ``timeout`` seconds for a connection the first time, at once while the
+    :class:`Breaker` is open (until its probe reaches the database again).
     """
 
-    def __init__(self, url: str, *, pool_size: int = 10, timeout: float = 5.0) -> None:
+    def __init__(self, url: str, *, pool_size: int = 10, timeout: float = ACQUIRE_TIMEOUT) -> None:
         from psycopg_pool import ConnectionPool
 
         self.url = url
@@ -133,35 +222,50 @@ class PgStore:
             kwargs={"autocommit": True},
             name="tablezoo",
         )
+        self.breaker = Breaker(self._probe)
         self.pool.open(wait=False)
+
+    def _probe(self) -> None:
+        """Reach the database on a connection of its own (the pool's may all be broken)."""
+        import psycopg
+
+        with psycopg.connect(self.url, connect_timeout=max(1, round(ACQUIRE_TIMEOUT))) as conn:
+            conn.execute("SELECT 1")
 
     def _run(self, work: Callable[[Any], T]) -> T:
         """``work(connection)`` in one transaction; a failure to reach the database raises
-        :class:`UnavailableError`."""
+        :class:`UnavailableError` (its cause is logged, never shown to a client)."""
         import psycopg
         import psycopg_pool
 
+        self.breaker.check()
         try:
             with self.pool.connection() as conn, conn.transaction():
                 return work(conn)
         except (psycopg.OperationalError, psycopg_pool.PoolTimeout) as err:
-            raise UnavailableError(f"{DATABASE_DOWN} ({type(err).__name__})") from None
+            if not _unreachable(err):
+                raise
+            if not self.breaker.is_open:
+                log.warning("the database %s is unreachable: %s", _redacted(self.url), err)
+            self.breaker.trip()
+            raise UnavailableError(DATABASE_DOWN) from None
 
     # ------------------------------------------------------------ tables
 
     def create(self, table: Table) -> None:
-        """Store a new table (its record is also its origin, where a replay of its commands starts)."""
-        record = _dumps(table.to_record())
+        """Store a new table: its row, and its record as its first snapshot (at version 0 this is
+        its origin, where a replay of its commands starts)."""
         now = time.time()
-        row = (record, record, now, now, now)
-        self._run(
-            lambda conn: conn.execute(
-                "INSERT INTO tables "
-                "(id, game, phase, version, seats, record, origin, created, updated, seen) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                (table.table_id, table.game_name, table.phase, table.version, _seats(table), *row),
+
+        def work(conn: Any) -> None:
+            conn.execute(
+                "INSERT INTO tables (id, game, phase, version, seats, snapshot, created, updated, seen) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                (*_row(table), table.version, now, now, now),
             )
-        )
+            _snapshot(conn, table)
+
+        self._run(work)
 
     def exists(self, table_id: str) -> bool:
         return self._run(
@@ -174,13 +278,12 @@ class PgStore:
         """The table as stored (None: none, or expired); ``cached`` itself when it is current."""
 
         def work(conn: Any) -> Table | None:
-            row = conn.execute("SELECT version, phase FROM tables WHERE id = %s", (table_id,)).fetchone()
+            row = conn.execute(
+                "SELECT version, phase, snapshot FROM tables WHERE id = %s", (table_id,)
+            ).fetchone()
             if row is None or row[1] == EXPIRED:
                 return None
-            if cached is not None and cached.version == row[0]:
-                return cached
-            (record,) = conn.execute("SELECT record FROM tables WHERE id = %s", (table_id,)).fetchone()
-            return Table.from_record(json.loads(record), base=cached)
+            return _current(conn, table_id, row[0], row[2], cached)
 
         return self._run(work)
 
@@ -190,35 +293,37 @@ class PgStore:
         """Carry out ``text`` for ``client`` at the table, serialised with every other worker.
 
         The row is locked for the whole command; the table it runs on is ``cached``
-        when that is current, else the stored record (from ``cached`` as base). An
-        accepted command that changed the table is stored with its log line in the
-        same transaction. Returns the reply and the table after it (None: no such
-        table). ``cached`` must not be used afterwards: the table returned replaces it.
+        when that is current, else the stored one (its latest snapshot and the deltas
+        after it, or only the deltas ``cached`` misses). An accepted command that changed
+        the table is appended (its log line with its delta, and a snapshot when one is
+        due) in the same transaction. Returns the reply and the table after it (None: no
+        such table). ``cached`` must not be used afterwards: the table returned replaces it.
         """
 
         def work(conn: Any) -> tuple[Reply, Table | None]:
             row = conn.execute(
-                "SELECT version, phase FROM tables WHERE id = %s FOR UPDATE", (table_id,)
+                "SELECT version, phase, snapshot FROM tables WHERE id = %s FOR UPDATE", (table_id,)
             ).fetchone()
             if row is None or row[1] == EXPIRED:
                 return Reply(False, "no such table: it was closed after nobody played or watched it"), None
-            table = cached
-            if table is None or table.version != row[0]:
-                (record,) = conn.execute("SELECT record FROM tables WHERE id = %s", (table_id,)).fetchone()
-                table = Table.from_record(json.loads(record), base=table)
+            table = _current(conn, table_id, row[0], row[2], cached)
+            before = Mark.of(table)
             reply = table.handle(client, text)
             if reply.ok and reply.changed:
                 now = time.time()
+                snapshot = table.version if snapshot_due(table, before, row[2]) else row[2]
                 conn.execute(
-                    "UPDATE tables SET phase = %s, version = %s, seats = %s, record = %s, updated = %s "
+                    "UPDATE tables SET phase = %s, version = %s, seats = %s, snapshot = %s, updated = %s "
                     "WHERE id = %s",
-                    (table.phase, table.version, _seats(table), _dumps(table.to_record()), now, table_id),
+                    (table.phase, table.version, _seats(table), snapshot, now, table_id),
                 )
                 conn.execute(
-                    "INSERT INTO commands (table_id, version, client, command, at) "
-                    "VALUES (%s, %s, %s, %s, %s)",
-                    (table_id, table.version, client, text, now),
+                    "INSERT INTO commands (table_id, version, client, command, at, delta) "
+                    "VALUES (%s, %s, %s, %s, %s, %s)",
+                    (table_id, table.version, client, text, now, dumps(delta(table, before))),
                 )
+                if snapshot != row[2]:
+                    _snapshot(conn, table)
             return reply, table
 
         return self._run(work)
@@ -278,35 +383,100 @@ class PgStore:
             ).fetchall()
         )
 
+    def origin(self, table_id: str) -> dict[str, Any] | None:
+        """The record the table was created with (its snapshot at version 0), or None."""
+        row = self._run(
+            lambda conn: conn.execute(
+                "SELECT record FROM snapshots WHERE table_id = %s AND version = 0", (table_id,)
+            ).fetchone()
+        )
+        return None if row is None else unpack(row[0])
+
     def replay(self, table_id: str) -> Table:
         """The table rebuilt from its origin by carrying out its logged commands again, in order."""
-        origin = self._run(
-            lambda conn: conn.execute("SELECT origin FROM tables WHERE id = %s", (table_id,)).fetchone()
-        )
+        origin = self.origin(table_id)
         if origin is None:
             raise TablezooError(f"no table {table_id!r}")
-        table = Table.from_record(json.loads(origin[0]))
-        for version, client, text in self.commands(table_id):
-            reply = table.handle(client, text)
-            if not (reply.ok and reply.changed and table.version == version):
-                raise TablezooError(
-                    f"the command log of {table_id} does not replay at version {version}: {text!r}"
-                )
-        return table
+        return replay_commands(table_id, Table.from_record(origin), self.commands(table_id))
 
     def record(self, table_id: str) -> dict[str, Any] | None:
-        """The stored record of a table, as it is in the database."""
-        row = self._run(
-            lambda conn: conn.execute("SELECT record FROM tables WHERE id = %s", (table_id,)).fetchone()
-        )
-        return None if row is None else dict(json.loads(row[0]))
+        """The stored record of a table: its latest snapshot and the deltas after it."""
+
+        def work(conn: Any) -> dict[str, Any] | None:
+            row = conn.execute("SELECT snapshot FROM tables WHERE id = %s", (table_id,)).fetchone()
+            return None if row is None else _stored_record(conn, table_id, row[0], None)
+
+        return self._run(work)
+
+    def ids(self) -> list[str]:
+        """Every table id in the database, expired ones too, oldest first."""
+        return [
+            r[0] for r in self._run(lambda conn: conn.execute("SELECT id FROM tables ORDER BY created, id"))
+        ]
 
     def close(self) -> None:
+        self.breaker.stop()
         self.pool.close()
 
 
-def _dumps(record: dict[str, Any]) -> str:
-    return json.dumps(record, separators=(",", ":"))
+def _unreachable(err: Exception) -> bool:
+    """Whether ``err`` says the database cannot be reached (no connection, or a server shutting
+    down or starting), rather than that one statement failed."""
+    state = getattr(err, "sqlstate", None)
+    return state is None or state.startswith(("08", "57P"))
+
+
+def _redacted(url: str) -> str:
+    """``url`` without its password (for the log)."""
+    scheme, sep, rest = url.partition("://")
+    credentials, at, host = rest.rpartition("@")
+    return f"{scheme}{sep}{credentials.partition(':')[0]}{at}{host}" if at else url
+
+
+def _stored_record(conn: Any, table_id: str, snapshot: int, since: Table | None) -> dict[str, Any]:
+    """The table's record: its snapshot at version ``snapshot`` and the deltas after it, or
+    ``since`` (an older copy, at or past that snapshot) and the deltas it misses."""
+    if since is not None and since.version >= snapshot:
+        record, at = since.to_record(), since.version
+    else:
+        found = conn.execute(
+            "SELECT record FROM snapshots WHERE table_id = %s AND version = %s", (table_id, snapshot)
+        ).fetchone()
+        if found is None:
+            raise TablezooError(f"the snapshot of table {table_id} at version {snapshot} is missing")
+        record, at = unpack(found[0]), snapshot
+    deltas = conn.execute(
+        "SELECT version, delta FROM commands WHERE table_id = %s AND version > %s ORDER BY version",
+        (table_id, at),
+    ).fetchall()
+    return forward(table_id, record, at, deltas)
+
+
+def _current(conn: Any, table_id: str, version: int, snapshot: int, cached: Table | None) -> Table:
+    """The table at its stored ``version``: ``cached`` itself when current, else rebuilt (on
+    ``cached``'s game when it is an older copy, so that only the new moves are played)."""
+    if cached is not None and cached.version == version:
+        return cached
+    since = cached if cached is not None and cached.version < version else None
+    return Table.from_record(_stored_record(conn, table_id, snapshot, since), base=cached)
+
+
+def _snapshot(conn: Any, table: Table) -> None:
+    """Store the table's record at its version; the older snapshots but the origin go."""
+    conn.execute(
+        "INSERT INTO snapshots (table_id, version, record) VALUES (%s, %s, %s) "
+        "ON CONFLICT (table_id, version) DO UPDATE SET record = excluded.record",
+        (table.table_id, table.version, pack(table.to_record())),
+    )
+    conn.execute(
+        "DELETE FROM snapshots WHERE table_id = %s AND version > 0 AND version < %s",
+        (table.table_id, table.version),
+    )
+
+
+def _row(table: Table) -> tuple[str, str, str, int, str]:
+    """The table's id, game, phase, version and seat names (JSON), as its row holds them."""
+    return table.table_id, table.game_name, table.phase, table.version, _seats(table)
 
 
 def _seats(table: Table) -> str:
@@ -338,6 +508,10 @@ class ClusterHub(Hub):
 
     async def start(self) -> None:
         import redis.asyncio as aioredis
+
+        loop = asyncio.get_running_loop()
+        # the database is back: the views that could not be read meanwhile are sent now
+        self.pg.breaker.on_close.append(lambda: self._call_soon(loop, self._database_back))
 
         self._redis = aioredis.from_url(
             self.broker_url, socket_connect_timeout=2, socket_timeout=2, retry_on_timeout=False
@@ -402,6 +576,14 @@ class ClusterHub(Hub):
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
+    @staticmethod
+    def _call_soon(loop: asyncio.AbstractEventLoop, callback: Callable[[], None]) -> None:
+        with contextlib.suppress(RuntimeError):  # the loop was closed: the site stopped
+            loop.call_soon_threadsafe(callback)
+
+    def _database_back(self) -> None:
+        self._spawn(self._resync())
+
     async def _resync(self) -> None:
         for table_id, sockets in list(self.sockets.items()):
             if sockets:
@@ -416,6 +598,8 @@ class ClusterHub(Hub):
                 return
             try:
                 table = await asyncio.to_thread(self.pg.load, table_id, self.tables.pop(table_id, None))
+            except UnavailableError:  # sent when the database is back (_database_back)
+                return
             except Exception:
                 log.exception("table %s could not be read to send its views", table_id)
                 return
@@ -494,6 +678,9 @@ class ClusterHub(Hub):
 
     async def command(self, table: Table, websocket: WebSocket, client: str, text: str) -> Reply:
         table_id = table.table_id
+        if self.pg.breaker.is_open:  # refused at once: nobody waits for the table's lock
+            await self.send(table_id, websocket, {"reply": {"ok": False, "text": DATABASE_DOWN}})
+            return Reply(False, DATABASE_DOWN)
         async with self.lock(table_id):
             cached = self.tables.pop(table_id, None)
             try:

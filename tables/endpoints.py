@@ -7,7 +7,7 @@ they share lives on the app's state, which :func:`~tablezoo.tables.server.create
 |---|---|
 | ``hub`` | the :class:`~tablezoo.tables.hub.Hub` of the tables |
 | ``origins`` | the :class:`~tablezoo.tables.security.Origins` whose pages may post |
-| ``table_limit`` | the :class:`~tablezoo.tables.limits.RateLimit` of the tables each address creates |
+| ``limits`` | the :class:`~tablezoo.tables.limits.Limits`: the tables each address may create |
 | ``max_open_tables`` | how many tables may wait for players at once |
 
 A request the API refuses raises :class:`~tablezoo.tables.wire.ApiError`;
@@ -34,7 +34,7 @@ from tablezoo.tables.bot_moves import (
     seat_move,
 )
 from tablezoo.tables.hub import PAGE_SIZE, Hub, summary
-from tablezoo.tables.limits import RateLimit
+from tablezoo.tables.limits import Limits
 from tablezoo.tables.security import PAGE_HEADERS, check_post
 from tablezoo.tables.table import FINISHED, PLAYING, WAITING, Table
 from tablezoo.tables.wire import ApiError, UnavailableError, dumps, json_object
@@ -90,9 +90,10 @@ async def create_table(request: Request) -> Response:
     hub: Hub = state.hub
     check_post(request.headers, state.origins)
     address = request.client.host if request.client else "?"
-    table_limit: RateLimit = state.table_limit
-    if not table_limit.allow(address):  # its burst is a minute's worth
-        raise ApiError(429, f"too many new tables: at most {table_limit.burst} a minute; join an open one")
+    limits: Limits = state.limits
+    refusal = await limits.create(address)
+    if refusal is not None:
+        raise ApiError(429, refusal)
     if await hub.open_count() >= state.max_open_tables:
         raise ApiError(
             429, f"{state.max_open_tables} tables are waiting for players already; join one of them"

@@ -147,6 +147,8 @@ class Hub:
         self.active.pop(table_id, None)
         self._locks.pop(table_id, None)
         self.sockets.pop(table_id, None)
+        if self.store is not None:  # None in the cluster's hub, whose store keeps no marks
+            self.store.forget(table_id)
 
     def add(self, table: Table) -> Table:
         """A new table: kept, and saved at once."""

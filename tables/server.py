@@ -36,9 +36,11 @@ Hardening (each configurable in :func:`create_app`):
   a POST that carries an ``Origin`` must come from the site itself or from
   ``allowed_origins`` (against other sites' pages), and POST bodies must be
   ``application/json``.
-* Limits: each client may send ``rate`` commands a second (bursts of
-  ``burst``); each address may create ``create_rate`` tables a minute; at most
-  ``max_open_tables`` tables wait for players at once. JSON nested too deeply or
+* Limits (:mod:`~tablezoo.tables.limits`): each client may send ``rate``
+  commands a second (bursts of ``burst``); each address may create
+  ``create_rate`` tables and open ``connect_rate`` sockets a minute; at most
+  ``max_open_tables`` tables wait for players at once. A site of several
+  workers counts them in Redis, so the limits hold for the site, not per worker. JSON nested too deeply or
   too large is refused with a clear error.
 * Clean-up: a finished table leaves memory once no socket watches it (it stays
   in the store, read back on demand); a waiting or playing table without a
@@ -77,7 +79,7 @@ from typing import Any
 
 from tablezoo.games.core import ConfigError
 from tablezoo.tables.hub import EXPIRE_AFTER, Hub
-from tablezoo.tables.limits import BURST, CREATE_RATE, MAX_OPEN_TABLES, RATE, RateLimit
+from tablezoo.tables.limits import BURST, CONNECT_RATE, CREATE_RATE, MAX_OPEN_TABLES, RATE, Limits
 from tablezoo.tables.security import LOOPBACK_HOSTS, PAGE_HEADERS, Origins, SecurityHeaders
 from tablezoo.tables.sockets import play
 from tablezoo.tables.store import DEFAULT_PATH, Store
@@ -117,6 +119,7 @@ def create_app(
     rate: float = RATE,
     burst: int = BURST,
     create_rate: int = CREATE_RATE,
+    connect_rate: int = CONNECT_RATE,
     max_open_tables: int = MAX_OPEN_TABLES,
     expire_after: float = EXPIRE_AFTER,
 ) -> Starlette:
@@ -157,8 +160,7 @@ def create_app(
     # what the endpoints share (tables.endpoints and tables.sockets say what each reads)
     app.state.hub = make_hub(db_path, database, broker, expire_after)
     app.state.origins = Origins(allowed_origins)
-    app.state.command_limit = RateLimit(rate, burst)
-    app.state.table_limit = RateLimit(create_rate / 60, create_rate)
+    app.state.limits = make_limits(broker, rate, burst, create_rate, connect_rate)
     app.state.max_open_tables = max_open_tables
     return app
 
@@ -174,6 +176,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
     with contextlib.suppress(asyncio.CancelledError):
         await task
     await hub.stop()
+    await app.state.limits.close()
 
 
 async def sweep_forever(hub: Hub, every: float = SWEEP_EVERY) -> None:
@@ -198,6 +201,15 @@ def make_hub(db_path: str, database: str | None, broker: str | None, expire_afte
 
     assert database is not None and broker is not None
     return ClusterHub(PgStore(database), broker, expire_after=expire_after)
+
+
+def make_limits(broker: str | None, rate: float, burst: int, create_rate: int, connect_rate: int) -> Limits:
+    """The limits counted in this process, or in Redis (``broker``) across the site's workers."""
+    if broker is None:
+        return Limits(rate, burst, create_rate, connect_rate)
+    from tablezoo.tables.limits import SharedLimits
+
+    return SharedLimits(broker, rate, burst, create_rate, connect_rate)
 
 
 def check_cluster(database: str | None, broker: str | None) -> None:
@@ -230,6 +242,7 @@ ENVIRONMENT = {
     "rate": "TABLEZOO_RATE",
     "burst": "TABLEZOO_BURST",
     "create_rate": "TABLEZOO_CREATE_RATE",
+    "connect_rate": "TABLEZOO_CONNECT_RATE",
     "max_open_tables": "TABLEZOO_MAX_OPEN_TABLES",
 }
 """The environment variables :func:`app_from_environment` reads (hosts and origins: comma-separated)."""
@@ -248,6 +261,7 @@ def app_from_environment() -> Starlette:
         rate=float(env["rate"] or RATE),
         burst=int(env["burst"] or BURST),
         create_rate=int(env["create_rate"] or CREATE_RATE),
+        connect_rate=int(env["connect_rate"] or CONNECT_RATE),
         max_open_tables=int(env["max_open_tables"] or MAX_OPEN_TABLES),
     )
 
@@ -276,7 +290,7 @@ def serve(
     is migrated first, then ``workers`` processes share the port (uvicorn's own
     supervisor starts them, and starts a new one when one dies). ``limits`` sets
     :func:`create_app`'s ``rate``, ``burst``, ``create_rate`` and ``max_open_tables``
-    (each worker keeps its own count).
+    (a site of several workers counts them in Redis, across its workers).
     """
     limits = dict(limits or {})
     import uvicorn
@@ -341,6 +355,7 @@ def cmd_serve(args: argparse.Namespace) -> None:
             "rate": args.rate,
             "burst": args.burst,
             "create_rate": args.create_rate,
+            "connect_rate": args.connect_rate,
             "max_open_tables": args.max_open_tables,
         },
     )
@@ -380,6 +395,12 @@ def add_serve_parser(subparsers: Any) -> argparse.ArgumentParser:
         type=int,
         default=CREATE_RATE,
         help=f"tables an address may create a minute (default {CREATE_RATE})",
+    )
+    p.add_argument(
+        "--connect-rate",
+        type=int,
+        default=CONNECT_RATE,
+        help=f"sockets an address may open a minute (default {CONNECT_RATE})",
     )
     p.add_argument(
         "--max-open-tables",

@@ -7,14 +7,15 @@ page drew once; never in the URL, as URLs end up in logs) within
 ``{"command": ...}`` and the hub answers (:meth:`~tablezoo.tables.hub.Hub.command`).
 A message that is not such JSON, or one over the client's rate limit, is
 answered with a refusing reply and changes nothing. A refused socket gets
-``{"error": ...}`` and is closed with code 4400 (bad hello), 4404 (no such table) or 4503
+``{"error": ...}`` and is closed with code 4400 (bad hello), 4404 (no such table), 4429 (its
+address opened too many sockets in the last minute) or 4503
 (the database of a site on several workers cannot be reached; try again). A socket that
 does not read what it is sent is closed with code 4408 (:data:`~tablezoo.tables.hub.TOO_SLOW`).
 
 :func:`play` reads what it shares from the app's state, which
 :func:`~tablezoo.tables.server.create_app` sets: ``hub``, ``origins`` (the
 :class:`~tablezoo.tables.security.Origins` whose pages may connect) and
-``command_limit`` (the :class:`~tablezoo.tables.limits.RateLimit` of each
+``limits`` (the :class:`~tablezoo.tables.limits.Limits` of each address's sockets and each
 client's commands). Nothing here needs the web extra to be imported.
 """
 
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
     from starlette.websockets import WebSocket
 
     from tablezoo.tables.hub import Hub
-    from tablezoo.tables.limits import RateLimit
+    from tablezoo.tables.limits import Limits
     from tablezoo.tables.security import Origins
 
 CLIENT_TOKEN = re.compile(r"[A-Za-z0-9_-]{8,64}")
@@ -51,6 +52,11 @@ async def play(websocket: WebSocket) -> None:
         await websocket.close(code=4403)  # before accepting: another site's page gets nothing
         return
     await websocket.accept()
+    limits: Limits = websocket.app.state.limits
+    refusal = await limits.connect(websocket.client.host if websocket.client else "?")
+    if refusal is not None:
+        await refuse(websocket, 4429, refusal)
+        return
     hub: Hub = websocket.app.state.hub
     greeted = await _greet(websocket, hub)
     if greeted is None:
@@ -58,7 +64,7 @@ async def play(websocket: WebSocket) -> None:
     table, client = greeted
     await hub.connect(table, websocket, client)
     try:
-        await _converse(websocket, hub, table, client, websocket.app.state.command_limit)
+        await _converse(websocket, hub, table, client, limits)
     finally:
         hub.disconnect(table.table_id, websocket)
 
@@ -94,7 +100,7 @@ async def _greet(websocket: WebSocket, hub: Hub) -> tuple[Table, str] | None:
     return table, client
 
 
-async def _converse(websocket: WebSocket, hub: Hub, table: Table, client: str, limit: RateLimit) -> None:
+async def _converse(websocket: WebSocket, hub: Hub, table: Table, client: str, limits: Limits) -> None:
     """Carry out the socket's commands, one message at a time, until it disconnects."""
     while True:
         message = await websocket.receive()
@@ -103,9 +109,8 @@ async def _converse(websocket: WebSocket, hub: Hub, table: Table, client: str, l
         command = parse_command(message.get("text"))
         if isinstance(command, Reply):
             await hub.send(table.table_id, websocket, {"reply": {"ok": False, "text": command.text}})
-        elif not limit.allow(client):
-            text = f"too many commands: at most {limit.rate:g} a second; wait a moment"
-            await hub.send(table.table_id, websocket, {"reply": {"ok": False, "text": text}})
+        elif (refusal := await limits.command(client)) is not None:
+            await hub.send(table.table_id, websocket, {"reply": {"ok": False, "text": refusal}})
         else:
             await hub.command(table, websocket, client, command)
 

@@ -126,6 +126,8 @@ class Table:
         self.bots: dict[int, Bot] = {}
         self.rng = np.random.default_rng(self.seed)
         self.listeners: list[Callable[[Table], None]] = []
+        self.last_command: tuple[str, str] | None = None
+        """The last accepted command that changed the table, ``(client, text)``: what a store logs."""
         self.scripted: list[Any] = []
         """Chance outcomes to use, in order, before the table rolls its own (scripted tests, demos)."""
         self._bot_names: list[str] | None = None
@@ -183,6 +185,7 @@ class Table:
         if reply.ok and reply.changed:
             self._run_bots()
             self.version += 1
+            self.last_command = (client, text)
             for listener in list(self.listeners):
                 listener(self)
         return reply

@@ -712,8 +712,10 @@ def test_reading_commands_are_answered_to_the_asker_alone_and_not_stored(tmp_pat
                 room.ok(CAROL, "/status")  # Room.send checks the reply comes alone, Alice gets nothing
                 room.ok(CAROL, "/help")
             assert hub.tables[table_id].version == version and saves == [version]
-            row = hub.store._db.execute("SELECT record FROM tables WHERE id = ?", (table_id,)).fetchone()
-            assert json.loads(row[0])["version"] == version
+            row = hub.store._db.execute("SELECT version FROM tables WHERE id = ?", (table_id,)).fetchone()
+            assert row[0] == version and hub.store.record(table_id)["version"] == version
+            logged = hub.store._db.execute("SELECT count(*) FROM commands WHERE table_id = ?", (table_id,))
+            assert logged.fetchone()[0] == version
 
 
 def test_each_client_is_rate_limited() -> None:

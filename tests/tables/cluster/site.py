@@ -34,8 +34,17 @@ def free_port() -> int:
 class Site:
     """``workers`` worker processes over one database and one broker."""
 
-    def __init__(self, database: str, broker: str, workers: int = 2, log: Path | None = None) -> None:
+    def __init__(
+        self,
+        database: str,
+        broker: str,
+        workers: int = 2,
+        log: Path | None = None,
+        options: tuple[str, ...] = (),
+    ) -> None:
+        """``options`` are more arguments of ``tablezoo serve`` (they override the tests' limits)."""
         self.database, self.broker = database, broker
+        self.options = list(options)
         self.ports = [free_port() for _ in range(workers)]
         self.processes: list[subprocess.Popen[bytes] | None] = [None] * workers
         self.log = log
@@ -45,7 +54,8 @@ class Site:
         for k in range(len(self.ports)) if worker is None else [worker]:
             command = [TABLEZOO, "serve", "--port", str(self.ports[k]), "--database", self.database]
             command += ["--broker", self.broker, "--log-level", "warning", "--rate", "1000"]
-            command += ["--burst", "1000", "--create-rate", "100000", "--expire-after", "3600"]
+            command += ["--burst", "1000", "--create-rate", "100000", "--connect-rate", "100000"]
+            command += ["--expire-after", "3600", *self.options]
             out = open(self.log, "ab") if self.log else subprocess.DEVNULL  # noqa: SIM115
             self.processes[k] = subprocess.Popen(command, stdout=out, stderr=out, env=dict(os.environ))
         for k in range(len(self.ports)) if worker is None else [worker]:

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tablezoo.tables.cluster import DATABASE_DOWN, PgStore, migrate
+from tablezoo.tables.cluster import ACQUIRE_TIMEOUT, CHANNEL, DATABASE_DOWN, PgStore, migrate
 from tablezoo.tables.table import Table
 
 from .site import Client, Site
@@ -221,8 +222,13 @@ def test_the_broker_restarted(site: Site, store: PgStore, redis: Any) -> None:
     assert store.replay(table).to_record() == record
 
 
+LIBRARY_WORDS = ("Error", "Timeout", "psycopg", "Pool", "Exception", "Traceback")
+"""Words of a library's exception that no answer of the site may carry."""
+
+
 def test_the_database_restarted(site: Site, store: PgStore, postgres: Any) -> None:
-    """PostgreSQL down: commands are refused with a clear error and change nothing; back up: play on."""
+    """PostgreSQL down: commands are refused within about a second with a clear error, without a
+    library's exception name, and change nothing; back up: play on."""
     table = site.new_table("heckmeck")
 
     async def run() -> None:
@@ -232,15 +238,28 @@ def test_the_database_restarted(site: Site, store: PgStore, postgres: Any) -> No
         await b.wait_version(1)
         postgres.stop()
         try:
-            reply = await a.command("/join bob")
-            assert not reply["ok"] and reply["text"] == DATABASE_DOWN
-            reply = await b.command("/join bob")
-            assert not reply["ok"] and reply["text"] == DATABASE_DOWN
+            waits = []
+            for client in (a, b, a, b, a):
+                start = time.monotonic()
+                reply = await client.command("/join bob")
+                waits.append(time.monotonic() - start)
+                assert not reply["ok"] and reply["text"] == DATABASE_DOWN
+            # the first refusal on each worker waits for a connection (at most ACQUIRE_TIMEOUT);
+            # the breaker then refuses at once
+            assert max(waits) < ACQUIRE_TIMEOUT + 0.75, waits
+            assert max(waits[2:]) < 0.25, waits
+            start = time.monotonic()
             status, body = await asyncio.to_thread(site.get, 1, "/api/tables")
-            assert status == 503 and "database" in body["error"]
+            assert time.monotonic() - start < ACQUIRE_TIMEOUT + 0.75
+            assert status == 503 and body == {"error": DATABASE_DOWN}
+            status, body = await asyncio.to_thread(site.post, 0, "/api/tables", {"game": "court"})
+            assert status == 503 and not any(word in body["error"] for word in LIBRARY_WORDS), body
         finally:
             postgres.start()
-        reply = await b.command("/join bob")
+        deadline = time.monotonic() + 10
+        while (reply := await b.command("/join bob"))["text"] == DATABASE_DOWN:
+            assert time.monotonic() < deadline, "the breaker did not close after the database came back"
+            await asyncio.sleep(0.1)
         assert reply["ok"], reply
         assert b.view["version"] == 2
         await a.wait_version(2)
@@ -252,6 +271,38 @@ def test_the_database_restarted(site: Site, store: PgStore, postgres: Any) -> No
     assert record is not None and record["version"] == 2
     assert [s["name"] for s in record["seats"]] == ["alice", "bob"]
     assert store.replay(table).to_record() == record
+
+
+def test_views_not_read_in_an_outage_are_sent_when_the_database_is_back(
+    site: Site, store: PgStore, postgres: Any, redis: Any
+) -> None:
+    """A table's new version announced while PostgreSQL is down cannot be read by the workers:
+    their sockets get its views once the database is back, with no further change of the table
+    and no reconnection to the broker."""
+    table = site.new_table("heckmeck")
+
+    async def run() -> None:
+        a = await Client(site, 0, table, "alice-token-8").connect()
+        b = await Client(site, 1, table, "bob-token-8888").connect()
+        assert (await a.command("/join alice"))["ok"]
+        await b.wait_version(1)
+        reply, _ = store.command(table, "carol-token-8", "/join carol", None)  # stored, not announced
+        assert reply.ok
+        postgres.stop()
+        try:
+            with redis.client() as broker:
+                broker.publish(CHANNEL + table, 2)  # the announcement arrives in the outage
+            await asyncio.sleep(1.0)
+            assert a.view["version"] == 1 and b.view["version"] == 1
+        finally:
+            postgres.start()
+        for client in (a, b):
+            view = await client.wait_version(2, timeout=10)
+            assert [s["name"] for s in view["seats"]] == ["alice", "carol"]
+        await a.close()
+        await b.close()
+
+    asyncio.run(run())
 
 
 def test_a_slow_bot_holds_up_only_its_table(database: str, broker: str, monkeypatch: Any) -> None:
