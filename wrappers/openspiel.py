@@ -68,7 +68,12 @@ There is no information-state tensor (a history has no fixed length).
 ``state.resample_from_infostate(player, sampler)`` redraws what ``player`` cannot see with
 the engine's ``determinize`` (seeded from ``sampler()``), so OpenSpiel's information-set
 MCTS (``open_spiel.python.algorithms.ismcts``) plans on our games; the observation and
-information state of ``player`` stay the same.
+information state of ``player`` stay the same. (OpenSpiel keeps a state's ``history()`` itself:
+a resampled state's is the original's. OpenSpiel's C++ ISMCTS cannot call a Python game's
+resampling; its Python one does.)
+
+:class:`TablezooBot` seats any tablezoo bot (``make_bot(name, game.engine)``) as an OpenSpiel
+bot, for ``evaluate_bots``; it decides on what its seat may know, as at a table.
 """
 
 from __future__ import annotations
@@ -272,7 +277,9 @@ class _Deal(_Chance):
         return [c - 1 for hand in outcome["hands"] for c in hand] + [c - 1 for c in outcome["rows"]]
 
 
+@functools.lru_cache(maxsize=64)
 def _chance_of(engine: Game[Any]) -> _Chance | None:
+    """The chance adapter of an engine game (built once: a dice table has up to 134,596 rolls)."""
     name = engine.info.name
     if name == "heckmeck":
         from tablezoo.games.heckmeck import DICE, DICE_FACES
