@@ -146,6 +146,31 @@ def test_bad_parameters_are_named() -> None:
         pyspiel.load_game("tablezoo_diamant(players=2)")
 
 
+def test_the_observer_is_built_from_the_named_fields() -> None:
+    from open_spiel.python.observation import make_observation
+
+    game = load("sechs_nimmt", 4)
+    state = _deal_to_choice(game, 3)
+    spec = game.engine.observation_spec
+    observation = make_observation(game)
+    observation.set_from(state, 2)
+    assert list(observation.dict) == [f.name for f in spec.fields]
+    expected = game.engine.observe(state.engine_state, 2)
+    assert np.array_equal(observation.tensor, expected)
+    assert np.array_equal(observation.dict["hand"], spec.unpack(expected)["hand"])
+    assert observation.string_from(state, 2) == state.observation_string(2)
+    cards = [int(c) for c in np.flatnonzero(observation.dict["hand"]) + 1]
+    assert cards == state.engine_state.hands[2]
+    history = make_observation(game, pyspiel.IIGObservationType(perfect_recall=True))
+    assert history.tensor is None
+    assert history.string_from(state, 2) == state.information_state_string(2)
+    with pytest.raises(ValueError, match="private_info=SINGLE_PLAYER"):
+        all_hands = pyspiel.IIGObservationType(
+            perfect_recall=False, private_info=pyspiel.PrivateInfoType.ALL_PLAYERS
+        )
+        make_observation(game, all_hands)
+
+
 # --------------------------------------------------------------------------- chance and words
 
 
