@@ -8,14 +8,15 @@ rollouts, the move visited most), written by others, takes one seat of a game re
 :mod:`tablezoo.wrappers.openspiel`; our bot takes every other seat. The seat goes round the table
 game by game. Heckmeck and To Court the King hide nothing, and OpenSpiel's ISMCTS asserts imperfect
 information: there its MCTS (``open_spiel.python.algorithms.mcts``, the same search on the one
-world, chance sampled by the game's odds) takes the seat. Our side (``--opponents``): the shipped
+world, chance sampled by the game's odds) takes the seat. Our side: the shipped
 agent's search at the same number of simulations (``agent:search=N``), and, where the game has one
 (``--with-search``), the game's own ``search`` bot at its default settings.
 
 Each row: OpenSpiel's win share (1 for a sole win, 1/k for a win shared by k seats) with its 95%
-Wilson interval, the even share ``1/n``, and the time a move of each side (wall clock, this machine,
-nice 10). ``--rounds 0`` times a row's OpenSpiel moves only (``--timed-moves`` of them, from
-positions of a game our bots play) when whole games do not fit.
+Wilson interval, the even share ``1/n``, and the time a move of each side: CPU time of the process
+(``cpu_ms_a_move_*``: fair on a shared machine) and wall clock (``ms_a_move_*``). ``--rounds 0``
+times a row's OpenSpiel moves only (``--timed-moves`` of them, from positions of a game our bots
+play) when whole games do not fit. ``--table FILE`` prints a result file as the docs' table.
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ def play(
     for bot in ours:
         bot.restart_at(state)
     spent = {"openspiel": 0.0, "ours": 0.0}
+    cpu = {"openspiel": 0.0, "ours": 0.0}
     moves = {"openspiel": 0, "ours": 0}
     while not state.is_terminal():
         if state.is_chance_node():
@@ -67,14 +69,16 @@ def play(
             continue
         player = state.current_player()
         side = "openspiel" if player == seat else "ours"
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         action = search.step(state) if side == "openspiel" else ours[player].step(state)
         spent[side] += time.perf_counter() - start
+        cpu[side] += time.process_time() - start_cpu
         moves[side] += 1
         state.apply_action(int(action))
         if timed_moves and moves["openspiel"] >= timed_moves:
             break
-    return {"returns": state.returns() if state.is_terminal() else None, "seconds": spent, "moves": moves}
+    returns = state.returns() if state.is_terminal() else None
+    return {"returns": returns, "seconds": spent, "cpu": cpu, "moves": moves}
 
 
 def row(
@@ -84,6 +88,7 @@ def row(
     rng = np.random.default_rng(seed)
     credit, games = 0.0, 0
     seconds = {"openspiel": 0.0, "ours": 0.0}
+    cpu = {"openspiel": 0.0, "ours": 0.0}
     moves = {"openspiel": 0, "ours": 0}
     kind = ""
     for g in range(max(rounds, 1)):
@@ -95,6 +100,7 @@ def row(
         result = play(game, seat, search, ours, rng, timed_moves if rounds == 0 else 0)
         for side in seconds:
             seconds[side] += result["seconds"][side]
+            cpu[side] += result["cpu"][side]
             moves[side] += result["moves"][side]
         if result["returns"] is not None and rounds:
             returns = result["returns"]
@@ -115,10 +121,35 @@ def row(
         "even": 1.0 / players,
         "ms_a_move_openspiel": 1000 * seconds["openspiel"] / max(moves["openspiel"], 1),
         "ms_a_move_ours": 1000 * seconds["ours"] / max(moves["ours"], 1) if moves["ours"] else None,
+        "cpu_ms_a_move_openspiel": 1000 * cpu["openspiel"] / max(moves["openspiel"], 1),
+        "cpu_ms_a_move_ours": 1000 * cpu["ours"] / max(moves["ours"], 1) if moves["ours"] else None,
         "moves_timed": moves,
     }
     print(json.dumps(out), flush=True)
     return out
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    """The rows as the Markdown table of the docs."""
+    lines = [
+        "| game | seats | OpenSpiel | simulations | against | games | OpenSpiel's win share (95% CI) | even "
+        "| ms a move: OpenSpiel / ours |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        if r["games"]:
+            low, high = r["wilson_95"]
+            share = f"{r['win_share']:.2f} ({low:.2f}-{high:.2f})"
+        else:
+            share = "not played (moves timed)"
+        key = "cpu_ms_a_move" if "cpu_ms_a_move_openspiel" in r else "ms_a_move"  # CPU time where measured
+        mark = "" if key == "cpu_ms_a_move" else " (wall)"
+        ours = f"{r[key + '_ours']:,.1f}" if r[key + "_ours"] is not None else "-"
+        lines.append(
+            f"| {r['game']} | {r['players']} | {r['openspiel']} | {r['simulations']:,} | `{r['against']}` "
+            f"| {r['games']} | {share} | {r['even']:.2f} | {r[key + '_openspiel']:,.0f} / {ours}{mark} |"
+        )
+    return "\n".join(lines)
 
 
 def main() -> None:
@@ -133,7 +164,11 @@ def main() -> None:
     parser.add_argument("--with-search", action="store_true", help="also against the game's own search bot")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, help="write the rows as JSON here (appended to what is there)")
+    parser.add_argument("--table", type=Path, help="print the rows of this JSON file as a Markdown table")
     args = parser.parse_args()
+    if args.table:
+        print(table(json.loads(args.table.read_text())["rows"]))
+        return
 
     rows: list[dict[str, Any]] = []
     if args.out and args.out.exists():
