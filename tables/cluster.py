@@ -53,6 +53,7 @@ from tablezoo.games.core import TablezooError
 from tablezoo.tables.hub import PAGE_SIZE, TABLE_ID, Hub, summary_row
 from tablezoo.tables.store import (
     Mark,
+    TableRows,
     delta,
     dumps,
     forward,
@@ -405,6 +406,51 @@ class PgStore:
         def work(conn: Any) -> dict[str, Any] | None:
             row = conn.execute("SELECT snapshot FROM tables WHERE id = %s", (table_id,)).fetchone()
             return None if row is None else _stored_record(conn, table_id, row[0], None)
+
+        return self._run(work)
+
+    def put(self, rows: TableRows) -> str:
+        """Store a table moved from another store (:meth:`Store.dump
+        <tablezoo.tables.store.Store.dump>`), in one transaction. Returns ``"moved"``,
+        ``"present"`` (stored already at that version: nothing written), ``"updated"`` (stored at
+        an older version: brought forward) or ``"newer"`` (the database's copy has moved past the
+        one given: left alone)."""
+
+        def work(conn: Any) -> str:
+            row = conn.execute("SELECT version FROM tables WHERE id = %s FOR UPDATE", (rows.id,)).fetchone()
+            if row is not None and row[0] > rows.version:
+                return "newer"
+            if row is not None and row[0] == rows.version:
+                return "present"
+            fields = (rows.phase, rows.version, json.dumps(rows.seats), rows.snapshot, rows.updated)
+            if row is None:
+                conn.execute(
+                    "INSERT INTO tables (id, game, created, seen, phase, version, seats, snapshot, updated) "
+                    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                    (rows.id, rows.game, rows.created, rows.updated, *fields),
+                )
+            else:
+                conn.execute(
+                    "UPDATE tables SET phase = %s, version = %s, seats = %s, snapshot = %s, updated = %s "
+                    "WHERE id = %s",
+                    (*fields, rows.id),
+                )
+            with conn.cursor() as cursor:
+                cursor.executemany(
+                    "INSERT INTO snapshots (table_id, version, record) VALUES (%s, %s, %s) "
+                    "ON CONFLICT (table_id, version) DO NOTHING",
+                    [(rows.id, version, record) for version, record in rows.snapshots],
+                )
+                cursor.executemany(
+                    "INSERT INTO commands (table_id, version, client, command, at, delta) "
+                    "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (table_id, version) DO NOTHING",
+                    [(rows.id, *command) for command in rows.commands],
+                )
+            conn.execute(
+                "DELETE FROM snapshots WHERE table_id = %s AND version > 0 AND version < %s",
+                (rows.id, rows.snapshot),
+            )
+            return "moved" if row is None else "updated"
 
         return self._run(work)
 

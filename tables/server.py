@@ -72,12 +72,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import logging
 import os
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from tablezoo.games.core import ConfigError
+from tablezoo.games.core import ConfigError, TablezooError
 from tablezoo.tables.hub import EXPIRE_AFTER, Hub
 from tablezoo.tables.limits import BURST, CONNECT_RATE, CREATE_RATE, MAX_OPEN_TABLES, RATE, Limits
 from tablezoo.tables.security import LOOPBACK_HOSTS, PAGE_HEADERS, Origins, SecurityHeaders
@@ -361,8 +363,123 @@ def cmd_serve(args: argparse.Namespace) -> None:
     )
 
 
+# --------------------------------------------------------------------------- moving a site's tables
+
+
+@dataclass
+class Moved:
+    """What :func:`move_tables` did: the tables of each outcome (see :meth:`PgStore.put
+    <tablezoo.tables.cluster.PgStore.put>`), and how each moved one was checked."""
+
+    moved: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    present: list[str] = field(default_factory=list)
+    newer: list[str] = field(default_factory=list)
+    replayed: list[str] = field(default_factory=list)
+    """Checked by replaying its command log from its origin in the database."""
+    compared: list[str] = field(default_factory=list)
+    """Checked by its record alone (a table written before the command log was kept has no origin)."""
+
+    def summary(self) -> str:
+        return (
+            f"{len(self.moved)} tables moved, {len(self.updated)} brought forward, "
+            f"{len(self.present)} there already, {len(self.newer)} left alone (newer in the database); "
+            f"{len(self.replayed)} checked by replaying their command log, "
+            f"{len(self.compared)} by their record (no command log from their start)"
+        )
+
+
+def sqlite_path(url: str) -> str:
+    """The file of a ``sqlite:///PATH`` URL (``sqlite:////abs/path`` for an absolute one)."""
+    if not url.startswith("sqlite:///") or len(url) == len("sqlite:///"):
+        raise ConfigError(
+            f"--from must be a sqlite:///PATH URL (the file of `tablezoo serve --db`), not {url!r}"
+        )
+    path = url[len("sqlite:///") :]
+    if not os.path.isfile(path):
+        raise ConfigError(f"no SQLite file {path!r} (from {url!r})")
+    return path
+
+
+def move_tables(source: str, target: str, progress: Callable[[str], None] | None = None) -> Moved:
+    """Move every table of the SQLite site ``source`` (``sqlite:///PATH``) to the PostgreSQL database
+    ``target`` (migrated first), with its snapshots and its command log, and check each one there.
+
+    Idempotent: a table already there at its version is not written again, one there at an older
+    version is brought forward, one that moved on in the database is left alone. Each table moved
+    is read back from the database and must equal the source's record, and, when its command log
+    goes back to its start, replaying that log from its origin in the database must give the same
+    record; otherwise :class:`TablezooError` names the table and nothing more is moved.
+    """
+    check_cluster(target, "redis://unused")
+    from tablezoo.tables.cluster import PgStore, migrate
+    from tablezoo.tables.store import Store
+
+    path = sqlite_path(source)
+    migrate(target)
+    done = Moved()
+    with Store(path) as store:
+        pg = PgStore(target)
+        try:
+            for table_id in store.ids():
+                rows = store.dump(table_id)
+                assert rows is not None
+                outcome = pg.put(rows)
+                getattr(done, outcome).append(table_id)
+                if outcome != "newer":
+                    check_moved(store, pg, table_id, done)
+                if progress is not None:
+                    progress(f"{table_id}: {outcome}")
+        finally:
+            pg.close()
+    return done
+
+
+def check_moved(store: Store, pg: Any, table_id: str, done: Moved) -> None:
+    """The table in the database equals the source's, and replays from its origin when it can."""
+    record = store.record(table_id)
+    if pg.record(table_id) != record:
+        raise TablezooError(f"table {table_id} reads back differently from the database: nothing more moved")
+    if store.origin(table_id) is None:
+        done.compared.append(table_id)
+        return
+    replayed = pg.replay(table_id).to_record()
+    if json.loads(json.dumps(replayed)) != record:
+        raise TablezooError(
+            f"table {table_id} does not replay to its record in the database: nothing more moved"
+        )
+    done.replayed.append(table_id)
+
+
+def cmd_tables_migrate(args: argparse.Namespace) -> None:
+    done = move_tables(args.source, args.target, progress=print if args.verbose else None)
+    print(done.summary())
+
+
+def add_tables_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add ``tablezoo tables migrate --from sqlite:///FILE --to postgresql://...``."""
+    p = subparsers.add_parser("tables", help="the site's stored tables: move them to PostgreSQL")
+    commands = p.add_subparsers(dest="tables_command", required=True)
+    m = commands.add_parser(
+        "migrate",
+        help="move every table of a SQLite site, with its history, to PostgreSQL "
+        "(idempotent, checked by replay)",
+    )
+    m.add_argument(
+        "--from", dest="source", required=True, metavar="URL", help="sqlite:///PATH of the site's file"
+    )
+    m.add_argument(
+        "--to", dest="target", required=True, metavar="URL", help="postgresql://USER@HOST:PORT/NAME"
+    )
+    m.add_argument("--verbose", action="store_true", help="print each table's outcome")
+    m.set_defaults(func=cmd_tables_migrate)
+    return p
+
+
 def add_serve_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Add ``tablezoo serve`` to the sub-commands of the command line."""
+    """Add ``tablezoo serve`` to the sub-commands of the command line (and ``tablezoo tables``,
+    the upkeep of its stored tables: :func:`add_tables_parser`)."""
+    add_tables_parser(subparsers)
     p = subparsers.add_parser("serve", help="the web site: tables in the browser, and the HTTP bot endpoint")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
@@ -439,4 +556,15 @@ def add_serve_parser(subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
-__all__ = ["Hub", "add_serve_parser", "app_from_environment", "cmd_serve", "create_app", "make_hub", "serve"]
+__all__ = [
+    "Hub",
+    "Moved",
+    "add_serve_parser",
+    "add_tables_parser",
+    "app_from_environment",
+    "cmd_serve",
+    "create_app",
+    "make_hub",
+    "move_tables",
+    "serve",
+]

@@ -209,6 +209,23 @@ def replay_commands(table_id: str, origin: Table, commands: Iterable[tuple[int, 
     return table
 
 
+@dataclass
+class TableRows:
+    """Everything a store holds of one table: its row, its snapshots ``(version, packed record)``
+    and its logged commands ``(version, client, command, at, delta)`` (to move it between stores)."""
+
+    id: str
+    game: str
+    phase: str
+    version: int
+    seats: list[str]
+    snapshot: int
+    created: float
+    updated: float
+    snapshots: list[tuple[int, bytes]]
+    commands: list[tuple[Any, ...]]
+
+
 # --------------------------------------------------------------------------- the SQLite store
 
 SCHEMA = """
@@ -288,13 +305,13 @@ class Store:
     def save(self, table: Table) -> None:
         """Write what is new in ``table`` (a listener of the table calls this after every change).
 
-        After one accepted command since the last write here, the command and its delta
-        are appended (with a snapshot when one is due); a table this store has not
-        written yet, or one changed by more than one command since, is written whole.
+        After one accepted command since the table was last written (here, or as the file
+        holds it), the command and its delta are appended (with a snapshot when one is due);
+        a new table, or one changed by more than one command since, is written whole.
         """
         now = time.time()
         with self._lock:
-            known = self._marks.get(table.table_id)
+            known = self._marks.get(table.table_id) or self._stored_mark(table.table_id)
             if known is not None and known[0].version == table.version:
                 return  # nothing new
             command = table.last_command
@@ -363,6 +380,19 @@ class Store:
             self._db.execute("ROLLBACK")
             raise
         self._marks[table.table_id] = (Mark.of(table), table.version)
+
+    def _stored_mark(self, table_id: str) -> tuple[Mark, int] | None:
+        """Where a table this store holds no mark of stands in the file (a table read back with
+        :meth:`get`, say), or None when the file has no such table (lock held)."""
+        try:
+            found = self._record(table_id)
+        except TablezooError:
+            return None
+        if found is None:
+            return None
+        record, snapshot, _ = found
+        mark = Mark(int(record["version"]), len(record["history"]), len(record["log"]), record["phase"])
+        return mark, snapshot
 
     def forget(self, table_id: str) -> None:
         """The server let the table leave memory: its next write reads where it stands first."""
@@ -455,6 +485,36 @@ class Store:
             raise TablezooError(f"table {table_id!r} has no origin to replay its command log from")
         return replay_commands(table_id, Table.from_record(origin), self.commands(table_id))
 
+    def dump(self, table_id: str) -> TableRows | None:
+        """Everything stored of a table, as rows (to move it to another store), or None."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT id, game, phase, version, seats, snapshot, created, updated FROM tables WHERE id = ?",
+                (table_id,),
+            ).fetchone()
+            if row is None:
+                return None
+            snapshots = self._db.execute(
+                "SELECT version, record FROM snapshots WHERE table_id = ? ORDER BY version", (table_id,)
+            ).fetchall()
+            commands = self._db.execute(
+                "SELECT version, client, command, at, delta FROM commands WHERE table_id = ? "
+                "ORDER BY version",
+                (table_id,),
+            ).fetchall()
+        return TableRows(
+            id=row[0],
+            game=row[1],
+            phase=row[2],
+            version=row[3],
+            seats=json.loads(row[4]),
+            snapshot=row[5],
+            created=row[6],
+            updated=row[7],
+            snapshots=[(v, bytes(r)) for v, r in snapshots],
+            commands=[tuple(c) for c in commands],
+        )
+
     def expire(self, table_id: str) -> None:
         """Mark a table expired: it is no longer resumed at a restart nor listed."""
         with self._lock:
@@ -520,6 +580,7 @@ __all__ = [
     "SNAPSHOT_EVERY",
     "Mark",
     "Store",
+    "TableRows",
     "apply_delta",
     "columns",
     "delta",
