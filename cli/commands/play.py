@@ -1,11 +1,14 @@
 """``tablezoo play`` and ``tablezoo bots``: a game in the terminal, and the bots that can take its seats.
 
     tablezoo play diamant --players 4 --bot heuristic --bot agent
+    tablezoo play court                       # against the shipped agent thinking a second a move
     tablezoo bots heckmeck
 
 ``play`` checks the seat count and the line-up, then hands the table to
 :func:`tablezoo.tables.terminal.play`; ``bots`` lists :func:`~tablezoo.bots.registry.bot_names`.
-Both run on the core install.
+Seats no ``--bot`` names take :data:`PLAY_BOT`, the game's shipped agent searching for about a
+second a move (``agent:think=1``), which a person at a table does not mind waiting for. Both run on
+the core install.
 """
 
 from __future__ import annotations
@@ -19,6 +22,10 @@ from tablezoo.evaluation.cli_args import game_args, game_of
 from tablezoo.games import game_class
 from tablezoo.games.core import TablezooError
 
+PLAY_BOT = "agent:think=1"
+"""The bot at every seat ``--bot`` does not name: the shipped agent, thinking about a second a move
+(:func:`tablezoo.bots.search.think`)."""
+
 
 def cmd_play(
     args: argparse.Namespace, read: Callable[[str], str] = input, write: Callable[[str], None] = print
@@ -30,7 +37,7 @@ def cmd_play(
     n = args.players or info.default_seats
     if not info.min_seats <= n <= info.max_seats:
         raise TablezooError(f"{info.title} is for {info.min_seats} to {info.max_seats} players, not {n}")
-    bots = list(args.bot) + ["random"] * (n - 1 - len(args.bot))
+    bots = list(args.bot) + [PLAY_BOT] * (n - 1 - len(args.bot))
     if len(bots) != n - 1:
         raise TablezooError(f"{n} seats take {n - 1} bots, not {len(args.bot)}")
     play(args.game, bots, args.seat, args.name, args.seed, args.option, read=read, write=write)
@@ -41,7 +48,10 @@ def add_play_parser(subparsers: Any) -> argparse.ArgumentParser:
     p = subparsers.add_parser("play", help="play one game in the terminal against bots")
     game_args(p)
     p.add_argument(
-        "--bot", action="append", default=[], help="a bot for the next other seat (default random)"
+        "--bot",
+        action="append",
+        default=[],
+        help=f"a bot for the next other seat (default {PLAY_BOT}: the shipped agent thinking a second)",
     )
     p.add_argument("--seat", type=int, default=0, help="your seat")
     p.add_argument("--name", default=None, help="your name at the table (default: player N)")

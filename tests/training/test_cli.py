@@ -156,3 +156,15 @@ def test_every_help_is_shown(command: str | None, capsys: pytest.CaptureFixture[
         cli.main([command, "--help"] if command else ["--help"])
     assert exit_status.value.code == 0
     assert capsys.readouterr().out.startswith(f"usage: tablezoo {command or ''}".rstrip())
+
+
+def test_play_seats_the_thinking_agent_where_no_bot_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tablezoo.commands import play as play_command
+    from tablezoo.tables import terminal
+
+    seated: list[list[str]] = []
+    monkeypatch.setattr(terminal, "play", lambda game, bots, *args, **kw: seated.append(bots))
+    args = cli.build_parser().parse_args(["play", "diamant", "--players", "4", "--bot", "heuristic"])
+    cmd_play(args)
+    assert seated == [["heuristic", play_command.PLAY_BOT, play_command.PLAY_BOT]]
+    assert play_command.PLAY_BOT == "agent:think=1"
