@@ -31,6 +31,20 @@ time per move is then split by where it goes: ``workers`` (the uvicorn processes
 ``postgres`` (the postmaster and its backends) and ``redis``::
 
     python benchmarks/load.py --workers 2 --tables 40 --seconds 60 --out load-2.json
+
+**The load generator apart.** The clients are this script's own process; on a small machine
+they take a large share of the cores the site would have to itself when deployed. Two ways
+to keep them apart, both reported:
+
+* ``--client-cpus 1 --server-cpus 0`` pins this process to CPU 1 and the site (its workers,
+  and the throwaway PostgreSQL and Redis) to CPU 0 (Linux's CPU affinity, as ``taskset``
+  sets it): the site is measured on the cores it is given, the generator never competes.
+* The CPU each side spent is measured in any case: ``cpu_ms_per_move`` has the site's parts,
+  ``generator`` (this process) and ``others`` (everything else the machine ran meanwhile,
+  from ``/proc/stat``), and ``capacity_moves_per_s`` the moves a second the site's parts
+  would carry on ``--cores`` cores of their own at the CPU a move cost them here (a bound:
+  it assumes the work spreads over the cores, which one worker's process cannot do beyond
+  one core; ``worker_bound_moves_per_s`` is that bound for the workers alone).
 """
 
 from __future__ import annotations
@@ -72,18 +86,36 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_server(port: int, db: Path, legacy: bool) -> subprocess.Popen[bytes]:
+def pinned(cpus: set[int] | None) -> Any:
+    """A ``preexec_fn`` that keeps a child (and all it starts) on ``cpus``; None: anywhere."""
+    if not cpus:
+        return None
+    return lambda: os.sched_setaffinity(0, cpus)
+
+
+def pin_tree(pid: int, cpus: set[int] | None) -> None:
+    """Keep process ``pid`` and its children (those running now; later ones inherit) on ``cpus``."""
+    if not cpus:
+        return
+    with contextlib.suppress(OSError):
+        os.sched_setaffinity(pid, cpus)
+        for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
+            pin_tree(int(child), cpus)
+
+
+def start_server(port: int, db: Path, legacy: bool, cpus: set[int] | None = None) -> subprocess.Popen[bytes]:
     """The site in a child process, logging warnings only.
 
-    All the load comes from one address, so the limit on new tables per address is
-    lifted; the per-client command rate keeps its default.
+    All the load comes from one address, so the limits on new tables and sockets per address
+    are lifted; so is the per-client command rate (counted all the same: its cost is measured,
+    and no refused command is mistaken for a move the site could not make).
     """
-    settings = "" if legacy else ", create_rate=1_000_000"
+    settings = "" if legacy else ", create_rate=1_000_000, connect_rate=1_000_000, rate=1000, burst=1000"
     code = (
         "import uvicorn; from tablezoo.tables.server import create_app; "
         f"uvicorn.run(create_app({str(db)!r}{settings}), host={HOST!r}, port={port}, log_level='warning')"
     )
-    process = subprocess.Popen([sys.executable, "-c", code])
+    process = subprocess.Popen([sys.executable, "-c", code], preexec_fn=pinned(cpus))
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
@@ -95,12 +127,18 @@ def start_server(port: int, db: Path, legacy: bool) -> subprocess.Popen[bytes]:
     raise RuntimeError("the server did not start within 30 s")
 
 
-def start_workers(port: int, workers: int, database: str, broker: str) -> subprocess.Popen[bytes]:
-    """``tablezoo serve --workers N`` over PostgreSQL and Redis, with the limits lifted as above."""
-    command = [str(Path(sys.executable).parent / "tablezoo"), "serve", "--port", str(port)]
-    command += ["--workers", str(workers), "--database", database, "--broker", broker]
-    command += ["--create-rate", "1000000", "--log-level", "warning"]
-    process = subprocess.Popen(command)
+def start_workers(
+    port: int, workers: int, database: str, broker: str, cpus: set[int] | None = None
+) -> subprocess.Popen[bytes]:
+    """``tablezoo serve --workers N`` over PostgreSQL and Redis (:func:`tablezoo.tables.server.serve`,
+    what the command runs), with the limits on new tables and sockets lifted as above."""
+    code = (
+        "from tablezoo.tables.server import serve; "
+        f"serve(port={port}, workers={workers}, database={database!r}, broker={broker!r}, "
+        "log_level='warning', limits={'create_rate': 1_000_000, 'connect_rate': 1_000_000, "
+        "'rate': 1000, 'burst': 1000})"
+    )
+    process = subprocess.Popen([sys.executable, "-c", code], preexec_fn=pinned(cpus))
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
@@ -272,20 +310,43 @@ def cpu_of(pids: dict[str, int]) -> dict[str, float | None]:
     return {name: cpu_seconds(pid) for name, pid in pids.items()}
 
 
+def machine_busy() -> float | None:
+    """CPU seconds every core of the machine has spent busy so far (``/proc/stat``), or None."""
+    try:
+        fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+    except OSError:
+        return None
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(f) for f in fields[:8])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
+def own_cpu() -> float:
+    """User + system CPU seconds of this process (the load generator) so far."""
+    times = os.times()
+    return times.user + times.system
+
+
 async def run(args: argparse.Namespace, port: int, pids: dict[str, int]) -> dict[str, Any]:
     """Play for ``--seconds``; ``pids`` are the server's processes to measure (``workers`` first)."""
     stats = Stats()
     cpu_start = cpu_of(pids)
+    generator_start, busy_start, load_start = own_cpu(), machine_busy(), os.getloadavg()
     start = time.monotonic()
     until = start + args.seconds
     await asyncio.gather(*(play_table(port, k, args, stats, until) for k in range(args.tables)))
     elapsed = time.monotonic() - start
     cpu_end = cpu_of(pids)
-    spent = {
-        name: None if cpu_start[name] is None or cpu_end[name] is None else cpu_end[name] - cpu_start[name]
-        for name in pids
-    }
+    generator, busy_end = own_cpu() - generator_start, machine_busy()
+    spent: dict[str, float | None] = {}
+    for name in pids:
+        begun, ended = cpu_start[name], cpu_end[name]
+        spent[name] = None if begun is None or ended is None else ended - begun
+    site = sum(v for v in spent.values() if v is not None)
+    spent["generator"] = generator
+    if busy_start is not None and busy_end is not None:
+        spent["others"] = max(0.0, busy_end - busy_start - site - generator)
     cpu = spent["workers"]
+    per_move = site / stats.moves if stats.moves else None
     lat = stats.latencies
     return {
         "backend": "sqlite" if args.workers == 0 else "postgresql+redis",
@@ -308,11 +369,33 @@ async def run(args: argparse.Namespace, port: int, pids: dict[str, int]) -> dict
             name: round(1000 * value / stats.moves, 3) if value is not None and stats.moves else None
             for name, value in spent.items()
         },
+        "cores_used": {name: round(value / elapsed, 2) for name, value in spent.items() if value is not None},
+        "capacity_moves_per_s": round(args.cores / per_move, 1) if per_move else None,
+        "worker_bound_moves_per_s": (
+            round(min(args.cores, max(1, args.workers)) * stats.moves / cpu, 1)
+            if cpu and stats.moves
+            else None
+        ),
+        "pinned": {"site": sorted(args.server_cpus or []), "generator": sorted(args.client_cpus or [])},
+        "loadavg_at_start": [round(x, 2) for x in load_start],
         "errors": len(stats.errors),
         "first_errors": stats.errors[:5],
         "legacy_protocol": args.legacy,
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count()},
     }
+
+
+def cpu_list(text: str) -> set[int]:
+    """``0``, ``0,1`` or ``0-1`` as a set of CPU numbers (of those this machine has)."""
+    cpus: set[int] = set()
+    for part in text.split(","):
+        low, _, high = part.partition("-")
+        if not low.isdigit() or (high and not high.isdigit()):
+            raise argparse.ArgumentTypeError(f"a CPU list is like 0, 0,1 or 0-1, not {text!r}")
+        cpus.update(range(int(low), int(high or low) + 1))
+    if not cpus <= set(range(os.cpu_count() or 1)):
+        raise argparse.ArgumentTypeError(f"this machine has CPUs 0-{(os.cpu_count() or 1) - 1}, not {text!r}")
+    return cpus
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -332,6 +415,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     )
     parser.add_argument("--database", help="with --workers: a postgresql:// URL (default: throwaway)")
     parser.add_argument("--broker", help="with --workers: a redis:// URL (default: a throwaway server)")
+    parser.add_argument("--server-cpus", type=cpu_list, help="CPUs the site runs on (e.g. 0 or 0-1)")
+    parser.add_argument("--client-cpus", type=cpu_list, help="CPUs this load generator runs on (e.g. 1)")
+    parser.add_argument(
+        "--cores",
+        type=int,
+        default=2,
+        help="cores the site would have to itself, for capacity_moves_per_s (default 2)",
+    )
     args = parser.parse_args(argv)
     if not 0 <= args.workers <= 16:
         parser.error(f"--workers must be from 0 to 16, not {args.workers}")
@@ -342,10 +433,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     for name, low, high in (("tables", 1, 200), ("people", 1, 7), ("watchers", 0, 5), ("seconds", 1, 600)):
         if not low <= getattr(args, name) <= high:
             parser.error(f"--{name} must be from {low} to {high}, not {getattr(args, name)}")
+    if args.client_cpus:
+        os.sched_setaffinity(0, args.client_cpus)
     port = _free_port()
     if args.workers == 0:
         with tempfile.TemporaryDirectory() as tmp:
-            server = start_server(port, Path(tmp) / "load.sqlite3", args.legacy)
+            server = start_server(port, Path(tmp) / "load.sqlite3", args.legacy, args.server_cpus)
             try:
                 result = asyncio.run(run(args, port, {"workers": server.pid}))
             finally:
@@ -354,10 +447,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     else:
         with contextlib.ExitStack() as stack:
             if args.database:
-                database, broker, pids = args.database, args.broker, {}
+                database, broker = args.database, args.broker
+                pids: dict[str, int] = {}
             else:
                 database, broker, pids = stack.enter_context(throwaway_servers())
-            server = start_workers(port, args.workers, database, broker)
+            for pid in pids.values():
+                pin_tree(pid, args.server_cpus)
+            server = start_workers(port, args.workers, database, broker, args.server_cpus)
             try:
                 result = asyncio.run(run(args, port, {"workers": server.pid, **pids}))
             finally:
