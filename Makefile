@@ -56,7 +56,7 @@ sanitize: $(LINKED)
 	PYTHONPATH=$(SANITIZE_SITE) LD_PRELOAD="$(SANITIZER_RUNTIME)" ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
 		TABLEZOO_CORE=native $(BIN)/pytest -q -p no:cacheprovider tests/games/test_contract.py \
 		tests/games/test_lockstep.py tests/games/test_native.py tests/games/test_hostile.py \
-		tests/games/test_hostile_states.py tests/envs/test_batched.py \
+		tests/games/test_hostile_states.py tests/games/test_hostile_callers.py tests/envs/test_batched.py \
 		tests/bots/test_native_*.py tests/bots/test_think.py tests/training/test_search_selfplay.py
 	$(MAKE) --no-print-directory native-test-sanitize && $(MAKE) --no-print-directory fuzz FUZZ_SECONDS=15
 

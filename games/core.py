@@ -406,6 +406,11 @@ class Game(ABC, Generic[S]):
             raise ConfigError(
                 f"{info.title} is for {info.min_seats} to {info.max_seats} players, not {num_seats}"
             )
+        for name in options:
+            if "\0" in name:  # the native core refuses it in the same words (a C string ends there)
+                raise ConfigError(
+                    f"option name {name!r} holds a NUL character: an option is named by plain text"
+                )
         unknown = sorted(set(options) - set(info.option_names))
         if unknown:
             allowed = ", ".join(info.option_names) or "none"

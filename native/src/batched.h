@@ -22,6 +22,7 @@
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <type_traits>
@@ -40,17 +41,22 @@ namespace tablezoo {
 // of each index depends on that index alone.
 class Pool {
  public:
+  // A thread that cannot be started (no memory for its stack, a limit on threads) stops the
+  // workers already started and throws std::runtime_error saying how many ran: the pool is
+  // never left half built, and nothing waits on a worker that is not there.
   explicit Pool(int threads) : threads_(threads < 1 ? 1 : threads) {
-    for (int t = 1; t < threads_; ++t) workers_.emplace_back([this] { work(); });
-  }
-  ~Pool() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
+    workers_.reserve(static_cast<size_t>(threads_));
+    try {
+      for (int t = 1; t < threads_; ++t) workers_.emplace_back([this] { work(); });
+    } catch (const std::exception& e) {
+      const size_t started = workers_.size();
+      stop();
+      throw std::runtime_error("could not start " + std::to_string(threads_) + " threads (" + std::to_string(started + 1) +
+                               " ran, the system refused the next: " + e.what() +
+                               "); ask for fewer threads");
     }
-    wake_.notify_all();
-    for (auto& w : workers_) w.join();
   }
+  ~Pool() { stop(); }
   Pool(const Pool&) = delete;
   Pool& operator=(const Pool&) = delete;
 
@@ -123,6 +129,16 @@ class Pool {
       }
       take(seen);
     }
+  }
+
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (auto& w : workers_) w.join();
+    workers_.clear();
   }
 
   int threads_;

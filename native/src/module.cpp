@@ -44,4 +44,8 @@ PYBIND11_MODULE(_native, m) {
   auto games = game_binders();
   std::sort(games.begin(), games.end());
   for (const auto& [name, bind] : games) bind(m);
+
+  // no live object of the module is initialised again (__init__ or __setstate__ called twice)
+  for (auto item : m.attr("__dict__").cast<py::dict>())
+    if (PyType_Check(item.second.ptr())) refuse_second_init(item.second);
 }

@@ -19,17 +19,39 @@ namespace py = pybind11;
 
 // ----------------------------------------------------------------------------- the batched env
 
-// A Batch with the numpy buffers it writes into, kept alive with it.
+// The buffers a batch writes into: the core's own memory, which Python sees only through
+// read-only numpy views (BoundBatch's arrays). A view cannot be resized, made writable or
+// pointed elsewhere, and keeps this memory alive (a capsule of the shared pointer is its base):
+// what the core writes is always where and as large as it was made.
+struct BatchStorage {
+  std::vector<float> obs, rewards;
+  std::vector<int8_t> mask;
+  std::vector<int32_t> to_move;
+  std::vector<uint8_t> terminated, truncated, illegal;
+};
+
+// A read-only numpy view of `data` (shape `shape`), its base a capsule that holds `storage`.
+template <class T>
+py::array_t<T> read_only_view(const std::shared_ptr<BatchStorage>& storage, T* data, std::vector<py::ssize_t> shape) {
+  auto* held = new std::shared_ptr<BatchStorage>(storage);
+  py::capsule base(held, [](void* p) { delete static_cast<std::shared_ptr<BatchStorage>*>(p); });
+  py::array_t<T> view(shape, data, base);
+  py::detail::array_proxy(view.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+  return view;
+}
+
+// A Batch with the buffers it writes into, kept alive with it.
 template <class G>
 struct BoundBatch {
   py::object game_object;  // the Bound<G> the batch plays (kept alive)
   uint64_t key;
   std::unique_ptr<Batch<G>> batch;
+  std::shared_ptr<BatchStorage> storage;  // what the core writes (the views below read it)
   py::array_t<float> obs, rewards;
   py::array_t<int8_t> mask;
   py::array_t<int32_t> to_move;
   py::array_t<bool> terminated, truncated, illegal;
-  std::vector<std::string> action_names;
+  std::vector<std::string> action_names;  // the game's, copied when the batch was built (may be none)
   std::mutex stepping;  // one step or reset at a time (they run without the GIL)
   bool started = false;  // reset() has started the games: step and state need it
 
@@ -47,9 +69,13 @@ struct BoundBatch {
   }
 
   BatchBuffers buffers() {
-    return {obs.mutable_data(), mask.mutable_data(), rewards.mutable_data(), to_move.mutable_data(),
-            reinterpret_cast<uint8_t*>(terminated.mutable_data()), reinterpret_cast<uint8_t*>(truncated.mutable_data()),
-            reinterpret_cast<uint8_t*>(illegal.mutable_data())};
+    BatchStorage& m = *storage;
+    return {m.obs.data(), m.mask.data(), m.rewards.data(), m.to_move.data(), m.terminated.data(), m.truncated.data(),
+            m.illegal.data()};
+  }
+
+  std::string action_name(int a) const {
+    return a >= 0 && a < static_cast<int>(action_names.size()) ? action_names[static_cast<size_t>(a)] : std::to_string(a);
   }
 };
 
@@ -81,23 +107,33 @@ void bind_batch(py::module_& m, const std::string& name) {
              }
              if (padded && b.pad_size == 0) throw py::value_error("set_padding first");
              BatchConfig config{num_envs, seed, num_threads, padded, score_reward, max_cycles, learner, bots, forfeit, illegal_reward};
-             std::vector<int> pad(b.pad_index.begin(), b.pad_index.end());
              auto bb = std::make_unique<BB>();
              bb->game_object = game_object;
              bb->key = b.key;
              bb->action_names = b.action_names;
-             bb->batch = std::make_unique<Batch<G>>(b.game, config, pad, static_cast<int>(b.pad_size), b.pad_seats_at);
-             const py::ssize_t N = num_envs;
-             bb->obs = py::array_t<float>({N, static_cast<py::ssize_t>(bb->batch->obs_size())});
-             bb->mask = py::array_t<int8_t>({N, static_cast<py::ssize_t>(b.game.num_actions())});
+             bb->batch = std::make_unique<Batch<G>>(b.game, config, b.pad_index, b.pad_size, b.pad_seats_at);
+             const py::ssize_t N = num_envs, width = bb->batch->obs_size(), actions = b.game.num_actions();
+             const py::ssize_t seats = learner == -1 ? n : 1;
+             auto storage = std::make_shared<BatchStorage>();
+             storage->obs.assign(static_cast<size_t>(N * width), 0.0f);
+             storage->mask.assign(static_cast<size_t>(N * actions), 0);
+             storage->rewards.assign(static_cast<size_t>(N * seats), 0.0f);
+             storage->to_move.assign(static_cast<size_t>(N), 0);
+             storage->terminated.assign(static_cast<size_t>(N), 0);
+             storage->truncated.assign(static_cast<size_t>(N), 0);
+             storage->illegal.assign(static_cast<size_t>(N), 0);
+             static_assert(sizeof(bool) == sizeof(uint8_t), "numpy's bool is one byte");
+             bb->obs = read_only_view(storage, storage->obs.data(), {N, width});
+             bb->mask = read_only_view(storage, storage->mask.data(), {N, actions});
              if (learner == -1)
-               bb->rewards = py::array_t<float>({N, static_cast<py::ssize_t>(n)});
+               bb->rewards = read_only_view(storage, storage->rewards.data(), {N, seats});
              else
-               bb->rewards = py::array_t<float>(N);
-             bb->to_move = py::array_t<int32_t>(N);
-             bb->terminated = py::array_t<bool>(N);
-             bb->truncated = py::array_t<bool>(N);
-             bb->illegal = py::array_t<bool>(N);
+               bb->rewards = read_only_view(storage, storage->rewards.data(), {N});
+             bb->to_move = read_only_view(storage, storage->to_move.data(), {N});
+             bb->terminated = read_only_view(storage, reinterpret_cast<bool*>(storage->terminated.data()), {N});
+             bb->truncated = read_only_view(storage, reinterpret_cast<bool*>(storage->truncated.data()), {N});
+             bb->illegal = read_only_view(storage, reinterpret_cast<bool*>(storage->illegal.data()), {N});
+             bb->storage = std::move(storage);
              return bb;
            }),
            py::arg("game"), py::arg("num_envs"), py::arg("seed"), py::arg("num_threads"), py::arg("padded"),
@@ -124,8 +160,9 @@ void bind_batch(py::module_& m, const std::string& name) {
                                 std::string(py::str(actions_in.attr("shape"))));
         if (actions_in.dtype().kind() != 'i' && actions_in.dtype().kind() != 'u')
           throw py::type_error("actions must be whole numbers, not dtype " + std::string(py::str(actions_in.dtype())));
-        auto actions_array = py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(actions_in);
-        if (!actions_array) throw py::type_error("actions cannot be read as int64");
+        const auto actions_array = array_of<int64_t>(actions_in, "actions", "an array of whole numbers (int64)");
+        if (actions_array.ndim() != 1 || actions_array.shape(0) != N)
+          throw py::value_error("actions must be a 1-d array of " + std::to_string(N) + " whole numbers");
         // a copy, checked and applied as it is: the caller's array may change while the core steps
         const std::vector<int64_t> actions(actions_array.data(), actions_array.data() + N);
         auto one_at_a_time = bb.lock();
@@ -136,7 +173,7 @@ void bind_batch(py::module_& m, const std::string& name) {
           std::string moves;
           for (int l : bb.batch->legal_actions(bad)) {
             if (!moves.empty()) moves += ", ";
-            moves += bb.action_names[l] + " (" + std::to_string(l) + ")";
+            moves += bb.action_name(l) + " (" + std::to_string(l) + ")";
           }
           throw IllegalAction("game " + std::to_string(bad) + ": action " + std::to_string(actions.data()[bad]) +
                               " is not legal for seat " + std::to_string(mover) + " now; legal moves: " + moves +

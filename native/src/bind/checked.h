@@ -80,6 +80,38 @@ inline void guard_instance_base() {
   }
 }
 
+// Re-initialising a live object: `state.__setstate__(t)` or `game.__init__(...)` called again on
+// an object already built would replace (or silently keep) the C++ value under every reference to
+// it. refuse_second_init wraps the class's own __init__ and __setstate__ (where it defines them)
+// so that a call on a built object raises TypeError; on an object made by __new__ (pickle, a
+// subclass's __init__) they run as before. module.cpp applies it to every class of the module.
+inline void refuse_second_init(pybind11::handle cls) {
+  namespace py = pybind11;
+  auto* type = reinterpret_cast<PyTypeObject*>(cls.ptr());
+  py::detail::type_info* info = py::detail::get_type_info(type);
+  if (!info || info->type != type) return;  // not a class of its own
+  for (const char* method : {"__init__", "__setstate__"}) {
+    PyObject* own = PyDict_GetItemString(type->tp_dict, method);  // borrowed; only the class's own
+    if (!own) continue;
+    py::object original = py::getattr(cls, method);
+    const std::string name = method;
+    py::cpp_function guarded_method(
+        [original, info, name](py::handle self, py::args args, py::kwargs kwargs) -> py::object {
+          if (PyObject_TypeCheck(self.ptr(), info->type)) {
+            auto* inst = reinterpret_cast<py::detail::instance*>(self.ptr());
+            auto vh = inst->get_value_and_holder(info, false);
+            if (vh && vh.holder_constructed())
+              throw py::type_error(std::string(info->type->tp_name) + "." + name + "() on an object already built: " +
+                                   "a live " + info->type->tp_name + " is not initialised again (make a new one)");
+          }
+          return original(self, *args, **kwargs);
+        },
+        // not named __init__/__setstate__: pybind11 would take it for a constructor of its own
+        py::name(name == "__init__" ? "init_once" : "setstate_once"), py::is_method(cls));
+    py::setattr(cls, method, guarded_method);
+  }
+}
+
 // Pickling at every protocol through the class's own __getstate__ and __setstate__ (py::pickle):
 // the object is rebuilt as copyreg.__newobj__(cls) and then given its state, which protocols 0
 // and 1 would otherwise try through pybind11's base class.

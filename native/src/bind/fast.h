@@ -23,20 +23,25 @@ struct Fast {
   using B = Bound<G>;
   using Box = Boxed<G>;
   static inline PyTypeObject* state_type = nullptr;  // set by bind_game
+  static inline py::detail::type_info* game_info = nullptr;   // pybind11's record of Bound<G> (bind_game)
+  static inline py::detail::type_info* state_info = nullptr;  // and of Boxed<G>
 
-  static B& game(PyObject* self) {  // self: the game object the functions were made from
-    return *static_cast<B*>(reinterpret_cast<py::detail::instance*>(self)->get_value_and_holder().value_ptr());
+  // self: the game object the functions were made from (fast_methods checked it is a built
+  // Bound<G>): its Bound<G> part, found by type (an object of a class that inherits two native
+  // games holds two, and the first is not necessarily this game's)
+  static B& game(PyObject* self) {
+    return *static_cast<B*>(reinterpret_cast<py::detail::instance*>(self)->get_value_and_holder(game_info, false).value_ptr());
   }
 
   // The native state in obj, checked against the game's configuration; nullptr with a
-  // Python error set when it is not one.
+  // Python error set when it is not one. Its Boxed<G> part is found by type, as the game's.
   static Box* state(PyObject* self, PyObject* obj) {
     if (!PyObject_TypeCheck(obj, state_type)) {
       PyErr_Format(PyExc_TypeError, "%s is not a native state of this game", Py_TYPE(obj)->tp_name);
       return nullptr;
     }
-    auto vh = reinterpret_cast<py::detail::instance*>(obj)->get_value_and_holder();
-    if (!vh.holder_constructed()) {
+    auto vh = reinterpret_cast<py::detail::instance*>(obj)->get_value_and_holder(state_info, false);
+    if (!vh || !vh.holder_constructed()) {
       PyErr_SetString(PyExc_TypeError, "an empty state object (states come from the game)");
       return nullptr;
     }
@@ -65,11 +70,20 @@ struct Fast {
     Box* box = state(self, args[0]);
     if (!box) return nullptr;
     B& b = game(self);
-    b.legal.clear();
-    if (b.game.to_move(box->s) >= 0) b.game.legal_actions(box->s, b.legal);
-    PyObject* out = PyList_New(static_cast<Py_ssize_t>(b.legal.size()));
+    // the moves are this call's own: making the list may run a collector's __del__, which may
+    // ask this game again
+    ScratchLease moves(b.legal);
+    if (b.game.to_move(box->s) >= 0) b.game.legal_actions(box->s, moves.v);
+    PyObject* out = PyList_New(static_cast<Py_ssize_t>(moves.v.size()));
     if (!out) return nullptr;
-    for (size_t i = 0; i < b.legal.size(); ++i) PyList_SET_ITEM(out, i, PyLong_FromLong(b.legal[i]));
+    for (size_t i = 0; i < moves.v.size(); ++i) {
+      PyObject* a = PyLong_FromLong(moves.v[i]);
+      if (!a) {
+        Py_DECREF(out);
+        return nullptr;
+      }
+      PyList_SET_ITEM(out, static_cast<Py_ssize_t>(i), a);
+    }
     return out;
   }
 
@@ -82,12 +96,12 @@ struct Fast {
     return guarded([&]() -> PyObject* {
       B& b = game(self);
       const int n = b.game.num_actions();
-      py::array_t<int8_t> mask(n);
+      py::array_t<int8_t> mask(n);  // made first: no Python runs after the moves are found
       int8_t* data = mask.mutable_data();
       std::memset(data, 0, static_cast<size_t>(n));
-      b.legal.clear();
-      if (b.game.to_move(box->s) >= 0) b.game.legal_actions(box->s, b.legal);
-      for (int a : b.legal) data[a] = 1;
+      ScratchLease moves(b.legal);
+      if (b.game.to_move(box->s) >= 0) b.game.legal_actions(box->s, moves.v);
+      for (int a : moves.v) data[a] = 1;
       py::detail::array_proxy(mask.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
       return mask.release().ptr();
     });
@@ -133,9 +147,25 @@ struct Fast {
     B& b = game(self);
     const py::ssize_t size = b.game.observation_size();
     return guarded([&]() -> PyObject* {
-      const int seat = b.read_seat(args[1]);
+      const int seat = b.read_seat(args[1]);  // may run Python: before the array, before the rules
       auto out = float_array(size);
       b.game.observe(box->s, seat, out.mutable_data());
+      return out.release().ptr();
+    });
+  }
+
+  // observe_all(state): every seat's observation, one row per seat, (num_seats, observation_size)
+  // float32, in one call (the parallel env's observations of a step)
+  static PyObject* observe_all(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+    if (!arity("observe_all(state)", nargs, 1)) return nullptr;
+    Box* box = state(self, args[0]);
+    if (!box) return nullptr;
+    B& b = game(self);
+    return guarded([&]() -> PyObject* {
+      const py::ssize_t n = b.game.num_seats(), size = b.game.observation_size();
+      py::array_t<float> out({n, size});
+      float* data = out.mutable_data();
+      for (py::ssize_t seat = 0; seat < n; ++seat) b.game.observe(box->s, static_cast<int>(seat), data + seat * size);
       return out.release().ptr();
     });
   }
@@ -155,6 +185,8 @@ struct Fast {
          "Resolve chance from a numpy Generator (as the reference draws) or an Rng until a seat is to move."},
         {"observe", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(observe)), METH_FASTCALL,
          "The seat's observation, float32."},
+        {"observe_all", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(observe_all)), METH_FASTCALL,
+         "Every seat's observation, (num_seats, observation_size) float32."},
     };
     py::dict out;
     for (auto& def : defs) {

@@ -59,19 +59,44 @@ void bind_game(py::module_& m, const char* name) {
   reduce_by_state(state_class);
 
   Fast<G>::state_type = reinterpret_cast<PyTypeObject*>(state_class.ptr());
+  Fast<G>::state_info = py::detail::get_type_info(typeid(Box));
   py::class_<B> game_class(m, name);
+  Fast<G>::game_info = py::detail::get_type_info(typeid(B));
+  // A game from its configuration, its action names and its padding (the three given together,
+  // or none: a copy or a pickle carries them, so a batch or a search of the copy has them too).
+  auto build = [](py::handle num_seats, py::handle options, py::handle names, py::handle padding) {
+    B b(read_seats(num_seats), read_options(options));
+    if (!names.is_none()) b.set_action_names(read_names(names));
+    if (!padding.is_none()) {
+      const std::vector<py::object> parts = tuple_entries(padding, 3, "padding", "(index, size, seats_at)");
+      b.set_padding(read_index(parts[0]), read_whole(parts[1], "the padded size"), read_whole(parts[2], "the seat-count entry"));
+    }
+    return b;
+  };
   game_class
-      .def(py::init([](py::handle num_seats, py::handle options) { return B(read_seats(num_seats), read_options(options)); }),
-           py::arg("num_seats"), py::arg("options"))
-      .def(py::pickle([](const B& b) { return py::make_tuple(b.game.num_seats(), b.options); },
-                      [](const py::tuple& t) {
-                        if (t.size() != 2) throw BadConfig("a pickled game is (num_seats, options)");
-                        return B(read_seats(t[0]), read_options(t[1]));
+      .def(py::init([build](py::handle num_seats, py::handle options, py::handle names, py::handle padding) {
+             return build(num_seats, options, names, padding);
+           }),
+           py::arg("num_seats"), py::arg("options"), py::kw_only(), py::arg("action_names") = py::none(),
+           py::arg("padding") = py::none(),
+           "A game of num_seats seats and these options (a dict of names to True or False); action_names "
+           "(one command word per action) and padding ((index, size, seats_at): Game._padded_index, "
+           "padded_spec.size, the seat count's entry) name moves in refusals and lay out observe_padded.")
+      .def(py::pickle([](const B& b) {
+                        py::object padding = py::none();
+                        if (b.pad_size > 0) padding = py::make_tuple(b.pad_index, b.pad_size, b.pad_seats_at);
+                        py::object names = b.action_names.empty() ? py::object(py::none()) : py::object(py::cast(b.action_names));
+                        return py::make_tuple(b.game.num_seats(), b.options, names, padding);
+                      },
+                      [build](const py::tuple& t) {
+                        if (t.size() != 2 && t.size() != 4)
+                          throw BadConfig("a pickled game is (num_seats, options) or (num_seats, options, action_names, padding)");
+                        return t.size() == 2 ? build(t[0], t[1], py::none(), py::none()) : build(t[0], t[1], t[2], t[3]);
                       }))
       .def("fast_methods", [](py::handle self) {
              if (!py::isinstance<B>(self))
                throw py::type_error("fast_methods needs a " + std::string(py::str(py::type::of<B>().attr("__name__"))) + " game, not " + type_name(self));
-             self.cast<const B&>();  // a built one (a TypeError otherwise)
+             self.cast<const B&>();  // a built one (a TypeError otherwise); its part found by type
              return Fast<G>::methods(self);
            },
            "to_move, legal_actions, apply, advance and observe as fastcall functions bound to this game.")
@@ -83,29 +108,28 @@ void bind_game(py::module_& m, const char* name) {
       .def("is_terminal", [](const B& b, const Box& s) { return b.game.to_move(b.check(s)) == kTerminal; })
       .def("legal_actions", [](B& b, const Box& box) {
         const State& s = b.check(box);
-        b.legal.clear();
-        if (b.game.to_move(s) >= 0) b.game.legal_actions(s, b.legal);
-        py::list out(b.legal.size());
-        for (size_t i = 0; i < b.legal.size(); ++i) out[i] = py::int_(b.legal[i]);
+        ScratchLease moves(b.legal);  // this call's own: making the list may run Python
+        if (b.game.to_move(s) >= 0) b.game.legal_actions(s, moves.v);
+        py::list out(moves.v.size());
+        for (size_t i = 0; i < moves.v.size(); ++i) out[i] = py::int_(moves.v[i]);
         return out;
       })
       .def("legal_mask", [](B& b, const Box& box) {
         const State& s = b.check(box);
-        py::array_t<int8_t> mask(b.game.num_actions());
-        std::memset(mask.mutable_data(), 0, b.game.num_actions());
-        b.legal.clear();
-        if (b.game.to_move(s) >= 0) b.game.legal_actions(s, b.legal);
-        for (int a : b.legal) mask.mutable_data()[a] = 1;
+        py::array_t<int8_t> mask(b.game.num_actions());  // made first: no Python runs after the moves are found
+        int8_t* data = mask.mutable_data();
+        std::memset(data, 0, static_cast<size_t>(b.game.num_actions()));
+        ScratchLease moves(b.legal);
+        if (b.game.to_move(s) >= 0) b.game.legal_actions(s, moves.v);
+        for (int a : moves.v) data[a] = 1;
         return mask;
       })
       .def("apply", [](B& b, Box& box, py::handle action, bool, py::handle) { b.apply_checked(b.check(box), action); },
            py::arg("state"), py::arg("action"), py::kw_only(), py::arg("check") = true, py::arg("legal") = py::none(),
            "Apply a legal action; an illegal one raises IllegalActionError naming the legal moves and changes "
            "nothing. The core checks every action (check and legal are taken for the contract's sake).")
-      .def("set_action_names", [](B& b, std::vector<std::string> names) {
-        if (static_cast<int>(names.size()) != b.game.num_actions()) throw py::value_error("one name per action");
-        b.action_names = std::move(names);
-      })
+      .def("set_action_names", [](B& b, py::handle names) { b.set_action_names(read_names(names)); },
+           "One command word per action, for refusals (action_names= at construction does the same).")
       .def("chance_outcomes", [](const B& b, const Box& box) {
         const State& s = b.check(box);
         if (b.game.to_move(s) != kChance) throw BadOutcome("no chance outcome is due: a seat is to move or the game is over");
@@ -118,10 +142,12 @@ void bind_game(py::module_& m, const char* name) {
         if (b.game.to_move(s) != kChance) throw BadOutcome("no chance outcome is due: a seat is to move or the game is over");
         typename G::Outcome o{};
         try {
-          read_value(outcome, o, "the outcome");
+          read_value(outcome, o, "the outcome");  // may run Python (a key's __eq__), which may play s
         } catch (const BadState& e) {
           throw BadOutcome(e.what());
         }
+        // checked again on the state as reading left it, then applied: no Python in between
+        if (b.game.to_move(s) != kChance) throw BadOutcome("no chance outcome is due: a seat is to move or the game is over");
         b.game.check_outcome(s, o);
         b.game.apply_chance(s, o);
       }, "Apply a chance outcome (in the Python engine's normalised form), checked.")
@@ -175,41 +201,42 @@ void bind_game(py::module_& m, const char* name) {
                                 std::to_string(b.game.observation_size()) + ",)");
         b.game.observe(s, seat, out.mutable_data());
       }, py::arg("state"), py::arg("seat"), py::arg("out").noconvert())
-      .def("observe_batch", [](const B& b, const py::sequence& states, const py::sequence& seats) {
-        const py::ssize_t n = static_cast<py::ssize_t>(states.size());
-        if (static_cast<py::ssize_t>(seats.size()) != n)
+      .def("observe_batch", [](const B& b, py::handle states_in, py::handle seats_in) {
+        // every argument read into values this call owns before a rule runs: the states held,
+        // the seats as numbers (reading a seat may run Python, which may change a state)
+        const std::vector<py::object> states = sequence_entries(states_in, "states");
+        const std::vector<py::object> seat_objects = sequence_entries(seats_in, "seats");
+        const size_t n = states.size();
+        if (seat_objects.size() != n)
           throw py::value_error("observe_batch needs one seat per state: got " + std::to_string(n) + " states and " +
-                                std::to_string(seats.size()) + " seats");
-        const py::ssize_t size = b.game.observation_size();
-        py::array_t<float> out({n, size});
-        float* data = out.mutable_data();
-        for (py::ssize_t i = 0; i < n; ++i) {
-          const int seat = b.read_seat(seats[i]);
-          py::object state = states[i];
-          if (!py::isinstance<Box>(state))
-            throw py::type_error("states[" + std::to_string(i) + "] is a " + type_name(state) +
+                                std::to_string(seat_objects.size()) + " seats");
+        std::vector<int> seats(n);
+        for (size_t i = 0; i < n; ++i) seats[i] = b.read_seat(seat_objects[i]);
+        std::vector<const Box*> boxes(n);
+        for (size_t i = 0; i < n; ++i) {
+          if (!py::isinstance<Box>(states[i]))
+            throw py::type_error("states[" + std::to_string(i) + "] is a " + type_name(states[i]) +
                                  ", not a native state of this game");
-          const Box& box = state.template cast<const Box&>();
-          b.game.observe(b.check(box), seat, data + i * size);
+          boxes[i] = &states[i].template cast<const Box&>();
+          b.check(*boxes[i]);
         }
+        const py::ssize_t size = b.game.observation_size();
+        py::array_t<float> out({static_cast<py::ssize_t>(n), size});
+        float* data = out.mutable_data();
+        for (size_t i = 0; i < n; ++i) b.game.observe(boxes[i]->s, seats[i], data + static_cast<py::ssize_t>(i) * size);
         return out;
-      })
-      .def("set_padding", [](B& b, py::array_t<py::ssize_t, py::array::c_style | py::array::forcecast> index,
-                             py::ssize_t size, int seats_at) {
-        if (index.ndim() != 1 || index.shape(0) != b.game.observation_size())
-          throw py::value_error("the padding index needs one entry per observation entry");
-        for (py::ssize_t i = 0; i < index.shape(0); ++i)
-          if (index.data()[i] < 0 || index.data()[i] >= size) throw py::value_error("padding index out of range");
-        if (seats_at < 0 || seats_at >= size) throw py::value_error("seat-count entry out of range");
-        b.pad_index.assign(index.data(), index.data() + index.shape(0));
-        b.pad_size = size;
-        b.pad_seats_at = seats_at;
-      }, "Where each entry of observe goes in observe_padded (Game._padded_index).")
-      .def("observe_padded", [](const B& b, const Box& box, py::handle seat) {
+      }, py::arg("states"), py::arg("seats"))
+      .def("set_padding", [](B& b, py::handle index, py::handle size, py::handle seats_at) {
+        b.set_padding(read_index(index), read_whole(size, "the padded size"), read_whole(seats_at, "the seat-count entry"));
+      }, py::arg("index"), py::arg("size"), py::arg("seats_at"),
+         "Where each entry of observe goes in observe_padded (Game._padded_index), the padded size and the seat "
+         "count's entry (padding= at construction does the same).")
+      .def("observe_padded", [](const B& b, const Box& box, py::handle seat_in) {
+        const int seat = b.read_seat(seat_in);  // may run Python: before the rules
         const State& s = b.check(box);
         if (b.pad_size == 0) throw py::value_error("set_padding first");
-        std::vector<float> plain(b.game.observation_size());
-        b.game.observe(s, b.read_seat(seat), plain.data());
+        std::vector<float> plain(static_cast<size_t>(b.game.observation_size()));
+        b.game.observe(s, seat, plain.data());
         py::array_t<float> out(b.pad_size);
         float* data = out.mutable_data();
         std::fill(data, data + b.pad_size, 0.0f);

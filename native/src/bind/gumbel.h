@@ -108,8 +108,8 @@ py::object bind_gumbel(py::module_& m, const std::string& name) {
                Reading reading;
                if (padded) {
                  if (b.pad_size == 0) throw py::value_error("set_padding first: the padded observation is asked for");
-                 reading.index.assign(b.pad_index.begin(), b.pad_index.end());
-                 reading.size = static_cast<int>(b.pad_size);
+                 reading.index = b.pad_index;  // checked and narrowed when the padding was set
+                 reading.size = b.pad_size;
                  reading.seats_at = b.pad_seats_at;
                }
                GumbelConfig config{num_games, seed, num_threads, simulations, considered, horizon, c_visit, c_scale, gumbel, max_decisions,
@@ -145,9 +145,8 @@ py::object bind_gumbel(py::module_& m, const std::string& name) {
         }, "The observations waiting on the network: (rows, read_size) float32, one row per question.")
         .def("answer", [](BG& bg, py::handle logits_in, py::handle values_in) {
           const FloatArray logits = float_input(logits_in, 2, "logits");
-          FloatArray values = FloatArray::ensure(values_in);
-          if (!values) throw py::type_error("values should be an array of numbers, not " + type_name(values_in));
-          if (values.ndim() == 2 && values.shape(1) == 1) values = FloatArray::ensure(values.reshape({values.shape(0)}));
+          FloatArray values = array_of<float>(values_in, "values", "an array of numbers");
+          if (values.ndim() == 2 && values.shape(1) == 1) values = array_of<float>(values.reshape({values.shape(0)}), "values", "an array of numbers");
           if (values.ndim() != 1)
             throw py::value_error("values should have shape (rows,) or (rows, 1), not " + shape_text(values));
           auto held = bg.lock();

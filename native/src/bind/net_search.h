@@ -25,10 +25,7 @@ using FloatArray = py::array_t<float, py::array::c_style | py::array::forcecast>
 inline std::string shape_text(const py::array& a) { return std::string(py::str(a.attr("shape"))); }
 
 inline FloatArray float_input(py::handle value, int ndim, const std::string& what) {
-  FloatArray a = FloatArray::ensure(value);
-  if (!a)
-    throw py::type_error(what + " should be an array of numbers, not " +
-                         type_name(value));
+  FloatArray a = array_of<float>(value, what, "an array of numbers");
   if (a.ndim() != ndim)
     throw py::value_error(what + " should have " + std::to_string(ndim) + " dimension" + (ndim > 1 ? "s" : "") +
                           ", not shape " + shape_text(a));
@@ -49,11 +46,25 @@ inline void require_shape(const FloatArray& a, std::vector<py::ssize_t> shape, c
 inline std::vector<float> floats(const FloatArray& a) { return std::vector<float>(a.data(), a.data() + a.size()); }
 
 // tablezoo.bots.net.PolicyValueNet from its arrays (as the .npz holds them), every shape checked.
-inline std::shared_ptr<PolicyValueNet> make_net(const py::sequence& weights, const py::sequence& biases,
+// The entries of a list or tuple as held objects, read from its storage (a subclass's __len__
+// and __getitem__ are not consulted), or a TypeError naming `what`.
+inline std::vector<py::object> entries_of(py::handle value, const std::string& what) {
+  PyObject* o = value.ptr();
+  if (!PyList_Check(o) && !PyTuple_Check(o)) throw py::type_error(what + " should be a list or a tuple, not " + type_name(value));
+  const Py_ssize_t n = PyList_Check(o) ? PyList_GET_SIZE(o) : PyTuple_GET_SIZE(o);
+  std::vector<py::object> out;
+  out.reserve(static_cast<size_t>(n));
+  for (Py_ssize_t i = 0; i < n; ++i)
+    out.push_back(py::reinterpret_borrow<py::object>(PyList_Check(o) ? PyList_GET_ITEM(o, i) : PyTuple_GET_ITEM(o, i)));
+  return out;
+}
+
+inline std::shared_ptr<PolicyValueNet> make_net(py::handle weights_in, py::handle biases_in,
                                                 py::handle value_w, py::handle value_b, py::handle scale_in,
                                                 py::handle head_in, const std::string& activation, bool padded) {
   if (activation != "relu" && activation != "tanh")
     throw py::value_error("activation is 'relu' or 'tanh', not '" + activation + "'");
+  const std::vector<py::object> weights = entries_of(weights_in, "weights"), biases = entries_of(biases_in, "biases");
   const FloatArray scale = float_input(scale_in, 1, "scale");
   if (scale.size() < 1) throw py::value_error("scale needs one entry per observation entry, not none");
   const size_t layers = weights.size();
@@ -73,7 +84,7 @@ inline std::shared_ptr<PolicyValueNet> make_net(const py::sequence& weights, con
     require_shape(bl, {wl.shape(0)}, bias, "one per output of " + name);
     w.push_back(floats(wl));
     b.push_back(floats(bl));
-    shapes.emplace_back(static_cast<int>(wl.shape(0)), static_cast<int>(wl.shape(1)));
+    shapes.emplace_back(narrowed(wl.shape(0), 1, INT_MAX, name + "'s outputs"), narrowed(wl.shape(1), 1, INT_MAX, name + "'s inputs"));
     width = wl.shape(0);
     widths.push_back(width);
   }
@@ -87,22 +98,23 @@ inline std::shared_ptr<PolicyValueNet> make_net(const py::sequence& weights, con
     for (const char* key : {"offsets", "size", "card", "context", "bias", "out", "out_bias", "rest", "rest_bias"})
       if (!d.contains(key)) throw py::value_error(std::string("head has no '") + key + "'");
     ActionHead h;
-    py::handle size_in = d["size"];
-    if (!PyLong_Check(size_in.ptr()) && !PyIndex_Check(size_in.ptr()))
-      throw py::type_error("head size is a whole number, not " + std::string(py::repr(size_in)));
+    py::object size_in = d["size"];
+    if ((!PyLong_Check(size_in.ptr()) && !PyIndex_Check(size_in.ptr())) || PyBool_Check(size_in.ptr()))
+      throw py::type_error("head size is a whole number, not " + Reader::shown(size_in));
     const long long size = PyNumber_AsSsize_t(size_in.ptr(), nullptr);
+    if (size == -1 && PyErr_Occurred()) throw py::error_already_set();
     if (size < 1 || size > scale.size())
       throw py::value_error("head size is 1.." + std::to_string(scale.size()) + ", not " + std::to_string(size));
-    h.size = static_cast<int>(size);
-    auto offsets = py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(d["offsets"]);
-    if (!offsets || offsets.ndim() != 1 || offsets.size() < 1)
+    h.size = narrowed(size, 1, INT_MAX, "head size");
+    const auto offsets = array_of<int64_t>(d["offsets"], "head offsets", "an array of whole numbers");
+    if (offsets.ndim() != 1 || offsets.size() < 1)
       throw py::value_error("head offsets are a 1-d array of whole numbers, one per action field");
     for (py::ssize_t f = 0; f < offsets.size(); ++f) {
       const int64_t at = offsets.data()[f];
       if (at < 0 || at + size > scale.size())
         throw py::value_error("head offsets[" + std::to_string(f) + "] is " + std::to_string(at) + ": a field of " +
                               std::to_string(size) + " entries starts at 0.." + std::to_string(scale.size() - size));
-      h.offsets.push_back(static_cast<int>(at));
+      h.offsets.push_back(narrowed(at, 0, INT_MAX, "head offsets[" + std::to_string(f) + "]"));
     }
     const py::ssize_t fields = offsets.size();
     const FloatArray card = float_input(d["card"], 2, "head card");
@@ -121,7 +133,7 @@ inline std::shared_ptr<PolicyValueNet> make_net(const py::sequence& weights, con
     require_shape(rest, {rest.shape(0), context}, "head rest", "it reads the last hidden layer");
     const FloatArray rest_bias = float_input(d["rest_bias"], 1, "head rest_bias");
     require_shape(rest_bias, {rest.shape(0)}, "head rest_bias", "one per row of head rest");
-    h.hidden = static_cast<int>(units);
+    h.hidden = narrowed(units, 1, INT_MAX, "head card's hidden units");
     h.card = floats(card);
     h.bias = floats(hb);
     h.out = floats(out);
@@ -229,8 +241,8 @@ py::object bind_search(py::module_& m, const std::string& game_name) {
              Reading reading;
              if (net->padded()) {
                if (b.pad_size == 0) throw py::value_error("set_padding first: the network reads the padded observation");
-               reading.index.assign(b.pad_index.begin(), b.pad_index.end());
-               reading.size = static_cast<int>(b.pad_size);
+               reading.index = b.pad_index;  // checked and narrowed when the padding was set
+               reading.size = b.pad_size;
                reading.seats_at = b.pad_seats_at;
              }
              const int size = net->padded() ? reading.size : b.game.observation_size();

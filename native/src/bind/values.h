@@ -78,18 +78,23 @@ struct Reader {
   // unless it is small and flat, text cut before it is quoted, anything else by its __repr__ cut.
   static std::string shown(py::handle value) {
     PyObject* o = value.ptr();
+    // sizes from the real storage, never from a subclass's __len__; a subclass of a container
+    // is shown by its size alone (its __repr__ is its own code, and may say anything)
     const bool listlike = PyList_Check(o) || PyTuple_Check(o);
     if (listlike || PyDict_Check(o) || PyAnySet_Check(o)) {
-      const Py_ssize_t n = PyObject_Length(o);
-      bool flat = n >= 0 && n <= 8 && listlike;
+      const Py_ssize_t n = PyList_Check(o)    ? PyList_GET_SIZE(o)
+                           : PyTuple_Check(o) ? PyTuple_GET_SIZE(o)
+                           : PyDict_Check(o)  ? PyDict_GET_SIZE(o)
+                                              : PySet_GET_SIZE(o);
+      const bool exact = PyList_CheckExact(o) || PyTuple_CheckExact(o);
+      bool flat = exact && n <= 8;
+      // each entry read from the storage, held while it is looked at
       for (Py_ssize_t i = 0; flat && i < n; ++i) {
-        PyObject* item = PySequence_Fast_GET_ITEM(o, i);
-        flat = PyLong_Check(item) || PyBool_Check(item) || item == Py_None;
+        PyObject* item = PyList_Check(o) ? PyList_GET_ITEM(o, i) : PyTuple_GET_ITEM(o, i);
+        flat = PyLong_CheckExact(item) || PyBool_Check(item) || item == Py_None;
       }
-      if (!flat) {
-        if (n < 0) PyErr_Clear();
+      if (!flat)
         return "a " + type_name(value) + " of " + std::to_string(n) + (PyDict_Check(o) ? " keys" : " entries");
-      }
     }
     py::object shown_value = py::reinterpret_borrow<py::object>(value);
     if (PyUnicode_Check(o) && PyUnicode_GetLength(o) > 80) {
@@ -154,10 +159,12 @@ void Reader::read(py::handle value, T& out, const Where& where) {
   } else if constexpr (std::is_enum_v<T>) {  // one of a few words (a phase): names(T) lists them
     const auto& words = names(T{});
     if (PyUnicode_Check(o)) {
-      const char* word = PyUnicode_AsUTF8(o);
+      Py_ssize_t size = 0;
+      const char* word = PyUnicode_AsUTF8AndSize(o, &size);
       if (!word) PyErr_Clear();
+      // the whole text (a NUL inside it does not end the word: "keep\0anything" is no phase)
       for (size_t i = 0; word && i < words.size(); ++i)
-        if (std::strcmp(word, words[i]) == 0) {
+        if (std::strlen(words[i]) == static_cast<size_t>(size) && std::memcmp(word, words[i], static_cast<size_t>(size)) == 0) {
           out = static_cast<T>(i);
           return;
         }
