@@ -4,7 +4,7 @@
     python benchmarks/stall.py table          # every stall.json under --out, as a markdown table
 
 Self-play PPO from scratch beats ``random`` in these two games but stays far below their
-heuristic bots. Three arms on one network (``selfplay_ppo.Policy``: two tanh layers of 128
+heuristic bots. Three arms on one network (``batched_selfplay.Policy``: two tanh layers of 128
 on the padded observation, the baselines' ``batched_ppo`` row) tell the causes apart, each
 scored alike: the trainer's own evaluation (the policy, greedy, at a random seat against the
 heuristic at every other, ``--eval-games`` games, a tie shared), where a policy as strong as
@@ -33,15 +33,16 @@ the heuristic wins about ``1/seats``:
 Each arm's training seed is ``--seed`` (choose seeds apart from the baselines' 0-4); results go
 to ``<out>/<game>-<n>p/stall.json`` (``--out``, default ``runs/stall``; a budget other than the
 default 1M has its own folder, ``<game>-<n>p-10M/``), the PPO arms' runs beside it
-(``ppo-zero_sum/``, ``ppo-score/``, ``ppo-zero_sum-cut/``: ``benchmarks/selfplay_ppo.py``'s
-folders; they resume). One torch thread; minutes are wall time on whatever else the machine runs.
+(``ppo-zero_sum/``, ``ppo-score/``, ``ppo-zero_sum-cut/``: the self-play trainer's folders,
+as ``examples/selfplay_ppo.py`` makes them; they resume). One torch thread; minutes are wall
+time on whatever else the machine runs. ``--steps`` and ``--num-envs`` shrink a PPO update (a
+smoke run).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -49,17 +50,16 @@ from typing import Any
 import numpy as np
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import selfplay_ppo
-from baselines import budget_label
-
 from tablezoo.bots.core import Seat
 from tablezoo.bots.registry import make_bot
 from tablezoo.envs.batched import SelfPlayBatch
+from tablezoo.release.baselines import budget_label
+from tablezoo.training.ppo.batched_selfplay import Policy, SelfPlayConfig, evaluate, train_selfplay_ppo
 
 STEPS = 8192
-"""Decisions per PPO update (the baselines' batched row)."""
+"""Decisions per PPO update (the baselines' batched row; ``--steps``)."""
 ENVS = 256
+"""Games played at once (``--num-envs``)."""
 CUT_CYCLES = 1000
 """The cut arm's cap on a seat's decisions in a game: about 6 times the longest of 300 games of
 To Court the King's heuristic at 2 seats (180; median 102); random play takes a median 2,839."""
@@ -68,18 +68,47 @@ REWARD_SCALE = {"sechs_nimmt": 0.05, "court": 0.1, "heckmeck": 0.1, "diamant": 0
 
 
 def ppo_arm(args: argparse.Namespace, reward: str, out: Path, cut_reward: float = 0.0) -> dict[str, Any]:
-    """Self-play PPO (``selfplay_ppo.py``) with ``reward``; its curve, final win share and cut games."""
-    updates = max(1, -(-args.budget // STEPS))
-    command = ["--game", args.game, "--players", str(args.seats), "--num-envs", str(ENVS)]
-    command += ["--threads", "1", "--updates", str(updates), "--steps", str(STEPS), "--seed", str(args.seed)]
-    command += ["--eval-every", str(max(1, updates // 10)), "--eval-games", str(args.eval_games)]
+    """Self-play PPO (:mod:`tablezoo.training.ppo.batched_selfplay`, step for step
+    ``examples/selfplay_ppo.py``, whose command the arm records) with ``reward``; its curve, final
+    win share and cut games."""
+    updates = max(1, -(-args.budget // args.steps))
+    scale = REWARD_SCALE.get(args.game, 1.0) if reward == "score" else 1.0
+    config = SelfPlayConfig(
+        out=out,
+        game=args.game,
+        num_players=args.seats,
+        num_envs=args.num_envs,
+        threads=1,
+        updates=updates,
+        steps=args.steps,
+        seed=args.seed,
+        eval_every=max(1, updates // 10),
+        eval_games=args.eval_games,
+        reward=reward,
+        reward_scale=scale,
+        cut_reward=cut_reward,
+        max_cycles=CUT_CYCLES if cut_reward else None,
+        echo=True,
+    )
+    command = ["--game", args.game, "--players", str(args.seats), "--num-envs", str(args.num_envs)]
+    command += [
+        "--threads",
+        "1",
+        "--updates",
+        str(updates),
+        "--steps",
+        str(args.steps),
+        "--seed",
+        str(args.seed),
+    ]
+    command += ["--eval-every", str(config.eval_every), "--eval-games", str(args.eval_games)]
     command += ["--reward", reward, "--out", str(out)]
     if reward == "score":
-        command += ["--reward-scale", str(REWARD_SCALE.get(args.game, 1.0))]
+        command += ["--reward-scale", str(scale)]
     if cut_reward:
         command += ["--cut-reward", str(cut_reward), "--max-cycles", str(CUT_CYCLES)]
     start = time.monotonic()
-    selfplay_ppo.main(command)
+    train_selfplay_ppo(config)
     rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
     decisions = np.cumsum([r["decisions"] for r in rows])
     curve = [
@@ -90,7 +119,7 @@ def ppo_arm(args: argparse.Namespace, reward: str, out: Path, cut_reward: float 
     ]
     return {
         "arm": f"ppo-{reward}" + ("-cut" if cut_reward else ""),
-        "command": "python benchmarks/selfplay_ppo.py " + " ".join(command),
+        "command": "python examples/selfplay_ppo.py " + " ".join(command),
         "decisions": int(decisions[-1]),
         "curve": curve,
         "win_share_vs_heuristic": curve[-1]["win_share_vs_heuristic"] if curve else None,
@@ -99,16 +128,19 @@ def ppo_arm(args: argparse.Namespace, reward: str, out: Path, cut_reward: float 
     }
 
 
-def heuristic_decisions(game: str, seats: int, decisions: int, seed: int) -> dict[str, torch.Tensor]:
-    """``decisions`` moves of the heuristic at every seat: the padded observation, mask, move."""
-    batch = SelfPlayBatch(game, ENVS, seats, seed=seed, num_threads=1, padded=True)
+def heuristic_decisions(
+    game: str, seats: int, decisions: int, seed: int, envs: int = ENVS
+) -> dict[str, torch.Tensor]:
+    """``decisions`` moves of the heuristic at every seat of ``envs`` games: the padded
+    observation, mask, move."""
+    batch = SelfPlayBatch(game, envs, seats, seed=seed, num_threads=1, padded=True)
     bot = make_bot("heuristic", batch.game)
     obs, infos = batch.reset(seed=seed)
     xs, ms, ys = [], [], []
     rng = np.random.default_rng(seed)
-    while len(ys) * ENVS < decisions:
-        actions = np.empty(ENVS, dtype=np.int64)
-        for i in range(ENVS):
+    while len(ys) * envs < decisions:
+        actions = np.empty(envs, dtype=np.int64)
+        for i in range(envs):
             bot.reset(int(rng.integers(2**31)))
             actions[i] = int(bot.act(Seat.of(batch.game, batch.state(i), int(infos["to_move"][i]))))
         xs.append(obs.copy())
@@ -128,11 +160,11 @@ def imitation_arm(args: argparse.Namespace, out: Path) -> dict[str, Any]:
     """Behaviour cloning of the heuristic on the padded observation; accuracy and win share."""
     torch.manual_seed(args.seed)
     start = time.monotonic()
-    data = heuristic_decisions(args.game, args.seats, args.budget // 10, args.seed)
+    data = heuristic_decisions(args.game, args.seats, args.budget // 10, args.seed, args.num_envs)
     n = len(data["action"])
     held = n // 10  # the last tenth, decisions of the latest games, is held out
     size, actions = (int(v) for v in data["size"])
-    policy = selfplay_ppo.Policy(size, actions)
+    policy = Policy(size, actions)
     optimizer = torch.optim.Adam(policy.parameters(), lr=1e-3)
     x = data["obs"] / data["scale"]
     curve = []
@@ -148,7 +180,7 @@ def imitation_arm(args: argparse.Namespace, out: Path) -> dict[str, Any]:
             accuracy = float((dist.probs.argmax(-1) == data["action"][n - held :]).float().mean())
         curve.append({"epoch": epoch + 1, "held_out_accuracy": round(accuracy, 4)})
         print(json.dumps(curve[-1]), flush=True)
-    share = selfplay_ppo.evaluate(args.game, args.seats, policy, data["scale"], args.eval_games, 20_000)
+    share = evaluate(args.game, args.seats, policy, data["scale"], args.eval_games, 20_000)
     out.mkdir(parents=True, exist_ok=True)
     torch.save(policy.plain_actor(data["scale"]), out / "actor.pt")
     return {
@@ -231,6 +263,8 @@ def main(argv: list[str] | None = None) -> None:
         choices=["imitation", "reward", "budget", "cut"],
         default=["imitation", "reward", "budget"],
     )
+    parser.add_argument("--steps", type=int, default=STEPS, help="decisions per PPO update")
+    parser.add_argument("--num-envs", type=int, default=ENVS, help="games played at once")
     parser.add_argument("--out", type=Path, default=Path("runs/stall"))
     args = parser.parse_args(argv)
     if args.game == "table":

@@ -5,7 +5,9 @@
 - :mod:`tablezoo.release.ship` (with :mod:`tablezoo.release.cards`): a network measured and
   shipped as its game's agent with a model card (``tablezoo ship``);
 - :mod:`tablezoo.release.recipe` and :mod:`tablezoo.release.reproduce`: the commands a shipped
-  network records, run again (``tablezoo reproduce``).
+  network records, run again (``tablezoo reproduce``);
+- :mod:`tablezoo.release.baselines`: the published baselines, each row trained by the package's
+  trainers and scored by the protocol, summed up and published (``tablezoo baselines``).
 
 Release imports training and evaluation; only the command line (:mod:`tablezoo.commands`)
 imports it.

@@ -2,6 +2,7 @@
 
 - :mod:`tablezoo.training.ppo`: MaskablePPO on stable-baselines3 (``tablezoo train``);
 - :mod:`tablezoo.training.rllib`: PPO self-play on Ray RLlib (``tablezoo train --backend rllib``);
+- :mod:`tablezoo.training.dqn`: Tianshou's DQN with the action mask (a baselines row);
 - :mod:`tablezoo.training.expert`: expert iteration, league PPO and Gumbel search self-play
   (``tablezoo expert``);
 - :mod:`tablezoo.training.settings`: settings as dataclasses, the command line's flags made from

@@ -9,15 +9,17 @@
     tablezoo export heckmeck --players 2
     tablezoo ship runs/expert-heckmeck --games 1000
     tablezoo reproduce court --dry-run
+    tablezoo baselines run batched_ppo heckmeck --players 2 --budget 1000000 --seed 0
 
 ``tablezoo bots GAME`` lists the bots a game offers. ``train`` needs the
 ``train`` extra, ``serve`` the ``web`` extra and ``export`` the ``export``
 extra; the others run on the core install.
 
 Each subcommand's parser lives beside its code (:data:`COMMANDS`): ``train``, ``expert``,
-``play`` and ``bots`` in this folder, the others in the layer that runs them; this module registers them and
-runs the one named, turning a :class:`~tablezoo.games.core.TablezooError` into a one-line
-message. The command line imports every layer; no layer imports it.
+``play``, ``bots`` and ``baselines`` in this folder, the others in the layer that runs them;
+this module registers them and runs the one named, turning a
+:class:`~tablezoo.games.core.TablezooError` into a one-line message. The command line imports
+every layer; no layer imports it.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from tablezoo.commands.baselines import add_baselines_parser
 from tablezoo.commands.expert import add_expert_parser
 from tablezoo.commands.play import add_bots_parser, add_play_parser
 from tablezoo.commands.train import add_train_parser
@@ -50,6 +53,7 @@ COMMANDS: tuple[Callable[[Any], argparse.ArgumentParser], ...] = (
     add_benchmark_parser,
     add_serve_parser,
     add_bots_parser,
+    add_baselines_parser,
 )
 """The subcommands, each added by the module that runs it (``add_<command>_parser(subparsers)``,
 which sets ``func`` to its ``cmd_<command>``), in the order ``tablezoo --help`` lists them."""

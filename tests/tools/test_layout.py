@@ -1,10 +1,12 @@
-"""The package's shape: every game has all its pieces, imports come only from the installed package.
+"""The package's shape: every game has all its pieces, imports come only from the installed package,
+and no test imports a program of ``benchmarks/`` or ``examples/`` (the tests run them as programs).
 
 The checklist "Adding a game or a bot" in the README's Development section is what this tests.
 """
 
 from __future__ import annotations
 
+import ast
 import importlib
 import importlib.metadata
 import subprocess
@@ -86,3 +88,97 @@ def test_version_agrees_with_the_distribution() -> None:
         check=True,
     )
     assert out.stdout.split() == ["tablezoo", importlib.metadata.version("tablezoo")]
+
+
+PROGRAMS = ("benchmarks", "examples")
+"""The folders of programs: measured or copied, run as programs, imported by nothing."""
+LOADERS = {
+    "spec_from_file_location",
+    "SourceFileLoader",
+    "run_path",
+    "run_module",
+    "import_module",
+    "insert",
+    "append",
+}
+"""Calls that load a file as a module, or put a folder on ``sys.path`` (``sys.path.insert``)."""
+
+
+def program_imports(source: str) -> list[str]:
+    """The lines of a test's ``source`` that import a program of :data:`PROGRAMS` as a module: an
+    ``import`` of a program's name (or of the folder), or a loader call (:data:`LOADERS`) whose
+    arguments name one of the folders, directly or through a name assigned in the file."""
+    tree = ast.parse(source)
+    names = {p.stem for folder in PROGRAMS for p in (ROOT / folder).glob("*.py")} | set(PROGRAMS)
+    assigned: dict[str, list[ast.AST]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    assigned.setdefault(target.id, []).append(node.value)
+
+    def names_a_folder(node: ast.AST, seen: frozenset[str] = frozenset()) -> bool:
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+                parts = sub.value.replace("\\", "/").split("/")
+                if any(folder in parts for folder in PROGRAMS):
+                    return True
+            elif isinstance(sub, ast.Name) and sub.id in assigned and sub.id not in seen:
+                values = assigned[sub.id]
+                if any(names_a_folder(value, seen | {sub.id}) for value in values):
+                    return True
+        return False
+
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            modules = [node.module]
+        else:
+            modules = []
+        if any(module.split(".")[0] in names for module in modules):
+            found.append(f"line {node.lineno}: {ast.unparse(node)}")
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = (
+                func.attr
+                if isinstance(func, ast.Attribute)
+                else func.id
+                if isinstance(func, ast.Name)
+                else ""
+            )
+            if name in ("insert", "append") and not (
+                isinstance(func, ast.Attribute) and ast.unparse(func.value) == "sys.path"
+            ):
+                continue  # a list's, not the import path's
+            if name in LOADERS and any(names_a_folder(arg) for arg in [*node.args, *node.keywords]):
+                found.append(f"line {node.lineno}: {ast.unparse(node)}")
+    return sorted(found, key=lambda line: int(line.split(":")[0].removeprefix("line ")))
+
+
+def test_no_test_imports_a_program_of_benchmarks_or_examples() -> None:
+    found = {
+        str(path.relative_to(ROOT)): lines
+        for path in sorted((ROOT / "tests").rglob("*.py"))
+        if (lines := program_imports(path.read_text()))
+    }
+    assert not found, f"run these as programs (subprocess), or move what they test into the package: {found}"
+
+
+def test_the_program_import_check_finds_each_way_in() -> None:
+    loaded = """
+SCRIPT = ROOT / "benchmarks" / "baselines.py"
+spec = importlib.util.spec_from_file_location("baselines", SCRIPT)
+"""
+    assert program_imports(loaded) == ["line 3: importlib.util.spec_from_file_location('baselines', SCRIPT)"]
+    assert program_imports('sys.path.insert(0, str(ROOT / "examples"))\nimport selfplay_ppo\n') == [
+        "line 1: sys.path.insert(0, str(ROOT / 'examples'))",
+        "line 2: import selfplay_ppo",
+    ]
+    assert program_imports("runpy.run_path('benchmarks/throughput.py')")
+    assert program_imports("from benchmarks.throughput import main")
+    ran = 'subprocess.run([sys.executable, str(ROOT / "benchmarks" / "throughput.py")])\n'
+    ran += 'RESULTS = ROOT / "benchmarks" / "results"\npaths.append(RESULTS / "strength.json")\n'
+    assert program_imports(ran) == []  # a program run as a program

@@ -1,13 +1,12 @@
-"""benchmarks/native_bots.py: a quick run times every port against its twin and plays a
-randomised port against its twin (figures not checked: this machine is shared)."""
+"""benchmarks/native_bots.py, run as a program: a quick run times every port against its twin and
+plays a randomised port against its twin (figures not checked: this machine is shared)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
+import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
@@ -17,25 +16,17 @@ ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(not available(), reason="the native core is not built")
 
 
-def benchmark() -> ModuleType:
-    """The benchmark script, loaded as a module."""
-    spec = importlib.util.spec_from_file_location(
-        "benchmark_native_bots", ROOT / "benchmarks" / "native_bots.py"
-    )
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def benchmark(*args: str) -> subprocess.CompletedProcess[str]:
+    """``python benchmarks/native_bots.py ARGS``."""
+    script = str(ROOT / "benchmarks" / "native_bots.py")
+    return subprocess.run([sys.executable, script, *args], capture_output=True, text=True)
 
 
-def test_a_quick_run_writes_a_row_per_port_and_seat_count(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    module = benchmark()
+def test_a_quick_run_writes_a_row_per_port_and_seat_count(tmp_path: Path) -> None:
     out = tmp_path / "native_bots.json"
-    argv = ["native_bots.py", "--games", "diamant", "court", "--bots", "heuristic", "--positions-games", "1"]
-    monkeypatch.setattr(sys, "argv", [*argv, "--head-to-head", "20", "--out", str(out)])
-    module.main()
+    args = ["--games", "diamant", "court", "--bots", "heuristic", "--positions-games", "1"]
+    run = benchmark(*args, "--head-to-head", "20", "--out", str(out))
+    assert run.returncode == 0, run.stderr
     rows = json.loads(out.read_text())["rows"]
     timed = {(r["game"], r["bot"], r["seats"]) for r in rows if "act" in r}
     assert timed == {("diamant", "heuristic", n) for n in (3, 4, 8)} | {
@@ -50,11 +41,6 @@ def test_a_quick_run_writes_a_row_per_port_and_seat_count(
     assert low <= duel["port_win_share"] <= high and duel["same_player"] == (low <= 0.5 <= high)
 
 
-def test_bad_counts_are_refused_by_name(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    module = benchmark()
-    monkeypatch.setattr(sys, "argv", ["native_bots.py", "--games", "court", "--jobs", "0"])
-    with pytest.raises(SystemExit):
-        module.main()
-    assert "--jobs is at least 1" in capsys.readouterr().err
+def test_bad_counts_are_refused_by_name() -> None:
+    run = benchmark("--games", "court", "--jobs", "0")
+    assert run.returncode == 2 and "--jobs is at least 1" in run.stderr

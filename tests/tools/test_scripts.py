@@ -1,11 +1,12 @@
-"""The demo and the benchmark run end to end (tiny runs: their figures are not checked here)."""
+"""The demo and the benchmarks run end to end, each benchmark as a program (tiny runs: their
+figures are not checked here; the JSON they write and the tables they print are)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
+import subprocess
+import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
@@ -14,13 +15,13 @@ from tablezoo.envs import demo
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def script(name: str) -> ModuleType:
-    """``benchmarks/<name>.py``, loaded as a module (the scripts are not a package)."""
-    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def script(name: str, *args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
+    """``python benchmarks/<name>.py ARGS``, run as a program; it must succeed unless ``ok`` is False."""
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / f"{name}.py"), *args], capture_output=True, text=True
+    )
+    assert run.returncode == 0 or not ok, run.stderr
+    return run
 
 
 def test_demo_plays_a_whole_seeded_game(capsys: pytest.CaptureFixture[str]) -> None:
@@ -32,12 +33,10 @@ def test_demo_plays_a_whole_seeded_game(capsys: pytest.CaptureFixture[str]) -> N
 
 
 def test_benchmark_writes_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    throughput = script("throughput")
     out = tmp_path / "bench.json"
-    result = throughput.main(
-        ["--seconds", "0.05", "--repeats", "1", "--games", "heckmeck_v0", "--out", str(out)]
-    )
-    assert json.loads(out.read_text()) == result
+    args = ["--seconds", "0.05", "--repeats", "1", "--games", "heckmeck_v0", "--table", "--out", str(out)]
+    table = script("throughput", *args).stdout
+    result = json.loads(out.read_text())
     cores = result["games"]["heckmeck_v0"]["cores"]
     assert set(cores) == {"native", "python"}
     for core, figures in cores.items():
@@ -50,7 +49,6 @@ def test_benchmark_writes_json(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert set(cores["native"]["met"]) == {"engine_vs_pig", "native_loop", "observe", "env", "raw_env"}
     assert result["reference"]["env_steps_per_s"] > 0
     assert set(result["reference"]["openspiel"]) == {"pig", "leduc_poker"}
-    table = throughput.markdown_table(result)
     assert table.count("\n| Heckmeck ") == 4  # two seat counts on each core
 
 
@@ -59,7 +57,6 @@ def test_batched_benchmark_writes_json(tmp_path: Path) -> None:
 
     if not available():
         pytest.skip("the native core is not built")
-    batched = script("batched")
     out = tmp_path / "batched.json"
     args = [
         "--seconds",
@@ -70,21 +67,21 @@ def test_batched_benchmark_writes_json(tmp_path: Path) -> None:
         "diamant",
         "--ppo-steps",
         "512",
+        "--table",
         "--out",
         str(out),
     ]
-    result = batched.main(args)
-    assert json.loads(out.read_text()) == result
+    table = script("batched", *args).stdout
+    result = json.loads(out.read_text())
     figures = result["games"]["diamant"]
     assert set(figures["selfplay_steps_per_s"]) == {"1", "64", "1024", "4096"}
     assert figures["python_env_steps_per_s"] > 0 and figures["dummy_vec_env_steps_per_s"] > 0
     assert 0 < figures["memory_mb_at_4096"] < 1000
     assert figures["maskable_ppo"]["batched_steps_per_s"] > 0
-    assert "| Diamant 4 |" in batched.markdown_table(result)
+    assert "| Diamant 4 |" in table
 
 
 def test_gumbel_curves_sum_up_the_logs(tmp_path: Path) -> None:
-    curves = script("gumbel_curves")
     shares = [0.30, 0.40, 0.35]
     log = [
         {
@@ -104,7 +101,7 @@ def test_gumbel_curves_sum_up_the_logs(tmp_path: Path) -> None:
     shipped = {"iteration": -1, "against_solver": {"2p": [0.33, 0.25, 0.4, 0.5]}}
     (tmp_path / "heckmeck-shipped.jsonl").write_text(json.dumps(shipped) + "\n")
     (tmp_path / "notes.jsonl").write_text("{}\n")  # not a run: skipped
-    assert curves.main(["--results", str(tmp_path), "--json", str(tmp_path / "rows.json")]) == 0
+    script("gumbel_curves", "--results", str(tmp_path), "--json", str(tmp_path / "rows.json"))
     assert (tmp_path / "curves-heckmeck.png").stat().st_size > 0
     [row] = json.loads((tmp_path / "rows.json").read_text())["rows"]  # the shipped check is no run
     assert (row["run"], row["rounds"], row["decisions"], row["hours"], row["scale"]) == (
@@ -117,36 +114,39 @@ def test_gumbel_curves_sum_up_the_logs(tmp_path: Path) -> None:
     assert row["2p"]["first"] == 0.30 and row["2p"]["last"] == 0.35 and row["2p"]["best"] == 0.40
     assert row["4p"]["mean_last_5"] == pytest.approx(sum(shares) / 6)
     assert row["chosen_round"] == 2  # three rounds all in one window: a tie, the later wins
-    # the best smoothed check, not the best single one: round 1 alone is lucky
-    log = [
-        {"iteration": i, "against_x": {"2p": [s, 0, 1, 0.5]}}
-        for i, s in enumerate([0.2, 0.9, 0.2, 0.2, 0.5, 0.6, 0.5])
-    ]
-    assert curves.chosen_round(log, "against_x", window=3) == 5
     assert (tmp_path / "curves.md").read_text().count("| Heckmeck | try | solver | 3 |") == 2
     assert row["opponent"] is None
     config = {"eval_games": 200, "gumbel_opponent": "solver", "gumbel_opponent_share": 0.5}
     (tmp_path / "heckmeck-try.config.json").write_text(json.dumps(config))
-    assert curves.main(["--results", str(tmp_path), "--json", str(tmp_path / "rows.json")]) == 0
+    script("gumbel_curves", "--results", str(tmp_path), "--json", str(tmp_path / "rows.json"))
     [row] = json.loads((tmp_path / "rows.json").read_text())["rows"]
     assert (row["opponent"], row["opponent_share"]) == ("solver", 0.5)
     assert "| try (`solver` in 0.5 of the games) | solver |" in (tmp_path / "curves.md").read_text()
-    with pytest.raises(SystemExit):
-        curves.main(["--results", str(tmp_path / "empty"), "--json", str(tmp_path / "none.json")])
+    empty = script(
+        "gumbel_curves", "--results", str(tmp_path / "empty"), "--json", str(tmp_path / "none.json"), ok=False
+    )
+    assert empty.returncode != 0 and not (tmp_path / "none.json").exists()
+    # the best smoothed check (five rounds), not the best single one: round 1 alone is lucky
+    lucky = [0.2, 0.9, 0.2, 0.2, 0.5, 0.6, 0.5]
+    log = [{"iteration": i, "against_solver": {"2p": [s, 0, 1, 0.5]}} for i, s in enumerate(lucky)]
+    (tmp_path / "heckmeck-try.jsonl").write_text("".join(json.dumps(e) + "\n" for e in log))
+    script("gumbel_curves", "--results", str(tmp_path), "--json", str(tmp_path / "rows.json"))
+    [row] = json.loads((tmp_path / "rows.json").read_text())["rows"]
+    assert row["chosen_round"] == 3 and row["2p"]["best"] == 0.9
 
 
 def test_search_budget_times_and_plays_each_player(tmp_path: Path) -> None:
-    budget = script("search_budget")
     out = tmp_path / "budget.json"
     small = ["--games", "diamant", "--simulations", "2", "--positions", "3"]  # 3 seats: 2 of the bot
-    result = budget.main([*small, "--tournament", "4", "--out", str(out)])
-    assert json.loads(out.read_text()) == result
+    script("search_budget", *small, "--tournament", "4", "--out", str(out))
+    result = json.loads(out.read_text())
     alone, searched = result["rows"]
     assert (alone["player"], searched["player"]) == ("agent", "agent:search=2")
     for row in result["rows"]:
         assert (row["seats"], row["against"], row["ms_seats"], row["games"]) == (3, "search", 8, 4)
         assert row["median_ms"] > 0 and row["interval"][0] <= row["win_share"] <= row["interval"][1]
-    over = budget.main([*small, "--max-ms", "0"])
+    script("search_budget", *small, "--max-ms", "0", "--out", str(out))
+    over = json.loads(out.read_text())
     assert all("games" not in row for row in over["rows"])  # over the budget: timed, not played
 
 
@@ -157,28 +157,26 @@ def test_stall_runs_its_cut_arm_and_tables_it(tmp_path: Path) -> None:
 
     if not available():
         pytest.skip("the native core is not built")
-    stall = script("stall")
-    stall.STEPS, stall.ENVS = 64, 8  # a tiny run
+    tiny = ["--steps", "64", "--num-envs", "8"]  # a tiny run
     args = ["court", "--seats", "2", "--budget", "128", "--eval-games", "4", "--arms", "cut", "budget"]
-    stall.main([*args, "--out", str(tmp_path)])
+    script("stall", *args, *tiny, "--out", str(tmp_path))
     result = json.loads((tmp_path / "court-2p-128" / "stall.json").read_text())  # not 1M: its own folder
     cut, budget = result["arms"]["cut"], result["arms"]["budget"]
     assert "--cut-reward -1.0 --max-cycles 1000" in cut["command"] and "--cut-reward" not in budget["command"]
     assert cut["arm"] == "ppo-zero_sum-cut" and cut["cut_games"] >= 0 and cut["decisions"] >= 128
-    row = stall.table(tmp_path).splitlines()[2]
+    row = script("stall", "table", "--out", str(tmp_path)).stdout.splitlines()[2]
     assert row.startswith("| court | 2 | 0.500 |") and f"({cut['cut_games']:,})" in row
-    with pytest.raises(SystemExit):  # an arm it does not know is refused with the choices
-        stall.main(["court", "--arms", "cuts", "--out", str(tmp_path)])
+    refused = script("stall", "court", "--arms", "cuts", "--out", str(tmp_path), ok=False)
+    assert refused.returncode == 2 and "invalid choice: 'cuts'" in refused.stderr  # with the choices
 
 
 def test_scoring_speed_times_a_torch_an_onnx_and_a_numpy_policy_at_one_and_two_jobs(tmp_path: Path) -> None:
     pytest.importorskip("torch")
     pytest.importorskip("onnxruntime")
-    speed = script("scoring_speed")
     out = tmp_path / "speed.json"
-    speed.main(["--cells", "random:8", "--out", str(out)])
+    table = script("scoring_speed", "--cells", "random:8", "--out", str(out)).stdout
     result = json.loads(out.read_text())
     rows = {(row["policy"], row["jobs"]) for row in result["rows"]}
     assert {("torch", 1), ("torch", 2), ("onnx", 1), ("onnx", 2), ("numpy", 1), ("numpy", 2)} <= rows
     assert all(row["games"] == 8 and row["games_per_second"] > 0 for row in result["rows"])
-    assert "| torch (`" in speed.markdown_table(result)
+    assert "| torch (`" in table

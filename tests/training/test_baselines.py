@@ -1,21 +1,23 @@
-"""The baselines (benchmarks/baselines.py): every row trains, scores, resumes and sums up at a tiny budget.
+"""The baselines (``tablezoo baselines``, :mod:`tablezoo.release.baselines`): every row trains,
+scores, resumes and sums up at a tiny budget.
 
-The smoke budget is the module docstring's: 512 learner decisions, 4 games a curve checkpoint,
+The smoke budget is the package's docstring's: 512 learner decisions, 4 games a curve checkpoint,
 4 games a cell against ``random`` alone. A row is skipped only when its library is missing.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
+from tablezoo.commands import main as tablezoo
+from tablezoo.evaluation.aggregate import aggregate
+from tablezoo.evaluation.results import join_seat_counts
 from tablezoo.games.native import available
+from tablezoo.release import baselines
 
 # Tianshou's replay buffers are numba kernels that take a minute to compile on a busy machine;
 # the smoke run's few hundred steps run them as plain Python (set before numba is first imported)
@@ -23,7 +25,6 @@ os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
 torch = pytest.importorskip("torch", reason="the baselines need torch (the train extra)")
 pytestmark = pytest.mark.skipif(not available(), reason="the native core is not built")
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "baselines.py"
 SMOKE = ["--budget", "512", "--curve-games", "4", "--score-games", "4", "--opponents", "random"]
 LIBRARIES = {
     "maskable_ppo": "sb3_contrib",
@@ -36,34 +37,34 @@ LIBRARIES = {
 
 
 @pytest.fixture(scope="module")
-def baselines() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("baselines", SCRIPT)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["baselines"] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-@pytest.fixture(scope="module")
 def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("baselines")
 
 
 @pytest.mark.parametrize("row", list(LIBRARIES))
 def test_a_row_trains_scores_and_is_skipped_once_finished(
-    baselines: ModuleType, out: Path, row: str, capsys: pytest.CaptureFixture[str]
+    out: Path, row: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     pytest.importorskip(LIBRARIES[row], reason=f"the {row} row needs {LIBRARIES[row]}")
-    assert set(LIBRARIES) == set(baselines.TRAINERS)
-    baselines.main([row, "heckmeck", "--seats", "2", "--seed", "0", "--out", str(out), *SMOKE])
+    assert set(LIBRARIES) == set(baselines.TRAINERS) == set(baselines.ALGORITHMS)
+    command = [
+        "baselines",
+        "run",
+        row,
+        "heckmeck",
+        "--players",
+        "2",
+        "--seed",
+        "0",
+        "--out",
+        str(out),
+        *SMOKE,
+    ]
+    tablezoo(command)
     folder = out / row / "heckmeck-2p" / "512" / "seed0"
     result = json.loads((folder / "result.json").read_text())
     assert result["complete"] is False  # 4 games, one opponent, one seat count
-    assert result["policy"]["training_seed"] == 0 and result["command"][:2] == [
-        "python",
-        "benchmarks/baselines.py",
-    ]
+    assert result["policy"]["training_seed"] == 0 and result["command"][:6] == ["tablezoo", *command[:5]]
     assert [(c["opponent"], c["seats"], c["games"]) for c in result["cells"]] == [("random", 2, 4)]
     row_info = result["baseline"]
     assert row_info["algorithm"] == row and row_info["decisions"] >= 512 and row_info["resumed"] is False
@@ -87,8 +88,6 @@ def test_a_row_trains_scores_and_is_skipped_once_finished(
     assert evaluate(policy, make("heckmeck", 2), "random", games=2).games == 2  # as_bot reads it
 
     # `tablezoo benchmark` reproduces the row's cells from its policy file
-    from tablezoo.commands import main as tablezoo
-
     capsys.readouterr()
     policy_file = str(folder / row_info["policy_file"])
     tablezoo(
@@ -111,15 +110,15 @@ def test_a_row_trains_scores_and_is_skipped_once_finished(
         {k: c[k] for k in keep} for c in result["cells"]
     ]
 
-    baselines.main([row, "heckmeck", "--seats", "2", "--seed", "0", "--out", str(out), *SMOKE])
+    tablezoo(command)
     assert "finished, skipped" in capsys.readouterr().out
 
 
-def test_the_table_sums_up_the_finished_rows(baselines: ModuleType, out: Path, tmp_path: Path) -> None:
+def test_the_table_sums_up_the_finished_rows(out: Path, tmp_path: Path) -> None:
     finished = sorted(p.parts[-5] for p in out.glob("*/*/*/seed*/result.json"))
     if not finished:
         pytest.skip("no row ran (every row's library is missing)")
-    baselines.main(["table", "--out", str(out), "--results", str(tmp_path)])
+    tablezoo(["baselines", "table", "--out", str(out), "--results", str(tmp_path)])
     entries = json.loads((tmp_path / "baselines.json").read_text())
     assert sorted(e["algorithm"] for e in entries) == finished
     for e in entries:
@@ -131,25 +130,25 @@ def test_the_table_sums_up_the_finished_rows(baselines: ModuleType, out: Path, t
     assert (tmp_path / "baselines-heckmeck.png").stat().st_size > 0
 
 
-def test_a_stopped_row_that_cannot_resume_trains_again_from_an_empty_folder(
-    baselines: ModuleType, tmp_path: Path
-) -> None:
+def test_a_stopped_row_that_cannot_resume_trains_again_from_an_empty_folder(tmp_path: Path) -> None:
     pytest.importorskip("tianshou", reason="the tianshou_dqn row needs tianshou")
     stale = tmp_path / "tianshou_dqn" / "heckmeck-2p" / "512" / "seed0" / "train" / "left-over"
     stale.parent.mkdir(parents=True)
     stale.write_text("from a stopped run")
-    baselines.main(["tianshou_dqn", "heckmeck", "--seats", "2", "--out", str(tmp_path), *SMOKE])
+    tablezoo(
+        ["baselines", "run", "tianshou_dqn", "heckmeck", "--players", "2", "--out", str(tmp_path), *SMOKE]
+    )
     assert not stale.exists() and (stale.parent / "model.pt").exists()
 
 
 def test_a_row_stopped_after_training_says_it_resumed_and_counts_the_trainings_own_time(
-    baselines: ModuleType, tmp_path: Path
+    tmp_path: Path,
 ) -> None:
-    row = ["batched_ppo", "heckmeck", "--seats", "2", "--out", str(tmp_path), *SMOKE]
-    baselines.main(row)
+    row = ["baselines", "run", "batched_ppo", "heckmeck", "--players", "2", "--out", str(tmp_path), *SMOKE]
+    tablezoo(row)
     folder = tmp_path / "batched_ppo" / "heckmeck-2p" / "512" / "seed0"
     (folder / "result.json").unlink()  # stopped while it was being scored: the training is whole
-    baselines.main(row)
+    tablezoo(row)
     result = json.loads((folder / "result.json").read_text())["baseline"]
     lines = [json.loads(line) for line in (folder / "train" / "metrics.jsonl").read_text().splitlines()]
     logged = sum(line["play_s"] + line["learn_s"] for line in lines) / 60
@@ -157,32 +156,30 @@ def test_a_row_stopped_after_training_says_it_resumed_and_counts_the_trainings_o
 
 
 def test_a_batched_row_trains_with_its_games_own_flags_and_records_them(
-    baselines: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert baselines.BATCHED_FLAGS == {("court", 2): ["--max-cycles", "1000", "--cut-reward", "-1"]}
     flags = ["--max-cycles", "2", "--cut-reward", "-1"]  # every training game cut at once
     monkeypatch.setitem(baselines.BATCHED_FLAGS, ("court", 2), flags)
-    baselines.main(["batched_ppo", "court", "--seats", "2", "--out", str(tmp_path), *SMOKE])
+    tablezoo(["baselines", "run", "batched_ppo", "court", "--players", "2", "--out", str(tmp_path), *SMOKE])
     folder = tmp_path / "batched_ppo" / "court-2p" / "512" / "seed0"
     assert json.loads((folder / "result.json").read_text())["baseline"]["trainer_flags"] == flags
     lines = [json.loads(line) for line in (folder / "train" / "metrics.jsonl").read_text().splitlines()]
     assert all(line["cut_games"] > 0 for line in lines)
-    baselines.main(["batched_ppo", "court", "--seats", "4", "--out", str(tmp_path), *SMOKE])
+    tablezoo(["baselines", "run", "batched_ppo", "court", "--players", "4", "--out", str(tmp_path), *SMOKE])
     other = tmp_path / "batched_ppo" / "court-4p" / "512" / "seed0"
     assert "trainer_flags" not in json.loads((other / "result.json").read_text())["baseline"]  # 2 seats only
     lines = [json.loads(line) for line in (other / "train" / "metrics.jsonl").read_text().splitlines()]
     assert not any(line["cut_games"] for line in lines)
 
 
-def test_the_table_seat_counts_are_the_protocols(baselines: ModuleType) -> None:
+def test_the_table_seat_counts_are_the_protocols() -> None:
     from tablezoo.evaluation.protocol import SEATS
 
     assert {game: SEATS[game] for game in baselines.GAMES} == baselines.TABLE_SEATS
 
 
-def test_publish_copies_full_protocol_rows_their_policies_and_aggregates(
-    baselines: ModuleType, tmp_path: Path
-) -> None:
+def test_publish_copies_full_protocol_rows_their_policies_and_aggregates(tmp_path: Path) -> None:
     """``publish`` takes the rows scored by the whole protocol (not the smoke rows), names them,
     copies each one's policy, and aggregates rows of three seeds as ``aggregate`` does."""
     shipped = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "protocol"
@@ -208,7 +205,7 @@ def test_publish_copies_full_protocol_rows_their_policies_and_aggregates(
     assert published["policy"]["given"] == "policies/batched_ppo-heckmeck-2p-1M-seed1.pt"
     summary = json.loads((results / "aggregate-batched_ppo-heckmeck-2p-1M.json").read_text())
     assert summary["policies"][1] == "policies/batched_ppo-heckmeck-2p-1M-seed1.pt"
-    assert summary["iqm"] == pytest.approx(baselines.aggregate(runs)["iqm"])
+    assert summary["iqm"] == pytest.approx(aggregate(runs)["iqm"])
     assert (results / "profile-batched_ppo-heckmeck-2p-1M.png").stat().st_size > 0
     entries = baselines.table(tmp_path / "empty", results)  # the table reads the published rows too
     assert [(e["game"], e["seats"], e["seeds"]) for e in entries] == [("heckmeck", 2, [0, 1, 2])]
@@ -219,9 +216,7 @@ def test_publish_copies_full_protocol_rows_their_policies_and_aggregates(
     assert summary_lines[2].endswith("| - | - | - |")  # no 10M, MaskablePPO or CleanRL row yet
 
 
-def test_a_seeds_rows_at_every_seat_count_make_one_protocol_score(
-    baselines: ModuleType, tmp_path: Path
-) -> None:
+def test_a_seeds_rows_at_every_seat_count_make_one_protocol_score(tmp_path: Path) -> None:
     """The published 1M Diamant rows at 3, 4 and 8 seats, three seeds: the table and ``publish``
     join each seed's three into one protocol result and sum the seeds up over all nine cells."""
     shipped = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "protocol"
@@ -238,9 +233,7 @@ def test_a_seeds_rows_at_every_seat_count_make_one_protocol_score(
     entries = baselines.table(tmp_path / "empty", results)
     joined = [e for e in entries if e["seats"] == "3/4/8"]
     assert [(e["algorithm"], e["seeds"], e["protocol"]) for e in joined] == [("batched_ppo", [0, 1], False)]
-    expected = baselines.aggregate(
-        [baselines.join_seat_counts([parts[n, seed] for n in (3, 4, 8)]) for seed in (0, 1)]
-    )
+    expected = aggregate([join_seat_counts([parts[n, seed] for n in (3, 4, 8)]) for seed in (0, 1)])
     assert joined[0]["iqm"] == expected["iqm"] and len(joined[0]["cells"]) == len(expected["cells"]) > 3
     assert entries[-1] is joined[0]  # after the game's seat counts
     line = next(

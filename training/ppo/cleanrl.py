@@ -1,49 +1,77 @@
-"""Masked PPO in one file, in plain PyTorch, over the PettingZoo AEC env: copy it and change it.
+"""Masked PPO in plain PyTorch over the PettingZoo AEC env, CleanRL's way (the baselines' ``cleanrl_ppo``).
 
-    python benchmarks/cleanrl_masked_ppo.py --env diamant_v0 --players 4 --total-steps 100000 --seed 0 \
-        --out runs/cleanrl-diamant-4p-s0
+:func:`train_cleanrl_ppo` is the package's copy of ``examples/cleanrl_masked_ppo.py``, step for
+step: the same decisions, curve and weights for a seed (``tests/training/test_ppo_torch.py``
+holds the two to it). The example is the file a researcher copies; this is the trainer the
+published baselines run (:mod:`tablezoo.release.baselines`).
 
-CleanRL's style: one file, no framework, every step of PPO written out. The learner takes
-one seat of each game (a new random seat every game) and the game's ``heuristic`` bot
-(``--opponent``) every other seat, through the ordinary AEC loop (``env.agent_iter()``,
-``env.last()``, whose observation is ``{"observation", "action_mask"}``). Illegal moves get
-a logit of ``-1e9``, so the policy never samples one. The reward is the env's zero-sum
-default: the winners share +1, the others -1, paid at the end. Episodes are collected
-whole, so the return needs no bootstrap across a rollout's edge; advantages are GAE over
-each episode.
+The learner takes one seat of each game (a new random seat every game) and the game's bot
+``opponent`` every other seat, through the ordinary AEC loop (``env.agent_iter()``,
+``env.last()``). Illegal moves get a logit of ``-1e9``, so the policy never samples one. The
+reward is the env's zero-sum default, paid at the end. Episodes are collected whole, so the
+return needs no bootstrap across a rollout's edge; advantages are GAE over each episode.
 
-The network reads the plain observation scaled into 0..1. At the end (and every
-``--eval-every`` steps) the greedy policy is scored with
-:func:`tablezoo.evaluation.protocol.evaluate` against ``--opponent``; ``model.pt`` (the actor
-alone, a ``torch.nn.Sequential`` reading raw observations: ``torch.load(path,
-weights_only=False)`` and pass it to ``evaluate``),
-``metrics.jsonl`` and ``result.json`` go to ``--out``. A run continues from its checkpoint
-(the networks, the optimiser, and the state of every random generator) when started again
-with the same ``--out``.
-
-**Deterministic for its seed.** A run of a seed makes the same decisions, the same curve and
-the same weights every time, whether it runs through or is stopped and resumed (at the end of
-an update): numpy's generator and torch's are seeded and checkpointed, the next evaluation is
-recounted from the steps done, and torch uses ``--threads`` threads (default 1: a float sum
-can come out differently split among another number of threads).
+The network reads the plain observation scaled into 0..1. Every ``eval_every`` steps (and at
+the end) the greedy policy is scored with :func:`tablezoo.evaluation.protocol.evaluate`
+against ``opponent``. The run folder (``out``) holds ``metrics.jsonl`` (a line per update, with
+``win_share`` where it was scored), ``checkpoint.pt`` (the networks, the optimiser and the state
+of every random generator: a run started again with the same ``out`` goes on from it, and makes
+what an unbroken run makes) and ``model.pt``, the actor alone, a ``torch.nn.Sequential`` of
+logits on raw observations (``torch.load(path, weights_only=False)``).
 """
 
 from __future__ import annotations
 
-import argparse
 import copy
 import importlib
 import json
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
 from torch import nn
 
-from tablezoo.bots.core import Seat
+from tablezoo.bots.core import Bot, Seat
 from tablezoo.bots.registry import make_bot
 from tablezoo.evaluation.protocol import evaluate
+from tablezoo.evaluation.reading import OBSERVATION_ATTR, SCALED_ATTR
+
+
+@dataclass(frozen=True)
+class CleanRLConfig:
+    """The settings of a run (the example's flags, by the same names)."""
+
+    out: Path
+    """The run folder."""
+    env: str = "diamant_v0"
+    """The env module, ``tablezoo.envs.<env>``."""
+    num_players: int = 4
+    """The seat count."""
+    opponent: str = "heuristic"
+    """The bot at every other seat, and the one the curve is scored against."""
+    total_steps: int = 100_000
+    """Learner decisions to train on (the last update may go past it)."""
+    rollout: int = 2048
+    """Learner decisions per update (whole episodes: at least this many)."""
+    epochs: int = 4
+    minibatch: int = 256
+    lr: float = 3e-4
+    gamma: float = 1.0
+    gae_lambda: float = 0.95
+    clip: float = 0.2
+    entropy: float = 0.01
+    eval_every: int = 0
+    """Score every this many steps (0: at the end only)."""
+    eval_games: int = 200
+    seed: int = 0
+    threads: int = 1
+    """Torch threads (the same for a rerun to match: a float sum can come out differently split
+    among another number of threads)."""
+    echo: bool = False
+    """Print each update's line."""
 
 
 class Agent(nn.Module):
@@ -52,6 +80,7 @@ class Agent(nn.Module):
     def __init__(self, obs_size: int, num_actions: int, scale: np.ndarray, hidden: int = 128) -> None:
         super().__init__()
         self.register_buffer("scale", torch.as_tensor(scale, dtype=torch.float32))
+        self.scale: torch.Tensor
 
         def mlp(out: int) -> nn.Sequential:
             return nn.Sequential(
@@ -67,18 +96,24 @@ class Agent(nn.Module):
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         """Logits of raw observations (what :func:`~tablezoo.evaluation.protocol.evaluate` calls)."""
-        return self.actor(obs / self.scale)
+        logits: torch.Tensor = self.actor(obs / self.scale)
+        return logits
 
     def plain_actor(self) -> nn.Sequential:
-        """The actor with the scaling folded into its first layer: torch's own modules only, so
-        ``torch.load`` reads it anywhere, without this file."""
+        """The actor with the scaling folded into its first layer: torch's own modules only."""
         actor = copy.deepcopy(self.actor)
+        first = actor[0]
+        assert isinstance(first, nn.Linear)
         with torch.no_grad():
-            actor[0].weight /= self.scale
-        actor.tablezoo_observation, actor.tablezoo_scaled = "plain", False  # what it reads, declared
+            first.weight /= self.scale
+        setattr(actor, OBSERVATION_ATTR, "plain")  # what it reads, declared
+        setattr(actor, SCALED_ATTR, False)
         return actor
 
-    def act(self, obs: torch.Tensor, mask: torch.Tensor, action: torch.Tensor | None = None) -> tuple:
+    def act(
+        self, obs: torch.Tensor, mask: torch.Tensor, action: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        """A sampled (or the given) action, its log-probability, the entropy and the value."""
         x = obs / self.scale
         logits = self.actor(x).masked_fill(~mask, -1e9)
         dist = torch.distributions.Categorical(logits=logits)
@@ -87,12 +122,14 @@ class Agent(nn.Module):
         return action, dist.log_prob(action), dist.entropy(), self.critic(x).squeeze(-1)
 
 
-def play_episode(env, agent: Agent, opponents: list, rng: np.random.Generator, seed: int) -> dict:
+def play_episode(
+    env: Any, agent: Agent, opponents: list[Bot], rng: np.random.Generator, seed: int
+) -> dict[str, list[Any]]:
     """One game: the learner's decisions (obs, mask, action, logp, value) and its rewards."""
     env.reset(seed=seed)
     learner = env.possible_agents[int(rng.integers(len(env.possible_agents)))]
     game = env.unwrapped.game
-    steps: dict[str, list] = {k: [] for k in ("obs", "mask", "action", "logp", "value", "reward")}
+    steps: dict[str, list[Any]] = {k: [] for k in ("obs", "mask", "action", "logp", "value", "reward")}
     for name in env.agent_iter():
         obs, reward, termination, truncation, _ = env.last()
         if name == learner and steps["obs"]:
@@ -105,10 +142,12 @@ def play_episode(env, agent: Agent, opponents: list, rng: np.random.Generator, s
             env.step(opponents[seat].act(Seat.of(game, env.unwrapped.game_state, seat)))
             continue
         mask = torch.from_numpy(np.array(obs["action_mask"], dtype=bool))
-        obs = obs["observation"]
+        observation = obs["observation"]
         with torch.no_grad():
-            action, logp, _, value = agent.act(torch.as_tensor(obs, dtype=torch.float32)[None], mask[None])
-        steps["obs"].append(obs)
+            action, logp, _, value = agent.act(
+                torch.as_tensor(observation, dtype=torch.float32)[None], mask[None]
+            )
+        steps["obs"].append(observation)
         steps["mask"].append(mask)
         steps["action"].append(action[0])
         steps["logp"].append(logp[0])
@@ -130,36 +169,17 @@ def advantages(rewards: np.ndarray, values: np.ndarray, gamma: float, lam: float
     return adv
 
 
-def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--env", default="diamant_v0")
-    p.add_argument("--players", type=int, default=4)
-    p.add_argument("--opponent", default="heuristic")
-    p.add_argument("--total-steps", type=int, default=100_000, help="learner decisions to train on")
-    p.add_argument("--rollout", type=int, default=2048, help="learner decisions per update")
-    p.add_argument("--epochs", type=int, default=4)
-    p.add_argument("--minibatch", type=int, default=256)
-    p.add_argument("--lr", type=float, default=3e-4)
-    p.add_argument("--gamma", type=float, default=1.0)
-    p.add_argument("--gae-lambda", type=float, default=0.95)
-    p.add_argument("--clip", type=float, default=0.2)
-    p.add_argument("--entropy", type=float, default=0.01)
-    p.add_argument("--eval-every", type=int, default=0, help="score every this many steps (0: at the end)")
-    p.add_argument("--eval-games", type=int, default=200)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--threads", type=int, default=1, help="torch threads (the same for a rerun to match)")
-    p.add_argument("--out", default="runs/cleanrl")
-    args = p.parse_args(argv)
-
-    torch.set_num_threads(args.threads)
-    torch.manual_seed(args.seed)
-    rng = np.random.default_rng(args.seed)
-    env = importlib.import_module(f"tablezoo.envs.{args.env}").env(num_players=args.players)
+def train_cleanrl_ppo(config: CleanRLConfig) -> Path:
+    """Train (or go on training) the run ``config`` describes; its folder."""
+    torch.set_num_threads(config.threads)
+    torch.manual_seed(config.seed)
+    rng = np.random.default_rng(config.seed)
+    env = importlib.import_module(f"tablezoo.envs.{config.env}").env(num_players=config.num_players)
     game = env.unwrapped.game
     agent = Agent(game.observation_spec.size, game.num_actions, game.observation_spec.scale())
-    optimiser = torch.optim.Adam(agent.parameters(), lr=args.lr, eps=1e-5)
-    opponents = [make_bot(args.opponent, game) for _ in range(game.num_seats)]
-    out = Path(args.out)
+    optimiser = torch.optim.Adam(agent.parameters(), lr=config.lr, eps=1e-5)
+    opponents = [make_bot(config.opponent, game) for _ in range(game.num_seats)]
+    out = Path(config.out)
     out.mkdir(parents=True, exist_ok=True)
     steps, episodes = 0, 0
     if (out / "checkpoint.pt").exists():  # resume
@@ -173,12 +193,12 @@ def main(argv: list[str] | None = None) -> None:
     else:
         (out / "metrics.jsonl").unlink(missing_ok=True)
     start = time.time()
-    every = args.eval_every or args.total_steps
+    every = config.eval_every or config.total_steps
     next_eval = (steps // every + 1) * every  # a resumed run evaluates where an unbroken one does
-    while steps < args.total_steps:
+    while steps < config.total_steps:
         # 1. collect whole episodes until the rollout is full
-        batch: dict[str, list] = {k: [] for k in ("obs", "mask", "action", "logp", "value", "adv")}
-        while len(batch["obs"]) < args.rollout:
+        batch: dict[str, list[Any]] = {k: [] for k in ("obs", "mask", "action", "logp", "value", "adv")}
+        while len(batch["obs"]) < config.rollout:
             for bot in opponents:
                 bot.reset(int(rng.integers(2**31)))
             ep = play_episode(env, agent, opponents, rng, int(rng.integers(2**31)))
@@ -187,7 +207,7 @@ def main(argv: list[str] | None = None) -> None:
                 continue
             values = torch.stack(ep["value"]).numpy()
             batch["adv"].append(
-                advantages(np.array(ep["reward"], np.float32), values, args.gamma, args.gae_lambda)
+                advantages(np.array(ep["reward"], np.float32), values, config.gamma, config.gae_lambda)
             )
             batch["obs"] += ep["obs"]
             for key in ("mask", "action", "logp", "value"):
@@ -198,29 +218,35 @@ def main(argv: list[str] | None = None) -> None:
         adv = torch.as_tensor(np.concatenate(batch["adv"]))
         returns = adv + old_value
         # 2. PPO: clipped policy loss, value loss, entropy bonus, a few epochs of minibatches
-        for _ in range(args.epochs):
+        for _ in range(config.epochs):
             order = torch.randperm(len(obs))
-            for i in range(0, len(obs), args.minibatch):
-                idx = order[i : i + args.minibatch]
+            for i in range(0, len(obs), config.minibatch):
+                idx = order[i : i + config.minibatch]
                 if len(idx) < 2:  # a lone sample's advantage has no spread to normalise by (NaN)
                     continue
                 _, logp, entropy, value = agent.act(obs[idx], mask[idx], action[idx])
                 ratio = (logp - old_logp[idx]).exp()
                 a = (adv[idx] - adv[idx].mean()) / (adv[idx].std() + 1e-8)
-                policy_loss = torch.max(-a * ratio, -a * ratio.clamp(1 - args.clip, 1 + args.clip)).mean()
+                clipped = ratio.clamp(1 - config.clip, 1 + config.clip)
+                policy_loss = torch.max(-a * ratio, -a * clipped).mean()
                 value_loss = 0.5 * ((value - returns[idx]) ** 2).mean()
-                loss = policy_loss + 0.5 * value_loss - args.entropy * entropy.mean()
+                loss = policy_loss + 0.5 * value_loss - config.entropy * entropy.mean()
                 optimiser.zero_grad()
                 loss.backward()
                 nn.utils.clip_grad_norm_(agent.parameters(), 0.5)
                 optimiser.step()
         steps += len(obs)
-        line = {"steps": steps, "episodes": episodes, "seconds": round(time.time() - start, 1)}
-        if steps >= next_eval or steps >= args.total_steps:
+        line: dict[str, Any] = {
+            "steps": steps,
+            "episodes": episodes,
+            "seconds": round(time.time() - start, 1),
+        }
+        if steps >= next_eval or steps >= config.total_steps:
             next_eval = (steps // every + 1) * every
-            cell = evaluate(agent, game, opponent=args.opponent, games=args.eval_games)
+            cell = evaluate(agent, game, opponent=config.opponent, games=config.eval_games)
             line |= {"win_share": round(cell.win_share, 4), "fair_share": round(1 / game.num_seats, 4)}
-        print(json.dumps(line), flush=True)
+        if config.echo:
+            print(json.dumps(line), flush=True)
         with open(out / "metrics.jsonl", "a") as f:
             f.write(json.dumps(line) + "\n")
         state = {"agent": agent.state_dict(), "optimiser": optimiser.state_dict(), "steps": steps}
@@ -230,7 +256,4 @@ def main(argv: list[str] | None = None) -> None:
         torch.save(state, partial)
         partial.replace(out / "checkpoint.pt")  # a checkpoint is always whole
         torch.save(agent.plain_actor(), out / "model.pt")
-
-
-if __name__ == "__main__":
-    main()
+    return out

@@ -1,6 +1,6 @@
 """Self-play PPO in one file: one masked policy plays every seat of N games on the batched env.
 
-    python benchmarks/selfplay_ppo.py --game diamant --num-envs 256 --updates 200 --out runs/selfplay-diamant
+    python examples/selfplay_ppo.py --game diamant --num-envs 256 --updates 200 --out runs/selfplay-diamant
 
 A CleanRL-style example of the self-play face (:class:`tablezoo.envs.batched.SelfPlayBatch`),
 in plain PyTorch (the ``train`` extra): every decision of every seat comes back from the

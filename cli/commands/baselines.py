@@ -1,0 +1,83 @@
+"""``tablezoo baselines``: the published baselines (:mod:`tablezoo.release.baselines`).
+
+    tablezoo baselines run batched_ppo heckmeck --players 2 --budget 1000000 --seed 0
+    tablezoo baselines table
+    tablezoo baselines publish
+
+``run`` trains and scores one row (unless it is finished; a stopped row resumes where its
+trainer can), ``table`` sums every finished row up (JSON, the markdown tables, the learning
+curves), ``publish`` copies the finished full-protocol rows, their policies and aggregates into
+the published results. The defaults are the repository's folders: rows under
+``runs/baselines``, the table in ``benchmarks/results``, the published rows in
+``benchmarks/results/protocol``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from tablezoo.evaluation.cli_args import game_arg, players_arg
+from tablezoo.evaluation.protocol import GAMES_PER_CELL
+from tablezoo.release.baselines.rows import ALGORITHMS, BUDGETS, Row, run_row
+from tablezoo.release.baselines.table import markdown, publish, table
+
+OUT = Path("runs/baselines")
+"""Where the rows train, by default."""
+RESULTS = Path("benchmarks/results")
+"""Where the table goes, by default (and below it, ``protocol/``, the published rows)."""
+
+
+def add_baselines_parser(sub: Any) -> argparse.ArgumentParser:
+    """Add ``tablezoo baselines`` (``run``, ``table``, ``publish``) to the subcommands ``sub``."""
+    parser = sub.add_parser(
+        "baselines",
+        help="the published baselines: train and score a row, sum the rows up, publish them",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    actions = parser.add_subparsers(dest="action", required=True)
+    run = actions.add_parser(
+        "run", help="train and score one row (an algorithm, game, seat count, budget, seed)"
+    )
+    run.add_argument("algorithm", choices=ALGORITHMS, help="the row's algorithm")
+    game_arg(run)
+    players_arg(run, required=True, help="seat count")
+    run.add_argument("--budget", type=int, required=True, help=f"learner decisions (the table's: {BUDGETS})")
+    run.add_argument("--seed", type=int, default=0, help="training seed")
+    run.add_argument("--out", type=Path, default=OUT, help="folder of every row")
+    run.add_argument("--curve-games", type=int, default=100, help="games at each checkpoint of the curve")
+    run.add_argument("--score-games", type=int, default=GAMES_PER_CELL, help="games a protocol cell")
+    run.add_argument("--opponents", nargs="+", default=None, help="the panel (default: the protocol's)")
+    run.add_argument("--jobs", type=int, default=1, help="processes to score in (a policy file only)")
+    run.set_defaults(func=cmd_run)
+    summed = actions.add_parser("table", help="aggregate every finished row: JSON, markdown, plots")
+    summed.add_argument("--out", type=Path, default=OUT, help="folder of every row")
+    summed.add_argument("--results", type=Path, default=RESULTS, help="where the table goes")
+    summed.set_defaults(func=cmd_table)
+    shown = actions.add_parser(
+        "publish", help="copy the finished full-protocol rows, their policies and aggregates"
+    )
+    shown.add_argument("--out", type=Path, default=OUT, help="folder of every row")
+    shown.add_argument("--results", type=Path, default=RESULTS / "protocol", help="where they go")
+    shown.set_defaults(func=cmd_publish)
+    return parser
+
+
+def cmd_run(args: argparse.Namespace) -> None:
+    """``tablezoo baselines run``: train (unless finished) and score one row."""
+    row = Row(args.algorithm, args.game, args.players, args.budget, args.seed, args.out, args.curve_games)
+    command = getattr(args, "command_line", None) or row.command()
+    run_row(row, args.score_games, args.opponents, args.jobs, command=command)
+
+
+def cmd_table(args: argparse.Namespace) -> None:
+    """``tablezoo baselines table``: write the table and print it."""
+    print(markdown(table(args.out, args.results)), end="")
+
+
+def cmd_publish(args: argparse.Namespace) -> None:
+    """``tablezoo baselines publish``: copy the rows and print their names."""
+    for name in publish(args.out, args.results):
+        print(name)
