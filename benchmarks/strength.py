@@ -49,6 +49,8 @@ seconds taken), ``strength.png`` (one panel per game, mu with a bar of
 ``--out`` (by default ``benchmarks/results/``). ``--quick`` plays a few games
 per league: a smoke run. ``--jobs N`` plays the leagues and head-to-heads in
 ``N`` processes; each has its own seed, so the figures are the same.
+``--cards`` writes each game's tables into its agent's model card as well, in the
+card's own format (:func:`tablezoo.release.cards.update_card`).
 """
 
 from __future__ import annotations
@@ -70,76 +72,13 @@ from openskill.models import PlackettLuce
 from tablezoo.bots import registry
 from tablezoo.evaluation.league import OPPONENT, TAU, Task, plan
 from tablezoo.games import GAMES, make
+from tablezoo.release.cards import league_markdown, update_card
 
 QUICK_GAMES = 8
 """Games per league and per head-to-head with ``--quick``."""
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "results"
-
-
-def markdown(result: dict[str, Any]) -> str:
-    """The league ratings and the head-to-heads as two Markdown tables."""
-    lines = [
-        "| game | seats | bot | rating μ ± σ | ordinal | win share [95% CI] | fair share |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for game in result["games"].values():
-        for seats, lg in game["leagues"].items():
-            for bot in lg["bots"]:
-                low, high = bot["win_share_95ci"]
-                lines.append(
-                    f"| {game['title']} | {seats} | {bot['name']} | {bot['mu']:.1f} ± {bot['sigma']:.1f} "
-                    f"| {bot['ordinal']:.1f} | {bot['win_share']:.3f} [{low:.3f}, {high:.3f}] "
-                    f"| {lg['fair_share']:.3f} |"
-                )
-    matches = [(g["title"], m) for g in result["games"].values() for m in g["against_heuristic"]]
-    if matches:
-        lines += [
-            "",
-            f"| game | seats | bot | win share against the {OPPONENT} [95% CI] | fair share | games |",
-            "|---|---|---|---|---|---|",
-        ]
-        for title, m in matches:
-            low, high = m["win_share_95ci"]
-            lines.append(
-                f"| {title} | {m['seats']} | {m['bot']} | {m['win_share']:.3f} [{low:.3f}, {high:.3f}] "
-                f"| {m['fair_share']:.3f} | {m['games']} |"
-            )
-    return "\n".join(lines) + "\n"
-
-
-CARD_START = "<!-- strength league: written by benchmarks/strength.py --cards -->"
-CARD_END = "<!-- end of strength league -->"
-
-
-def league_size(result: dict[str, Any]) -> str:
-    """How many games the run's leagues played, in words."""
-    if result.get("games_per_pairing"):
-        return f"{result['games_per_pairing']} games a pairing of bots"
-    return f"{result['games_per_league']} games per league"
-
-
-def update_card(path: Path, name: str, result: dict[str, Any]) -> bool:
-    """Put ``name``'s league and head-to-head tables into its model card; False if there is no card.
-
-    The section sits between :data:`CARD_START` and :data:`CARD_END`: a rerun replaces it,
-    and the rest of the card stays as the shipping script wrote it."""
-    if not path.exists():
-        return False
-    section = (
-        f"{CARD_START}\n## In the strength league\n\n"
-        f"Every bot of the game rated together (OpenSkill, Plackett-Luce), {league_size(result)}, "
-        f"seed {result['seed']}: `{result['command']}`.\n\n"
-        f"{markdown({'games': {name: result['games'][name]}})}{CARD_END}\n"
-    )
-    text = path.read_text()
-    if CARD_START in text and CARD_END in text:
-        before, rest = text.split(CARD_START, 1)
-        text = before + section + rest.split(CARD_END, 1)[1].lstrip("\n")
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    path.write_text(text)
-    return True
+"""Where ``strength.json``, ``.md`` and ``.png`` go by default."""
 
 
 def plot(result: dict[str, Any], path: Path) -> None:
@@ -281,7 +220,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     }
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "strength.json").write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
-    table = markdown(result)
+    table = league_markdown(result, OPPONENT)
     (args.out / "strength.md").write_text(table)
     plot(result, args.out / "strength.png")
     print(table)

@@ -3,10 +3,14 @@
 :mod:`tablezoo.release.ship` measures a network and writes its card (``bots/agents/<game>.md``)
 from these pieces: the training (:func:`_training_text` from a run's saved settings, the rounds'
 table), the network, the strength rows and the card around them (:func:`card_text`).
+``benchmarks/strength.py --cards`` adds the strength league's section (:func:`update_card`,
+between :data:`LEAGUE_START` and :data:`LEAGUE_END`), which ``tablezoo ship`` keeps when it
+measures a shipped agent again. A card's format lives here alone.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from tablezoo.bots.net import PolicyValueNet
@@ -26,6 +30,12 @@ def opening_section(worms: float, optimum: float) -> str:
         f"| `agent` | {worms:.3f} | {worms / optimum:.1%} | {aim:.3f}: {verdict} |\n"
         f"| exact turn solver | {optimum:.3f} | 100% | |\n"
     )
+
+
+def seat_counts(config: dict[str, Any]) -> list[int]:
+    """A run's seat counts from its saved settings: ``num_players``, or ``seats`` in a run from
+    before 0.7."""
+    return list(config["num_players"] if "num_players" in config else config["seats"])
 
 
 def _rounds(k: int) -> str:
@@ -51,7 +61,7 @@ def _training_text(config: dict[str, Any], rounds: int) -> str:
             "search's visit counts and the games' outcomes"
         )
     text = "- Expert iteration (`tablezoo.training.expert`): " + ", then ".join(parts)
-    return text + f". Seat counts {', '.join(map(str, config['seats']))}, in turn."
+    return text + f". Seat counts {', '.join(map(str, seat_counts(config)))}, in turn."
 
 
 def _imitation_text(config: dict[str, Any], teacher_rounds: int) -> str:
@@ -61,7 +71,7 @@ def _imitation_text(config: dict[str, Any], teacher_rounds: int) -> str:
         seats, _, bot = item.partition("=")
         tables.setdefault(bot, []).append(seats)
     taught = sum(len(sizes) for sizes in tables.values())  # tables with a teacher of their own
-    named = "" if taught >= len(config["seats"]) else f" of the `{config['teacher']}` bot"
+    named = "" if taught >= len(seat_counts(config)) else f" of the `{config['teacher']}` bot"
     part = f"imitation{named} ({config['teacher_games']} games a round"
     said = "and the teacher saying what it would have played"
     if config.get("init"):  # the network plays from the first round on
@@ -174,3 +184,81 @@ writes it as ONNX.
 
 {training}
 {strength}"""
+
+
+# --------------------------------------------------------------------------- the strength league's section
+
+LEAGUE_START = "<!-- strength league: written by benchmarks/strength.py --cards -->"
+"""The line a card's section on the strength league begins with."""
+LEAGUE_END = "<!-- end of strength league -->"
+"""The line it ends with: a rerun of the league replaces what lies between, nothing else."""
+LEAGUE_MARK = "<!-- strength league"
+"""What finds the section in a card (its first line's start, older cards' too)."""
+
+
+def league_markdown(result: dict[str, Any], opponent: str = "heuristic") -> str:
+    """A strength league's result (``benchmarks/strength.py``'s ``strength.json``) as two Markdown
+    tables: every bot's rating per game and seat count, and the head-to-heads against
+    ``opponent``."""
+    lines = [
+        "| game | seats | bot | rating μ ± σ | ordinal | win share [95% CI] | fair share |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for game in result["games"].values():
+        for seats, lg in game["leagues"].items():
+            for bot in lg["bots"]:
+                low, high = bot["win_share_95ci"]
+                lines.append(
+                    f"| {game['title']} | {seats} | {bot['name']} | {bot['mu']:.1f} ± {bot['sigma']:.1f} "
+                    f"| {bot['ordinal']:.1f} | {bot['win_share']:.3f} [{low:.3f}, {high:.3f}] "
+                    f"| {lg['fair_share']:.3f} |"
+                )
+    matches = [(g["title"], m) for g in result["games"].values() for m in g["against_heuristic"]]
+    if matches:
+        lines += [
+            "",
+            f"| game | seats | bot | win share against the {opponent} [95% CI] | fair share | games |",
+            "|---|---|---|---|---|---|",
+        ]
+        for title, m in matches:
+            low, high = m["win_share_95ci"]
+            lines.append(
+                f"| {title} | {m['seats']} | {m['bot']} | {m['win_share']:.3f} [{low:.3f}, {high:.3f}] "
+                f"| {m['fair_share']:.3f} | {m['games']} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def league_size(result: dict[str, Any]) -> str:
+    """How many games a league's result played, in words."""
+    if result.get("games_per_pairing"):
+        return f"{result['games_per_pairing']} games a pairing of bots"
+    return f"{result['games_per_league']} games per league"
+
+
+def league_section(name: str, result: dict[str, Any]) -> str:
+    """The card's section on the strength league for the game ``name``, between
+    :data:`LEAGUE_START` and :data:`LEAGUE_END`."""
+    return (
+        f"{LEAGUE_START}\n## In the strength league\n\n"
+        f"Every bot of the game rated together (OpenSkill, Plackett-Luce), {league_size(result)}, "
+        f"seed {result['seed']}: `{result['command']}`.\n\n"
+        f"{league_markdown({'games': {name: result['games'][name]}})}{LEAGUE_END}\n"
+    )
+
+
+def update_card(path: Path, name: str, result: dict[str, Any]) -> bool:
+    """Put ``name``'s league and head-to-head tables (:func:`league_section`) into its model card at
+    ``path``; False if there is no card. A rerun replaces the section; the rest of the card stays
+    as :mod:`tablezoo.release.ship` wrote it."""
+    if not path.exists():
+        return False
+    section = league_section(name, result)
+    text = path.read_text()
+    if LEAGUE_START in text and LEAGUE_END in text:
+        before, rest = text.split(LEAGUE_START, 1)
+        text = before + section + rest.split(LEAGUE_END, 1)[1].lstrip("\n")
+    else:
+        text = text.rstrip("\n") + "\n\n" + section
+    path.write_text(text)
+    return True
