@@ -28,7 +28,7 @@ def test_every_subcommand_says_players(command: str, capsys: pytest.CaptureFixtu
 @pytest.mark.parametrize(
     ("words", "dest", "value"),
     [
-        (["expert", "heckmeck", "--seats", "2", "4"], "seats", [2, 4]),
+        (["expert", "heckmeck", "--seats", "2", "4"], "num_players", [2, 4]),
         (["benchmark", "diamant", "policy.npz", "--seats", "3"], "players", [3]),
         (["evaluate", "diamant", "--bots", "random", "--seats", "3"], "players", 3),
         (["ship", "runs/expert-court", "--seats", "2"], "num_players", [2]),

@@ -75,7 +75,7 @@ def test_gumbel_rounds_learn_from_the_batched_loop_and_measure_calibration(tmp_p
         selfplay="gumbel",
         considered=3,
         gumbel_games=3,
-        seats=[2, 3],
+        num_players=[2, 3],
         eval_bot="random",
         **(TINY | {"games": 5, "teacher_games": 2}),  # type: ignore[arg-type]
     )
@@ -109,7 +109,7 @@ def test_gumbel_rounds_against_an_opponent_learn_its_games_searched_seat(tmp_pat
         gumbel_games=4,
         gumbel_opponent="heuristic",
         gumbel_opponent_share=1.0,
-        seats=[3],
+        num_players=[3],
         eval_bot="random",
         **(TINY | {"games": 4, "teacher_games": 2}),  # type: ignore[arg-type]
     )
@@ -219,7 +219,7 @@ def test_each_round_plays_the_network_of_the_round_before(
     loads: list[str] = []
     real = PolicyValueNet.load
     monkeypatch.setattr(PolicyValueNet, "load", lambda p: loads.append(str(p)) or real(p))
-    config = ExpertConfig(game="diamant", seats=[3], **TINY)  # type: ignore[arg-type]
+    config = ExpertConfig(game="diamant", num_players=[3], **TINY)  # type: ignore[arg-type]
     for _ in range(2):
         expert.generate(config, str(path), 2, seed=0)
     assert loads == [str(path), str(path)]
@@ -228,10 +228,10 @@ def test_each_round_plays_the_network_of_the_round_before(
 def test_a_table_size_can_have_its_own_teacher(monkeypatch: pytest.MonkeyPatch) -> None:
     from tablezoo.training.expert import run as expert
 
-    config = ExpertConfig(game="diamant", seats=[3, 4], **{**TINY, "teacher_at": ["4=random"]})  # type: ignore[arg-type]
+    config = ExpertConfig(game="diamant", num_players=[3, 4], **{**TINY, "teacher_at": ["4=random"]})  # type: ignore[arg-type]
     assert (config.teacher_for(3), config.teacher_for(4)) == ("heuristic", "random")
     assert config.teachers == ["heuristic", "random"]  # what a round's log names as its teachers
-    everywhere = ExpertConfig(game="diamant", seats=[3, 4], teacher_at=["3=search", "4=search"])
+    everywhere = ExpertConfig(game="diamant", num_players=[3, 4], teacher_at=["3=search", "4=search"])
     assert everywhere.teachers == ["search"]
     played: list[tuple[int, str]] = []
 
@@ -249,12 +249,12 @@ def test_a_table_size_can_have_its_own_teacher(monkeypatch: pytest.MonkeyPatch) 
     assert args.teacher_at == ["4=random", "5=search"]
     for bad in ("9=random", "four=random", "4="):
         with pytest.raises(ConfigError, match=r"--teacher-at takes SEATS=BOT .*\[3, 4\]"):
-            ExpertConfig(game="diamant", seats=[3, 4], teacher_at=[bad])
+            ExpertConfig(game="diamant", num_players=[3, 4], teacher_at=[bad])
 
 
 def test_settings_out_of_range_are_refused() -> None:
     with pytest.raises(ConfigError, match=r"2 to 5 players, not \[6\]"):
-        ExpertConfig(game="court", seats=[6])
+        ExpertConfig(game="court", num_players=[6])
     with pytest.raises(ConfigError, match="--simulations is at least 1"):
         ExpertConfig(game="court", simulations=0)
     with pytest.raises(ConfigError, match=r"--rounds is at least 1 \(imitation only\), not 0"):
@@ -414,6 +414,35 @@ def test_commands_and_run_folders_from_before_rounds_were_counted_still_read(tmp
         _check_resumable(replace(config, root_noise=0.5))
     with pytest.raises(ConfigError, match=r"settings this version does not have \(bigger\)"):
         ExpertConfig.saved({**old, "bigger": 1})
+
+
+def test_a_run_saved_with_seats_still_loads_and_warns(tmp_path: Path) -> None:
+    """Runs before 0.7 saved their seat counts as ``seats``: read as ``num_players``, with a warning,
+    resumed as the same run, and recorded by the command they would be run by now."""
+    from tablezoo.release.cards import seat_counts
+    from tablezoo.release.recipe import expert_command
+    from tablezoo.release.reproduce import _check_resumable
+
+    now = asdict(ExpertConfig(game="diamant", out=str(tmp_path), num_players=[3, 4]))
+    old = {("seats" if k == "num_players" else k): v for k, v in now.items()}
+    with pytest.warns(DeprecationWarning, match="'seats': read as 'num_players'"):
+        settings = ExpertConfig.saved(old)
+    assert settings == now and list(settings) == list(now)  # in its place
+    config = ExpertConfig(**settings)
+    assert config.num_players == [3, 4] == seat_counts(old) == seat_counts(now)
+    with pytest.warns(DeprecationWarning, match="ExpertConfig.seats is ExpertConfig.num_players"):
+        assert config.seats == [3, 4]
+    with pytest.warns(DeprecationWarning):
+        assert expert_command(old, 3) == f"tablezoo expert diamant --out {tmp_path} --rounds 3 --players 3 4"
+    config.run_dir.mkdir()
+    (config.run_dir / "config.json").write_text(json.dumps(old))
+    with pytest.warns(DeprecationWarning):
+        _check_resumable(config)  # the same run
+    with (
+        pytest.warns(DeprecationWarning),
+        pytest.raises(ConfigError, match=r"other settings \(num_players\)"),
+    ):
+        _check_resumable(replace(config, num_players=[3]))
 
 
 def test_a_run_resumes_by_its_saved_settings(

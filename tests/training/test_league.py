@@ -295,7 +295,7 @@ def test_a_card_groups_the_tables_a_teacher_teaches() -> None:
     assert "starting from the network `runs/x/net-3.npz`, then imitation" in text
     assert "2 rounds, each with the network at half the teacher's seats" in text
     # where every table has a teacher of its own, the run's --teacher taught nothing and goes unnamed
-    everywhere = {**config, "seats": [2, 3], "teacher_at": ["2=search", "3=montecarlo"]}
+    everywhere = {**config, "num_players": [2, 3], "teacher_at": ["2=search", "3=montecarlo"]}
     assert _training_text(everywhere, 2).startswith(
         "- Expert iteration (`tablezoo.training.expert`): imitation (1500 games a round, 2 rounds"
     )

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import warnings
 from dataclasses import InitVar, dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -162,7 +163,7 @@ class ExpertConfig:
     """The bot the network alone is checked against after each round, at 2 and 4 seats."""
     seed: int = setting(0)
     """Seed of everything random."""
-    seats: list[int] = setting(
+    num_players: list[int] = setting(
         factory=list,
         default_text="every seat count the game allows",
         flag="players",
@@ -175,7 +176,7 @@ class ExpertConfig:
 
     def __post_init__(self, check: bool) -> None:
         info = game_class(self.game).info
-        self.seats = list(self.seats) or list(info.seat_range)
+        self.num_players = list(self.num_players) or list(info.seat_range)
         self.teacher = self.teacher or TEACHERS[self.game]
         self.teacher_at, self.league, self.hidden = (
             list(self.teacher_at),
@@ -193,20 +194,22 @@ class ExpertConfig:
             check_ranges(self)
             self._check_league()
             self._check_opponent()
-            make_bot(self.eval_bot, make(self.game, self.seats[0]))  # a bad name fails now, not after a round
+            make_bot(
+                self.eval_bot, make(self.game, self.num_players[0])
+            )  # a bad name fails now, not after a round
 
     def _check_seats(self) -> None:
         cls = game_class(self.game)
         allowed = list(cls.info.seat_range)
-        bad = [n for n in self.seats if n not in allowed]
+        bad = [n for n in self.num_players if n not in allowed]
         if bad:
             raise ConfigError(f"{cls.info.title} is for {allowed[0]} to {allowed[-1]} players, not {bad}")
         for item in self.teacher_at:
             seats, _, bot = item.partition("=")
-            if not seats.isdigit() or int(seats) not in self.seats or not bot:
+            if not seats.isdigit() or int(seats) not in self.num_players or not bot:
                 raise ConfigError(
                     f"--teacher-at takes SEATS=BOT with SEATS one of the run's seat counts "
-                    f"{self.seats}, not {item!r}"
+                    f"{self.num_players}, not {item!r}"
                 )
 
     def _check_init(self) -> None:
@@ -247,7 +250,7 @@ class ExpertConfig:
             )
         for name in self.league:
             if name != "self":
-                make_bot(name, make(self.game, self.seats[0]))  # a bad name fails now, not in a worker
+                make_bot(name, make(self.game, self.num_players[0]))  # a bad name fails now, not in a worker
 
     def _check_opponent(self) -> None:
         if not self.gumbel_opponent:
@@ -256,7 +259,7 @@ class ExpertConfig:
             raise ConfigError(
                 "--gumbel-opponent seats a bot in --selfplay gumbel's games: add --selfplay gumbel"
             )
-        ports = make(self.game, self.seats[0], core="native").native_ports  # type: ignore[attr-defined]
+        ports = make(self.game, self.num_players[0], core="native").native_ports  # type: ignore[attr-defined]
         if self.gumbel_opponent not in ports:
             raise ConfigError(
                 f"--gumbel-opponent names one of the game's native bots ({', '.join(ports)}), "
@@ -268,12 +271,21 @@ class ExpertConfig:
         """The settings of a run's ``config.json``, as this version names them.
 
         A run from before :attr:`rounds` counted the rounds saved ``iterations``, the last
-        round's index: it becomes ``rounds``. Settings it did not save (they were fixed in the
-        code then) take their defaults, the values that code used. A setting this version does
-        not know is refused by name."""
+        round's index: it becomes ``rounds``. A run from before 0.7 saved its seat counts as
+        ``seats``: they become :attr:`num_players`, with a :class:`DeprecationWarning`. Settings
+        it did not save (they were fixed in the code then) take their defaults, the values that
+        code used. A setting this version does not know is refused by name."""
         if "iterations" in settings and "rounds" not in settings:  # in its place, to keep the order
             settings = {"rounds" if k == "iterations" else k: v for k, v in settings.items()}
             settings["rounds"] += 1
+        if "seats" in settings and "num_players" not in settings:  # before 0.7: in its place
+            warnings.warn(
+                "a run's config.json names its seat counts 'seats': read as 'num_players', the name "
+                "since 0.7 (the old one is read until the next release)",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            settings = {"num_players" if k == "seats" else k: v for k, v in settings.items()}
         settings = dict(settings)
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(settings) - known)
@@ -291,7 +303,7 @@ class ExpertConfig:
     @property
     def teachers(self) -> list[str]:
         """The bots that teach some table, in the order of the first seat count each teaches."""
-        return list(dict.fromkeys(self.teacher_for(n) for n in self.seats))
+        return list(dict.fromkeys(self.teacher_for(n) for n in self.num_players))
 
     def stage(self, iteration: int) -> str:
         """What round ``iteration`` (0-based) plays: :data:`IMITATION`, :data:`LEAGUE` or :data:`SEARCH`."""
@@ -317,6 +329,17 @@ class ExpertConfig:
     def run_dir(self) -> Path:
         """The run's folder: ``<out>/expert-<game>``."""
         return Path(self.out) / f"expert-{self.game}"
+
+    @property
+    def seats(self) -> list[int]:
+        """Deprecated: :attr:`num_players` (this name goes in the next release)."""
+        warnings.warn(
+            "ExpertConfig.seats is ExpertConfig.num_players since 0.7 (the old name goes in the next "
+            "release)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.num_players
 
 
 def expert_arguments(parser: argparse.ArgumentParser) -> None:

@@ -179,7 +179,7 @@ def generate_league(config: ExpertConfig, path: str, seed: int) -> Episodes:
     rng = np.random.default_rng(seed)
     tasks = [
         LeagueGame(config, n, path, int(rng.integers(2**62)))
-        for n in seat_counts(config.seats, config.league_games)
+        for n in seat_counts(config.num_players, config.league_games)
     ]
     return Episodes.join(play_in_order(play_league, tasks, config.workers, chunksize=4))
 

@@ -294,7 +294,7 @@ def generate(config: ExpertConfig, player: str, games: int, seed: int, learner: 
     teaching = player == config.teacher
     tasks = [
         Recording(config, n, config.teacher_for(n) if teaching else player, int(rng.integers(2**62)), learner)
-        for n in seat_counts(config.seats, games)
+        for n in seat_counts(config.num_players, games)
     ]
     return Samples.join(play_in_order(play_one, tasks, config.workers))
 
@@ -309,7 +309,7 @@ def generate_gumbel(config: ExpertConfig, net: PolicyValueNet, games: int, seed:
 
     rng = np.random.default_rng(seed)
     per_count: dict[int, int] = {}
-    for n in seat_counts(config.seats, games):
+    for n in seat_counts(config.num_players, games):
         per_count[n] = per_count.get(n, 0) + 1
     parts: list[Samples] = []
     for n, wanted in per_count.items():
@@ -438,7 +438,7 @@ def _log(run: Path, entry: dict[str, Any]) -> None:
 def _start(config: ExpertConfig, resuming: bool) -> tuple[PolicyValueNet, Samples]:
     """The network and the buffer a run starts (or resumes) with."""
     run = config.run_dir
-    game: Game[Any] = make(config.game, config.seats[0])
+    game: Game[Any] = make(config.game, config.num_players[0])
     data = Samples.empty(game.padded_spec.size, game.num_actions)
     if resuming:
         if (run / "buffer.npz").exists():  # a run of league rounds alone keeps no imitation samples
