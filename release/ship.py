@@ -63,6 +63,7 @@ from tablezoo.evaluation.tournament import PART_GAMES, join_parts, play_part, sp
 from tablezoo.games import GAMES, game_class, make
 from tablezoo.games.core import CHANCE, TERMINAL, ConfigError, TablezooError
 from tablezoo.release.cards import (
+    LEAGUE_MARK,
     _network_text,
     _rounds_table,
     _row,
@@ -484,10 +485,6 @@ def ship_run(ship: ShipConfig) -> tuple[Path, str]:
     return shipped, card
 
 
-LEAGUE_MARK = "<!-- strength league"
-"""Where a card's section on the strength league begins (``benchmarks/strength.py --cards``)."""
-
-
 def remeasure(game_name: str, ship: ShipConfig) -> tuple[Path, str]:
     """Measure the agent shipped for ``game_name`` again (``ship``'s games, search and seed;
     its run, round and average are not read): rewrite its card's strength section, naming the
@@ -506,7 +503,7 @@ def remeasure(game_name: str, ship: ShipConfig) -> tuple[Path, str]:
     start, end = old.find("## How it was trained"), old.find("## How strong it is")
     if start < 0 or end < start:
         raise ConfigError(f"{shipped.with_suffix('.md')} is not a model card of `tablezoo ship`")
-    league = old.find(LEAGUE_MARK)  # the strength league's section, which benchmarks/strength.py writes
+    league = old.find(LEAGUE_MARK)  # the strength league's section (release.cards.update_card)
     training = old[start:end].rstrip("\n") + "\n"
     if ship.refit_value:
         net = refit_value(shipped, game_name, ship, shipped)
