@@ -126,9 +126,14 @@ class NativeGame(Game[Any]):
         self.padded_spec = ref.padded_spec
         self._secret = None if type(ref).secret_decision is Game.secret_decision else ref.secret_decision
         self._padded_index = ref._padded_index
-        native = self._native = self.core_class(self.num_seats, dict(self.options))
-        native.set_padding(self._padded_index, self.padded_spec.size, self.num_seats - 1)
-        native.set_action_names(list(self.action_names))
+        # the action names and the padding are the core game's from its construction: a copy or a
+        # pickle of it (and every batch or search built from one) carries them
+        native = self._native = self.core_class(
+            self.num_seats,
+            dict(self.options),
+            action_names=list(self.action_names),
+            padding=(self._padded_index, self.padded_spec.size, self.num_seats - 1),
+        )
         # The hot methods are the core's own: no Python frame between the caller and C++; the
         # ones a game loop calls at every decision are plain fastcall functions (bind/fast.h).
         fast = native.fast_methods()
