@@ -44,7 +44,9 @@ compiler:
 # the project's environment and its extension are never touched, so whatever runs from it meanwhile
 # goes on); the engine's contract, lockstep, bad-input, batched-env, native-bot (every game's
 # ports), native-search, Gumbel root (test_think.py) and search self-play tests run on that copy,
-# first on PYTHONPATH.
+# first on PYTHONPATH. The hostile-object fuzz (tests/games/test_hostile_objects.py) runs
+# HOSTILE_SECONDS a game there (4 in `make test`).
+HOSTILE_SECONDS ?= 60
 SANITIZER_RUNTIME = $$(g++ -print-file-name=libasan.so) $$(g++ -print-file-name=libubsan.so)
 SANITIZE_SITE := build/sanitize-site
 sanitize: $(LINKED)
@@ -54,9 +56,11 @@ sanitize: $(LINKED)
 	PYTHONPATH=$(SANITIZE_SITE) LD_PRELOAD="$(SANITIZER_RUNTIME)" ASAN_OPTIONS=detect_leaks=0 $(BIN)/python -c "import tablezoo.games._native as m; \
 		assert '$(SANITIZE_SITE)' in m.__file__, m.__file__ + ' is imported, not the sanitized copy'"
 	PYTHONPATH=$(SANITIZE_SITE) LD_PRELOAD="$(SANITIZER_RUNTIME)" ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
+		TABLEZOO_HOSTILE_SECONDS=$(HOSTILE_SECONDS) \
 		TABLEZOO_CORE=native $(BIN)/pytest -q -p no:cacheprovider tests/games/test_contract.py \
 		tests/games/test_lockstep.py tests/games/test_native.py tests/games/test_hostile.py \
-		tests/games/test_hostile_states.py tests/games/test_hostile_callers.py tests/envs/test_batched.py \
+		tests/games/test_hostile_states.py tests/games/test_hostile_callers.py tests/games/test_hostile_objects.py \
+		tests/envs/test_batched.py \
 		tests/bots/test_native_*.py tests/bots/test_think.py tests/training/test_search_selfplay.py
 	$(MAKE) --no-print-directory native-test-sanitize && $(MAKE) --no-print-directory fuzz FUZZ_SECONDS=15
 

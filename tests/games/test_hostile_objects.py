@@ -1,0 +1,391 @@
+"""A fuzzer of callers, not of bytes: hostile objects fed to every public native entry point.
+
+Hypothesis draws objects whose protocols misbehave (``__index__``, ``__len__``, ``__iter__``,
+``__getitem__``, ``__eq__``, ``__hash__``, ``__float__``, a property, ``__del__`` run by the
+garbage collector): each may call back into the native API, change or re-initialise the very
+state being read, empty the list being read, drop what is referenced, or raise. One such object
+goes into one argument of one entry point (the game's methods and fast methods, the state's,
+the batch's, the ports', the network's constructor). Every call must end in a Python error or a
+correct result; a state the object did not touch must be as it was, and any state must stay a
+valid state of its game.
+
+The fuzz of each game runs in a child process (a crash fails the test instead of ending
+pytest), for ``TABLEZOO_HOSTILE_SECONDS`` (default 4) a game: ``make test`` runs the default,
+``make sanitize`` a longer run under AddressSanitizer and UndefinedBehaviorSanitizer. Run one
+game by hand, for as long as you like::
+
+    python tests/games/test_hostile_objects.py heckmeck 1800
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+import subprocess
+import sys
+import time
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tablezoo.games import make
+from tablezoo.games.core import TablezooError
+from tablezoo.games.native import available
+
+pytestmark = pytest.mark.skipif(not available(), reason="the native core is not built")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def core() -> str:
+    """This module chooses its core itself (it overrides the folder's one-core fixture)."""
+    return "both"
+
+
+SEATS = {"heckmeck": 3, "sechs_nimmt": 3, "diamant": 4, "court": 3}
+REFUSALS = (
+    TablezooError,
+    TypeError,
+    ValueError,
+    RuntimeError,
+    OverflowError,
+    NotImplementedError,
+    MemoryError,
+)
+HOOKS = ("index", "len", "iter", "getitem", "eq", "hash", "float", "property", "del")
+ACTS = ("nothing", "raise", "api", "mutate", "reinit", "clear", "free")
+
+
+class HostileError(Exception):
+    """What a hostile object raises when its plan says so."""
+
+
+class World:
+    """The game under test, its target state (the argument) and others the objects may use."""
+
+    def __init__(self, name: str, seed: int) -> None:
+        game: Any = make(name, SEATS[name], core="native")
+        self.game = game
+        self.native = self.game._native
+        self.fast = self.native.fast_methods()
+        rng = np.random.default_rng(seed)
+        self.target = self.game.initial_state()
+        for _ in range(seed % 5):
+            self.game.advance(self.target, rng)
+            if self.game.to_move(self.target) < 0:
+                break
+            self.game.apply(self.target, int(rng.choice(self.game.legal_actions(self.target))))
+        self.others = [self.game.initial_state(), self.game.clone(self.target)]
+        self.game.advance(self.others[1], np.random.default_rng(seed + 1))
+        self.mutated = False
+
+    def run(self, act: str, holder: Any) -> None:
+        game, native, fast, target = self.game, self.native, self.fast, self.target
+        if act == "raise":
+            raise HostileError("a hostile object refuses")
+        if act == "api":
+            for other in self.others:
+                native.legal_actions(other)
+                fast["legal_actions"](other)
+                native.legal_mask(other)
+                fast["observe"](other, 0)
+                other.to_fields()
+                copy = game.clone(other)
+                mover = fast["advance"](copy, np.random.default_rng(0))
+                if mover >= 0:
+                    fast["apply"](copy, native.legal_actions(copy)[0])
+        elif act == "mutate":
+            self.mutated = True
+            mover = native.to_move(target)
+            if mover >= 0:
+                native.apply(target, native.legal_actions(target)[-1])
+            elif mover == -1:
+                native.advance(target, np.random.default_rng(7))
+        elif act == "reinit":
+            for call in (
+                lambda: target.__setstate__(self.others[0].__getstate__()),
+                lambda: native.__init__(SEATS[game.info.name], dict(game.options)),
+            ):
+                try:
+                    call()
+                except TypeError:
+                    pass
+                else:
+                    raise AssertionError("a live object was initialised again")
+        elif act == "clear":
+            if isinstance(holder, list):
+                holder.clear()
+            if isinstance(holder, dict):
+                holder.clear()
+        elif act == "free":
+            self.others = [self.game.initial_state()]
+            gc.collect()
+
+
+def _act(obj: Any, hook: str) -> None:
+    """Do what the plan of ``obj`` says for ``hook``."""
+    plan = object.__getattribute__(obj, "_plan")
+    what = plan.get(hook, "nothing")
+    if what != "nothing":
+        object.__getattribute__(obj, "_world").run(what, obj)
+
+
+class _Scalar:
+    """The protocols of a number and a key, each of which acts on its plan first."""
+
+    def __index__(self) -> int:
+        _act(self, "index")
+        return int(object.__getattribute__(self, "_number"))
+
+    def __float__(self) -> float:
+        _act(self, "float")
+        return float(object.__getattribute__(self, "_number"))
+
+    def __eq__(self, other: object) -> bool:
+        _act(self, "eq")
+        return bool(object.__getattribute__(self, "_equal"))
+
+    def __hash__(self) -> int:
+        _act(self, "hash")
+        return int(object.__getattribute__(self, "_hash"))
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):  # a __del__ cannot raise: what it did is what counts
+            _act(self, "del")
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        _act(self, "property")
+        return (int(object.__getattribute__(self, "_length")),)
+
+    @property
+    def dtype(self) -> tuple[int, ...]:
+        _act(self, "property")
+        return (int(object.__getattribute__(self, "_length")),)
+
+
+class _Container(_Scalar):
+    """And the protocols of a container."""
+
+    def __len__(self) -> int:
+        _act(self, "len")
+        return int(object.__getattribute__(self, "_length"))
+
+    def __iter__(self) -> Any:
+        _act(self, "iter")
+        return iter(list(object.__getattribute__(self, "_items")))
+
+    def __getitem__(self, key: Any) -> Any:
+        _act(self, "getitem")
+        return list(object.__getattribute__(self, "_items"))[key] if not isinstance(key, str) else 0
+
+
+def hostile_class(base: type) -> type:
+    """A subclass of ``base`` whose protocols follow a plan (a dict of hook to act)."""
+    mixin = _Scalar if base is str else _Container
+    return type(f"Hostile{base.__name__.title()}", (mixin, base), {})
+
+
+BASES = {"object": object, "int": int, "list": list, "tuple": tuple, "dict": dict, "str": str}
+CLASSES = {name: hostile_class(base) for name, base in BASES.items()}
+
+
+@st.composite
+def hostile_objects(draw: st.DrawFn, world: World) -> Any:
+    """One hostile object of the world: its base, its plan and the values it reports."""
+    base = draw(st.sampled_from(sorted(CLASSES)))
+    number = draw(st.integers(-3, 12) | st.sampled_from([2**31, 2**32 + 3, 2**63, -(2**63) - 1]))
+    items = draw(st.lists(st.integers(-2, 10) | st.sampled_from(["keep", "quick", "hands"]), max_size=5))
+    if base == "int":
+        obj = CLASSES[base](number)
+    elif base in ("list", "tuple"):
+        obj = CLASSES[base](items)
+    elif base == "dict":
+        obj = CLASSES[base]({k: True for k in items if isinstance(k, str)})
+    elif base == "str":
+        obj = CLASSES[base](draw(st.sampled_from(["keep", "quick", "hands", "rows", "x\0y"])))
+    else:
+        obj = CLASSES[base]()
+    plan = draw(st.dictionaries(st.sampled_from(HOOKS), st.sampled_from(ACTS), max_size=3))
+    for key, value in {
+        "_plan": plan,
+        "_world": world,
+        "_number": number,
+        "_length": draw(st.integers(0, 9)),
+        "_items": items,
+        "_equal": draw(st.booleans()),
+        "_hash": draw(st.sampled_from([hash("hands"), hash("rows"), hash("quick"), 0, 7])),
+    }.items():
+        object.__setattr__(obj, key, value)
+    return obj
+
+
+def entry_points(world: World, value: Any) -> dict[str, Any]:
+    """Every public native entry point with ``value`` in one of its arguments."""
+    game, native, fast, target = world.game, world.native, world.fast, world.target
+    from tablezoo.games import _native  # type: ignore[attr-defined]
+
+    name = type(native).__name__
+    options = dict(game.options)
+    n = SEATS[game.info.name]
+    calls = {
+        "apply": lambda: native.apply(target, value),
+        "fast apply": lambda: fast["apply"](target, value),
+        "observe": lambda: native.observe(target, value),
+        "fast observe": lambda: fast["observe"](target, value),
+        "fast observe_all": lambda: fast["observe_all"](value),
+        "observe_padded": lambda: native.observe_padded(target, value),
+        "observe_into": lambda: native.observe_into(
+            target, value, np.zeros(native.observation_size, np.float32)
+        ),
+        "observe_batch states": lambda: native.observe_batch(value, [0]),
+        "observe_batch seats": lambda: native.observe_batch([target, target], value),
+        "legal_actions": lambda: native.legal_actions(value),
+        "fast legal_actions": lambda: fast["legal_actions"](value),
+        "fast legal_mask": lambda: fast["legal_mask"](value),
+        "to_move": lambda: fast["to_move"](value),
+        "apply_chance": lambda: native.apply_chance(target, value),
+        "apply_chance dict": lambda: native.apply_chance(target, {value: [], "rows": value}),
+        "sample_chance": lambda: native.sample_chance(target, value),
+        "advance": lambda: fast["advance"](target, value),
+        "state_from_fields": lambda: native.state_from_fields(value),
+        "state_from_fields field": lambda: native.state_from_fields({**target.to_fields(), "turn": value}),
+        "set_padding": lambda: type(native)(n, options).set_padding(value, native.observation_size + 1, 0),
+        "set_padding size": lambda: type(native)(n, options).set_padding(
+            np.arange(native.observation_size), value, 0
+        ),
+        "set_action_names": lambda: type(native)(n, options).set_action_names(value),
+        "game": lambda: type(native)(value, options),
+        "game options": lambda: type(native)(n, value),
+        "game names": lambda: type(native)(n, options, action_names=value),
+        "game padding": lambda: type(native)(n, options, padding=value),
+        "state setstate": lambda: target.__setstate__(value),
+        "state eq": lambda: target == value,
+        "ports": lambda: [native.ports[p](native, 0).act(value) for p in native.ports if p != "search"],
+        "port seed": lambda: [native.ports[p](native, value) for p in native.ports],
+        "batch": lambda: getattr(_native, name + "Batch")(
+            native, value, 0, 1, False, False, 0, -1, [], False, -1.0
+        ),
+        "batch step": lambda: _batch(native, name).step(value),
+        "net": lambda: _native.PolicyValueNet(
+            value, value, None, None, np.ones(4, np.float32), None, "relu", False
+        ),
+        "net scale": lambda: _native.PolicyValueNet(
+            [np.zeros((2, 4), np.float32)], [np.zeros(2, np.float32)], None, None, value, None, "relu", False
+        ),
+        "rng below": lambda: _native.Rng(0).below(value),
+    }
+    if hasattr(native, "determinize"):
+        calls["determinize"] = lambda: native.determinize(target, 0, value)
+        calls["determinize seat"] = lambda: native.determinize(target, value, _native.Rng(0))
+    return calls
+
+
+def _batch(native: Any, name: str) -> Any:
+    from tablezoo.games import _native  # type: ignore[attr-defined]
+
+    batch = getattr(_native, name + "Batch")(native, 2, 0, 1, False, False, 0, -1, [], False, -1.0)
+    batch.reset()
+    return batch
+
+
+def check_one(name: str, data: st.DataObject) -> str:
+    world = World(name, data.draw(st.integers(0, 30), label="seed"))
+    value = data.draw(hostile_objects(world), label="value")
+    calls = entry_points(world, value)
+    label = data.draw(st.sampled_from(sorted(calls)), label="entry point")
+    native, target = world.native, world.target
+    before = target.to_fields()
+    litter = data.draw(st.booleans(), label="litter")  # a __del__ run by the collector mid-call
+    old = gc.get_threshold()
+    if litter:
+        gc.set_threshold(1)
+        junk = CLASSES["object"]()
+        for key, item in {
+            "_plan": {"del": data.draw(st.sampled_from(ACTS))},
+            "_world": world,
+            "_number": 0,
+        }.items():
+            object.__setattr__(junk, key, item)
+        junk.me = junk  # a cycle: freed by the collector, whenever it runs
+        del junk
+    try:
+        result = calls[label]()
+    except (*REFUSALS, HostileError) as error:
+        assert isinstance(error, HostileError) or str(error), label
+        if not world.mutated:
+            assert target.to_fields() == before, label
+    else:
+        if not world.mutated and label in ("observe", "fast observe"):
+            assert np.array_equal(
+                result, native.observe(target, int(object.__getattribute__(value, "_number")))
+            )
+        if not world.mutated and label in ("legal_actions", "fast legal_actions"):
+            assert result == native.legal_actions(target)
+    finally:
+        gc.set_threshold(*old)
+    # whatever happened, the target is a valid state of its game, and plays on
+    again = native.state_from_fields(target.to_fields())
+    assert again == target
+    from tablezoo.games import _native  # type: ignore[attr-defined]
+
+    native.playout(again, _native.Rng(0))
+    return label
+
+
+def fuzz(name: str, seconds: float, batch: int = 40) -> tuple[int, set[str]]:
+    """Run the hostile-object fuzz of game ``name`` for about ``seconds``: the examples run and
+    the entry points reached."""
+    reached: set[str] = set()
+    runs = 0
+
+    @settings(
+        max_examples=batch,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(data=st.data())
+    def one(data: st.DataObject) -> None:
+        nonlocal runs
+        runs += 1
+        reached.add(check_one(name, data))
+
+    start = time.monotonic()
+    while time.monotonic() - start < seconds:
+        one()
+    return runs, reached
+
+
+SECONDS = float(os.environ.get("TABLEZOO_HOSTILE_SECONDS", "4"))
+
+
+@pytest.mark.parametrize("name", sorted(SEATS))
+def test_hostile_objects_end_in_an_error_or_a_correct_result(name: str) -> None:
+    """The fuzz of one game in a child process (a crash fails here); every entry point reached."""
+    done = subprocess.run(
+        [sys.executable, __file__, name, str(SECONDS)],
+        capture_output=True,
+        text=True,
+        timeout=SECONDS * 4 + 120,
+        check=False,
+    )
+    assert done.returncode == 0, (
+        f"the fuzz ended with {done.returncode}:\n{done.stdout}\n{done.stderr[-6000:]}"
+    )
+    runs, reached = done.stdout.split()[-2:]
+    assert int(runs) > 0
+    assert int(reached) >= 20, done.stdout
+
+
+if __name__ == "__main__":
+    game_name, budget = sys.argv[1], float(sys.argv[2])
+    started = time.monotonic()
+    total, points = fuzz(game_name, budget)
+    print(
+        f"{game_name}: {total} examples in {time.monotonic() - started:.0f} s over {len(points)} entry points"
+    )
+    print(total, len(points))
