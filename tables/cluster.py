@@ -54,6 +54,7 @@ from tablezoo.tables.hub import PAGE_SIZE, TABLE_ID, Hub, summary_row
 from tablezoo.tables.store import (
     Mark,
     TableRows,
+    advance,
     delta,
     dumps,
     forward,
@@ -499,12 +500,20 @@ def _stored_record(conn: Any, table_id: str, snapshot: int, since: Table | None)
 
 
 def _current(conn: Any, table_id: str, version: int, snapshot: int, cached: Table | None) -> Table:
-    """The table at its stored ``version``: ``cached`` itself when current, else rebuilt (on
-    ``cached``'s game when it is an older copy, so that only the new moves are played)."""
+    """The table at its stored ``version``: ``cached`` itself when current or when the deltas it
+    misses play on it (:meth:`Table.advance <tablezoo.tables.table.Table.advance>`: the cost of
+    the new moves, not of the game), else rebuilt from the latest snapshot and the deltas after
+    it (on ``cached``'s game when it is an older copy, so that only the new moves are played)."""
     if cached is not None and cached.version == version:
         return cached
-    since = cached if cached is not None and cached.version < version else None
-    return Table.from_record(_stored_record(conn, table_id, snapshot, since), base=cached)
+    if cached is not None and snapshot <= cached.version < version:
+        deltas = conn.execute(
+            "SELECT version, delta FROM commands WHERE table_id = %s AND version > %s ORDER BY version",
+            (table_id, cached.version),
+        ).fetchall()
+        if advance(table_id, cached, deltas):
+            return cached
+    return Table.from_record(_stored_record(conn, table_id, snapshot, None), base=cached)
 
 
 def _snapshot(conn: Any, table: Table) -> None:

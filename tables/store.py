@@ -196,6 +196,22 @@ def forward(
     return record
 
 
+def advance(table_id: str, table: Table, deltas: Iterable[tuple[int, str | None]]) -> bool:
+    """Bring ``table`` forward in place by ``deltas`` (``(version, delta JSON)`` after its version),
+    one :meth:`Table.advance` each; False as soon as one cannot be played on it (the table is then
+    at the version before that one: rebuild it from the record)."""
+    at = table.version
+    for version, change in deltas:
+        if change is None or version != at + 1:
+            raise TablezooError(
+                f"the journal of table {table_id} misses version {at + 1} (next stored: {version})"
+            )
+        if not table.advance(json.loads(change)):
+            return False
+        at = version
+    return True
+
+
 def replay_commands(table_id: str, origin: Table, commands: Iterable[tuple[int, str, str]]) -> Table:
     """``origin`` brought forward by carrying out the logged commands (``(version, client, text)``)
     again, in order; :class:`TablezooError` when one does not replay as it was logged."""
@@ -581,6 +597,7 @@ __all__ = [
     "Mark",
     "Store",
     "TableRows",
+    "advance",
     "apply_delta",
     "columns",
     "delta",

@@ -611,6 +611,47 @@ class Table:
         table.rng.bit_generator.state = record["rng"]
         return table
 
+    def advance(self, change: dict[str, Any]) -> bool:
+        """Bring the table forward in place by one change a store logged (its new history entries
+        and log lines, and the fields it set: :func:`tablezoo.tables.store.delta`), playing only
+        the new entries on its game. The same table as :meth:`from_record` of the record brought
+        forward, at the cost of the change rather than of the whole game.
+
+        Returns False, changing nothing, when the change cannot be played on this table (its
+        game not started here but started in the change, or its seats or options changed under a
+        game): rebuild it from the record then.
+        """
+        started = change["phase"] != WAITING
+        if started and self.game is None:
+            return False
+        if self.game is not None and (
+            len(change["seats"]) != len(self.seats) or change["options"] != self.options
+        ):
+            return False
+        game = self.game
+        if game is not None:
+            for entry in change["history"]:
+                secret = "seat" in entry and game.secret_decision(self.state)
+                _apply_entry(game, self.state, entry)
+                if "seat" in entry:
+                    self._track_secret(entry["seat"], entry["action"], secret)
+            self.history.extend(change["history"])
+            self.phase = FINISHED if game.is_terminal(self.state) else PLAYING
+        self.log.extend(LogLine(**line) for line in change["log"])
+        old = self.seats
+        self.seats = [Occupant(**o) for o in change["seats"]]
+        self.options = dict(change["options"])
+        self.version = int(change["version"])
+        self.policy_files = bool(change.get("policy_files", False))
+        if game is not None:
+            self.bots = {
+                s: self.bots[s] if s in self.bots and old[s].bot == o.bot else make_bot(o.bot, game)
+                for s, o in enumerate(self.seats)
+                if o.bot
+            }
+        self.rng.bit_generator.state = change["rng"]
+        return True
+
     def replay(self, seat: int | None = None) -> list[dict[str, Any]]:
         """The game move by move: ``{"step", "text", "render"}`` for each position, seen from ``seat``.
 

@@ -8,7 +8,9 @@ import sqlite3
 import threading
 from pathlib import Path
 
-from tablezoo.tables.store import SNAPSHOT_EVERY, Store, pack
+import pytest
+
+from tablezoo.tables.store import SNAPSHOT_EVERY, Store, advance, pack
 from tablezoo.tables.table import FINISHED, PLAYING, WAITING, Table
 
 
@@ -206,3 +208,43 @@ def test_a_file_of_the_older_schema_is_moved_with_nothing_lost(tmp_path: Path) -
     with Store(path) as store:
         again = store.get("t-long")
         assert again is not None and again.to_record() == long.to_record()
+
+
+@pytest.mark.parametrize("game", ["heckmeck", "sechs_nimmt", "diamant", "court"])
+def test_a_copy_advanced_by_the_deltas_equals_the_table(game: str) -> None:
+    """A worker's copy brought forward delta by delta (Table.advance: only the new moves played)
+    is the table itself: record, views of every seat and of a watcher, and it plays on alike."""
+    with Store(":memory:") as store:
+        table = Table.new(game, table_id="t", seed=11)
+        table.listeners.append(store.save)
+        store.save(table)
+        copy = Table.from_record(json.loads(json.dumps(table.to_record())))
+        commands = ["/join Ann", "/join Bea", "/bot heuristic", "/start"]
+        clients = ["a-token", "b-token", "a-token", "a-token"]
+        advanced = rebuilt = 0
+        step = 0
+        while table.phase != FINISHED and step < 400:
+            if step < len(commands):
+                client, command = clients[step], commands[step]
+            elif step == 40:  # Bea leaves mid-game: a bot takes her seat
+                client, command = "b-token", "/leave"
+            else:
+                mover = table.to_move()
+                client = table.seats[mover].client if mover is not None else None
+                if client is None:
+                    break
+                command = table.legal_commands()[step % len(table.legal_commands())]
+            assert table.handle(client, command).ok, (step, command)
+            step += 1
+            deltas = store._db.execute(
+                "SELECT version, delta FROM commands WHERE version > ? ORDER BY version", (copy.version,)
+            ).fetchall()
+            if advance("t", copy, deltas):
+                advanced += 1
+            else:  # the game started in this change: rebuilt from the record, as a worker does
+                copy = Table.from_record(store.record("t") or {}, base=copy)
+                rebuilt += 1
+            assert copy.to_record() == json.loads(json.dumps(table.to_record())), step
+            for client in ("a-token", "b-token", None):
+                assert copy.view(client) == table.view(client), (step, client)
+        assert rebuilt == 1 and advanced == step - 1
