@@ -108,7 +108,8 @@ def test_malformed_hp_overrides_are_refused(item: str) -> None:
 ROOT = Path(__file__).resolve().parents[2]
 DOCUMENTED_IN = ["tablezoo.commands", "tablezoo.commands.train", "tablezoo.training.ppo.sb3",
                  "tablezoo.evaluation.cli", "tablezoo.commands.play", "tablezoo.release.ship",
-                 "tablezoo.release.export", "tablezoo.tables.server"]  # fmt: skip
+                 "tablezoo.release.export", "tablezoo.tables.server", "tablezoo.commands.baselines",
+                 "tablezoo.release.baselines"]  # fmt: skip
 """The modules whose docstrings show ``tablezoo`` commands (the subcommands' own modules)."""
 
 
