@@ -20,6 +20,7 @@ from typing import Any
 
 from tablezoo.evaluation.cli_args import game_arg, players_arg
 from tablezoo.evaluation.protocol import GAMES_PER_CELL
+from tablezoo.games.core import ConfigError
 from tablezoo.release.baselines.rows import ALGORITHMS, BUDGETS, Row, run_row
 from tablezoo.release.baselines.table import markdown, publish, table
 
@@ -43,7 +44,7 @@ def add_baselines_parser(sub: Any) -> argparse.ArgumentParser:
     )
     run.add_argument("algorithm", choices=ALGORITHMS, help="the row's algorithm")
     game_arg(run)
-    players_arg(run, required=True, help="seat count")
+    players_arg(run, help="the row's seat count (required)")
     run.add_argument("--budget", type=int, required=True, help=f"learner decisions (the table's: {BUDGETS})")
     run.add_argument("--seed", type=int, default=0, help="training seed")
     run.add_argument("--out", type=Path, default=OUT, help="folder of every row")
@@ -67,6 +68,8 @@ def add_baselines_parser(sub: Any) -> argparse.ArgumentParser:
 
 def cmd_run(args: argparse.Namespace) -> None:
     """``tablezoo baselines run``: train (unless finished) and score one row."""
+    if args.players is None:  # not argparse's required: the old spelling --seats gives it too
+        raise ConfigError("baselines run needs the row's seat count: --players N")
     row = Row(args.algorithm, args.game, args.players, args.budget, args.seed, args.out, args.curve_games)
     command = getattr(args, "command_line", None) or row.command()
     run_row(row, args.score_games, args.opponents, args.jobs, command=command)

@@ -32,6 +32,7 @@ def test_every_subcommand_says_players(command: str, capsys: pytest.CaptureFixtu
         (["benchmark", "diamant", "policy.npz", "--seats", "3"], "players", [3]),
         (["evaluate", "diamant", "--bots", "random", "--seats", "3"], "players", 3),
         (["ship", "runs/expert-court", "--seats", "2"], "num_players", [2]),
+        (["baselines", "run", "batched_ppo", "heckmeck", "--seats", "2", "--budget", "512"], "players", 2),
     ],
 )
 def test_seats_still_works_and_warns(
@@ -41,6 +42,16 @@ def test_seats_still_works_and_warns(
         args = build_parser().parse_args(words)
     assert getattr(args, dest) == value
     assert "say --players" in capsys.readouterr().err
+
+
+def test_a_baselines_row_says_its_seat_count(capsys: pytest.CaptureFixture[str]) -> None:
+    from tablezoo.commands import main
+
+    with pytest.raises(SystemExit, match="baselines run needs the row's seat count: --players N"):
+        main(["baselines", "run", "batched_ppo", "heckmeck", "--budget", "512", "--out", "unused"])
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["baselines", "run", "--help"])
+    assert "--players" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(
