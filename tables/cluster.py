@@ -26,7 +26,7 @@ worker accepts any socket of any table:
 * **Redis pub/sub rings the bell**: after a commit the worker sends its own sockets
   their views and publishes the table's new version on ``tablezoo:table:<id>``.
   The workers holding sockets of that table (each subscribes to the tables its
-  sockets watch) read the new record and send each socket its own seat's view. A
+  sockets watch) read the deltas their copies miss and send each socket its own seat's view. A
   message carries only the version; the views are made by the worker that holds
   the socket, so nothing hidden crosses the broker. When the broker is down,
   commands still work and are stored; once it is back every worker resends the
@@ -34,7 +34,17 @@ worker accepts any socket of any table:
 
 Migrations are Alembic's (:func:`migrate`, run by ``tablezoo serve`` before its
 workers start, under an advisory lock so that several sites starting together
-run them once). The per-client rate limits stay per worker process.
+run them once). The limits are counted in Redis for the whole site
+(:class:`~tablezoo.tables.limits.SharedLimits`).
+
+**An outage of PostgreSQL** is answered within about a second: a command waits at
+most :data:`ACQUIRE_TIMEOUT` for a connection; the first failure opens the
+worker's :class:`Breaker`, and from then on every command is refused at once,
+before it takes its table's lock, while a probe tries the database in the
+background every :data:`PROBE_EVERY` seconds. When the probe reaches it the
+breaker closes and the worker resends its sockets the views that changed (a
+version announced during the outage could not be read then). Refusals say
+:data:`DATABASE_DOWN`, never a library's error (that goes to the log).
 """
 
 from __future__ import annotations

@@ -40,8 +40,8 @@ Hardening (each configurable in :func:`create_app`):
   commands a second (bursts of ``burst``); each address may create
   ``create_rate`` tables and open ``connect_rate`` sockets a minute; at most
   ``max_open_tables`` tables wait for players at once. A site of several
-  workers counts them in Redis, so the limits hold for the site, not per worker. JSON nested too deeply or
-  too large is refused with a clear error.
+  workers counts them in Redis, so the limits hold for the site, not per
+  worker. JSON nested too deeply or too large is refused with a clear error.
 * Clean-up: a finished table leaves memory once no socket watches it (it stays
   in the store, read back on demand); a waiting or playing table without a
   socket and without a command for ``expire_after`` seconds is expired (kept in
@@ -50,8 +50,13 @@ Hardening (each configurable in :func:`create_app`):
   (:data:`~tablezoo.tables.security.PAGE_HEADERS`).
 
 Errors of the HTTP API are ``{"error": "..."}`` with status 400 (bad input),
-403, 404, 409 (the table is not in a state to do that), 415 (not JSON) or 429
-(too many requests).
+403, 404, 409 (the table is not in a state to do that), 415 (not JSON), 429
+(too many requests: the message states the limit) or 503 (the database of a
+site on several workers cannot be reached; nothing was changed).
+
+``tablezoo tables migrate --from sqlite:///FILE --to postgresql://...``
+(:func:`move_tables`) moves a SQLite site's tables, with their history, to
+PostgreSQL.
 
 This module builds the site (:func:`create_app`: the app's state, its routes
 and middleware) and runs it (:func:`serve`, ``tablezoo serve``). The parts:
