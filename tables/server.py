@@ -416,7 +416,9 @@ def move_tables(source: str, target: str, progress: Callable[[str], None] | None
     goes back to its start, replaying that log from its origin in the database must give the same
     record; otherwise :class:`TablezooError` names the table and nothing more is moved.
     """
-    check_cluster(target, "redis://unused")
+    if not target.startswith(("postgresql://", "postgres://")):
+        raise ConfigError(f"--to must be a postgresql://USER@HOST:PORT/NAME URL, not {target!r}")
+    check_cluster(target, "redis://unused")  # the cluster extra is installed
     from tablezoo.tables.cluster import PgStore, migrate
     from tablezoo.tables.store import Store
 

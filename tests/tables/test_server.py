@@ -791,6 +791,24 @@ def test_the_lobby_is_paged_and_filtered() -> None:
             assert response.status_code == 400 and message in response.json()["error"], query
 
 
+def test_sockets_an_address_opens_are_limited() -> None:
+    from starlette.websockets import WebSocketDisconnect
+
+    with site(connect_rate=2) as http:
+        table_id = new_table(http, "diamant")
+        for token in (ALICE, BOB):
+            with seated(http, table_id, token) as socket:
+                assert "view" in socket.receive_json()
+        with http.websocket_connect(f"/ws/{table_id}") as socket:
+            refused = socket.receive_json()
+            with pytest.raises(WebSocketDisconnect) as closed:
+                socket.receive_json()
+        assert refused == {
+            "error": "too many new connections: at most 2 a minute from one address; wait a moment"
+        }
+        assert closed.value.code == 4429
+
+
 def test_table_creation_is_limited() -> None:
     with site(create_rate=3) as http:
         for _ in range(3):

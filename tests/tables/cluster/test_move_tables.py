@@ -110,3 +110,5 @@ def test_the_source_must_be_a_sqlite_file(tmp_path: Path, database: str) -> None
         sqlite_path("postgresql://x@y/z")
     with pytest.raises(ConfigError, match="no SQLite file"):
         move_tables(f"sqlite:///{tmp_path / 'none.db'}", database)
+    with pytest.raises(ConfigError, match="--to must be a postgresql://"):
+        move_tables(f"sqlite:///{tmp_path / 'none.db'}", "mysql://x@y/z")
