@@ -115,6 +115,7 @@ def row(
         "openspiel": kind,
         "simulations": simulations,
         "against": opponent,
+        "seed": seed,
         "games": games,
         "win_share": share,
         "wilson_95": [low, high],
@@ -132,9 +133,9 @@ def row(
 def table(rows: list[dict[str, Any]]) -> str:
     """The rows as the Markdown table of the docs."""
     lines = [
-        "| game | seats | OpenSpiel | simulations | against | games | OpenSpiel's win share (95% CI) | even "
-        "| ms a move: OpenSpiel / ours |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| game | seats | OpenSpiel | simulations | against | seed | games | OpenSpiel's win share (95% CI) "
+        "| even | ms a move: OpenSpiel / ours |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         if r["games"]:
@@ -147,7 +148,8 @@ def table(rows: list[dict[str, Any]]) -> str:
         ours = f"{r[key + '_ours']:,.1f}" if r[key + "_ours"] is not None else "-"
         lines.append(
             f"| {r['game']} | {r['players']} | {r['openspiel']} | {r['simulations']:,} | `{r['against']}` "
-            f"| {r['games']} | {share} | {r['even']:.2f} | {r[key + '_openspiel']:,.0f} / {ours}{mark} |"
+            f"| {r.get('seed', '')} | {r['games']} | {share} | {r['even']:.2f} "
+            f"| {r[key + '_openspiel']:,.0f} / {ours}{mark} |"
         )
     return "\n".join(lines)
 
