@@ -49,7 +49,7 @@ import json
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +72,7 @@ from tablezoo.release.cards import (
     opening_section,
 )
 from tablezoo.release.recipe import RECIPE, SHIP, reproduce_text, training_chain
-from tablezoo.training.expert.calibrate import calibrate
+from tablezoo.release.refit import refit_text, refit_value, with_refit_lines
 
 TARGETS: dict[str, list[tuple[int, str, float]]] = {
     "heckmeck": [(2, "solver", 0.55), (4, "solver", 0.30)],
@@ -203,7 +203,8 @@ class ShipConfig:
     """The seat counts of the table against ``heuristic`` (empty: every one the game allows)."""
     refit_value: tuple[int, ...] = ()
     """Before measuring, refit the network's win-share head to its own games at these seat counts
-    (:func:`refit_value`; the policy, and so ``agent``'s moves, unchanged). Empty: no refit."""
+    (:func:`~tablezoo.release.refit.refit_value`; the policy, and so ``agent``'s moves, unchanged).
+    Empty: no refit."""
     refit_games: int = 100
     """Games of the refit at each of :attr:`refit_value`'s seat counts."""
     refit_seed: int = 11
@@ -406,65 +407,6 @@ machine that shipped it:
 {opening}"""
 
 
-VALUE_REFIT = "value_refit"
-"""The key of a shipped network's ``meta`` that records the refit of its win-share head."""
-
-
-def refit_value(net_file: Path, game_name: str, ship: ShipConfig, out: Path) -> PolicyValueNet:
-    """The network of ``net_file`` with its win-share head refitted to its own games at
-    :attr:`~ShipConfig.refit_value`'s seat counts (:func:`~tablezoo.training.expert.calibrate.calibrate`:
-    the policy unchanged, bit for bit), saved to ``out``; its ``meta`` records the refit under
-    :data:`VALUE_REFIT`, with the squared errors measured on held-out games.
-
-    The search values positions by that head, and the heads trained by expert iteration learn the
-    outcomes of games where a quarter of the seats play at random: against equals they are sure
-    where the game is not (``benchmarks/value_calibration.py``)."""
-    net = PolicyValueNet.load(net_file)
-    refit, report = calibrate(net, game_name, ship.refit_value, ship.refit_games, ship.refit_seed)
-    refit.meta = {
-        **net.meta,
-        VALUE_REFIT: {
-            "players": list(ship.refit_value),
-            "games": ship.refit_games,
-            "seed": ship.refit_seed,
-            **{k: round(v, 5) if isinstance(v, float) else v for k, v in asdict(report).items()},
-        },
-    }
-    refit.save(out)
-    return refit
-
-
-def refit_text(net: PolicyValueNet) -> str:
-    """The card's line on the refit of the network's win-share head ("" where it was not refitted)."""
-    refit = net.meta.get(VALUE_REFIT)
-    if not refit:
-        return ""
-    players = ", ".join(map(str, refit["players"]))
-    return (
-        f"- Win-share head refitted to {refit['games']} games of the network against itself at "
-        f"{players} seats (seed {refit['seed']}), the policy unchanged: on held-out games its squared "
-        f"error went from {refit['error_before']:.4f} to {refit['error_after']:.4f} (a constant's: "
-        f"{refit['error_constant']:.4f}).\n"
-    )
-
-
-def with_refit_lines(training: str, net: PolicyValueNet, command: str) -> str:
-    """A card's training section with the refit's line (:func:`refit_text`) in place of any earlier
-    one, before the line on how to reproduce the network, and that line naming ``command`` last."""
-    lines = [line for line in training.split("\n") if not line.startswith("- Win-share head refitted")]
-    at = next((i for i, line in enumerate(lines) if line.startswith("- Reproduce")), len(lines))
-    end = next((i for i in range(at + 1, len(lines)) if not lines[i].startswith("  ")), len(lines))
-    if at < len(lines) and net.meta.get(RECIPE):
-        reproduce = " ".join(part.strip() for part in lines[at:end]).rstrip(".")
-        reproduce = reproduce.split("; then `python -m tablezoo.release.ship")[0]
-        lines[at:end] = [
-            f"{reproduce}; then `{command}`,",
-            "  which refits the win-share head and measures it again.",
-        ]
-    lines.insert(at, refit_text(net).rstrip("\n"))
-    return "\n".join(lines)
-
-
 def ship_run(ship: ShipConfig) -> tuple[Path, str]:
     """Measure a run's network and ship it: ``bots/agents/<game>.npz`` with its card ``.md`` and its
     measured rows ``.json``. Returns the network's file and the card."""
@@ -472,7 +414,9 @@ def ship_run(ship: ShipConfig) -> tuple[Path, str]:
     game_name = selection.config["game"]
     if ship.refit_value:
         refit_file = selection.net_file.with_name(selection.net_file.stem + "-refit.npz")
-        refit_value(selection.net_file, game_name, ship, refit_file)
+        refit_value(
+            selection.net_file, game_name, ship.refit_value, ship.refit_games, ship.refit_seed, refit_file
+        )
         selection.net_file = refit_file
     strength = measure_strength(game_name, selection.net_file, ship)
     net, reproduce_line = with_recipe(selection, ship)
@@ -506,7 +450,7 @@ def remeasure(game_name: str, ship: ShipConfig) -> tuple[Path, str]:
     league = old.find(LEAGUE_MARK)  # the strength league's section (release.cards.update_card)
     training = old[start:end].rstrip("\n") + "\n"
     if ship.refit_value:
-        net = refit_value(shipped, game_name, ship, shipped)
+        net = refit_value(shipped, game_name, ship.refit_value, ship.refit_games, ship.refit_seed, shipped)
         if net.meta.get(RECIPE):  # reproduced by running this command after the recorded ones
             net.meta[RECIPE] = [*net.meta[RECIPE], ship.command()]
             net.save(shipped)

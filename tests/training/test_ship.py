@@ -155,6 +155,7 @@ def test_a_shipped_agent_refitted_keeps_its_policy_and_records_the_refit(
     recipe (which ``tablezoo reproduce --ship`` runs after the ship), and it is measured anew."""
     from tablezoo.bots import registry
     from tablezoo.release.recipe import RECIPE
+    from tablezoo.release.refit import VALUE_REFIT
 
     for suffix in (".npz", ".md", ".json"):
         (tmp_path / f"diamant{suffix}").write_bytes((registry.AGENTS_DIR / f"diamant{suffix}").read_bytes())
@@ -170,7 +171,7 @@ def test_a_shipped_agent_refitted_keeps_its_policy_and_records_the_refit(
         "--refit-value 3 --refit-games 6"
     )
     assert after.meta["recipe"] == [*before.meta[RECIPE], command]
-    refit = after.meta[ship.VALUE_REFIT]
+    refit = after.meta[VALUE_REFIT]
     assert refit["players"] == [3] and refit["games"] == 6 and refit["held_out"] > 0
     game = make("diamant", 3)
     observations = game.pad(
