@@ -15,6 +15,9 @@ pytest), for ``TABLEZOO_HOSTILE_SECONDS`` (default 4) a game: ``make test`` runs
 game by hand, for as long as you like::
 
     python tests/games/test_hostile_objects.py heckmeck 1800
+
+``TABLEZOO_HOSTILE_TRACE=FILE`` appends each example (entry point, object, plan) to FILE before
+it runs, so that a crash leaves the example that caused it.
 """
 
 from __future__ import annotations
@@ -300,6 +303,10 @@ def check_one(name: str, data: st.DataObject) -> str:
     native, target = world.native, world.target
     before = target.to_fields()
     litter = data.draw(st.booleans(), label="litter")  # a __del__ run by the collector mid-call
+    if TRACE is not None:  # each example named before it runs: a crash leaves its last one here
+        plan = object.__getattribute__(value, "_plan")
+        TRACE.write(f"{label}\t{type(value).__name__}\t{plan}\tlitter={litter}\n")
+        TRACE.flush()
     old = gc.get_threshold()
     if litter:
         gc.set_threshold(1)
@@ -361,6 +368,7 @@ def fuzz(name: str, seconds: float, batch: int = 40) -> tuple[int, set[str]]:
 
 
 SECONDS = float(os.environ.get("TABLEZOO_HOSTILE_SECONDS", "4"))
+TRACE = open(os.environ["TABLEZOO_HOSTILE_TRACE"], "a") if os.environ.get("TABLEZOO_HOSTILE_TRACE") else None  # noqa: SIM115
 
 
 @pytest.mark.parametrize("name", sorted(SEATS))
