@@ -320,26 +320,41 @@ def check_one(name: str, data: st.DataObject) -> str:
         junk.me = junk  # a cycle: freed by the collector, whenever it runs
         del junk
     try:
-        result = calls[label]()
+        try:
+            result = calls[label]()
+        finally:
+            gc.disable()  # no litter's __del__ runs (and changes the target) while the outcome is read
+        mutated = world.mutated
+        after = target.to_fields()
     except (*REFUSALS, HostileError) as error:
+        gc.disable()
         assert isinstance(error, HostileError) or str(error), label
         if not world.mutated:
             assert target.to_fields() == before, label
     else:
-        if not world.mutated and label in ("observe", "fast observe"):
-            assert np.array_equal(
-                result, native.observe(target, int(object.__getattribute__(value, "_number")))
-            )
-        if not world.mutated and label in ("legal_actions", "fast legal_actions"):
-            assert result == native.legal_actions(target)
+        if not mutated and label in ("observe", "fast observe"):
+            seat = int(object.__getattribute__(value, "_number"))
+            assert np.array_equal(result, native.observe(target, seat)), label
+        if not mutated and label in ("legal_actions", "fast legal_actions"):
+            assert result == native.legal_actions(target), label
+        if not mutated and label.startswith(
+            ("game", "set_", "net", "rng", "port", "batch", "observe", "state eq")
+        ):
+            assert after == before, label
     finally:
         gc.set_threshold(*old)
+        gc.enable()
+    gc.collect()  # the litter's __del__ runs now, if it has not
     # whatever happened, the target is a valid state of its game, and plays on
-    again = native.state_from_fields(target.to_fields())
-    assert again == target
-    from tablezoo.games import _native  # type: ignore[attr-defined]
+    gc.disable()
+    try:
+        again = native.state_from_fields(target.to_fields())
+        assert again == target
+        from tablezoo.games import _native  # type: ignore[attr-defined]
 
-    native.playout(again, _native.Rng(0))
+        native.playout(again, _native.Rng(0))
+    finally:
+        gc.enable()
     return label
 
 
