@@ -295,8 +295,9 @@ def test_the_native_root_is_what_expert_iteration_trains_on() -> None:
     }
     for priors in spread.values():
         np.testing.assert_allclose(np.sum(priors, axis=1), 1.0, atol=1e-5)
-    # concentration 0.05 piles the noise on one move, 50 spreads it evenly
-    assert np.mean(np.max(spread[0.05], axis=1)) > 0.9 > 0.6 > np.mean(np.max(spread[50.0], axis=1))
+    # concentration 0.05 piles the noise on one move, 50 spreads it evenly (the largest share
+    # averages 0.94 to 0.82 for 0.05 over 3 to 9 moves, 0.37 to 0.13 for 50)
+    assert np.mean(np.max(spread[0.05], axis=1)) > 0.75 > 0.45 > np.mean(np.max(spread[50.0], axis=1))
     half = bot.root(seat, noise=0.5)
     assert np.all(half.prior >= 0.5 * plain.prior - 1e-6)
     for noise, alpha in ((1.5, 0.3), (-0.1, 0.3), (0.2, 0.0)):
