@@ -35,6 +35,11 @@ shipped for it again, with the settings given (more games a row, a stronger yard
 bot's native port makes one affordable): :func:`remeasure` rewrites the card's strength
 section and its ``.json`` and keeps the network and the card's section on its training.
 
+``--refit-value 2 3 ...`` first refits the network's win-share head to its own games at those
+seat counts (:mod:`tablezoo.release.refit`; the policy, and so ``agent``'s moves, unchanged):
+a run's network before it ships, or with a game's name the shipped agent in place, its recipe
+then ending with this command. The card's training section says so.
+
 The shipped network records the commands that trained it and this one
 (:data:`~tablezoo.release.recipe.RECIPE` in its ``meta``; this one in its ``python -m``
 form, :data:`~tablezoo.release.recipe.SHIP`, which every shipped network has recorded),
