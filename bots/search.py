@@ -48,11 +48,11 @@ win about a quarter and three quarters of the time). The PUCT root averaged thos
 values into its choices and did not beat the network alone head to head (Heckmeck 0.494,
 To Court the King 0.528 at 128 simulations, 500 games); the Gumbel root leaves the
 network's move only on evidence, and against Heckmeck's exact turn solver it rises from
-0.443 alone to 0.503 at 128 simulations (300 games). The shipped agents' heads are refitted
-to their own games (``tablezoo ship GAME --refit-value ...``, :mod:`tablezoo.release.refit`),
-which lifts the curves where it was measured: Diamant at 3 seats 0.318 alone, 0.433 at 128
-simulations against two networks alone; Heckmeck's ``agent:search=16`` 0.483 against the
-solver over 1,000 games.
+0.443 alone to 0.503 at 128 simulations (300 games). Heckmeck's, 6 nimmt!'s and Diamant's
+shipped agents have their heads refitted to their own games (``tablezoo ship GAME
+--refit-value ...``, :mod:`tablezoo.release.refit`), which lifts the curves where it was
+measured: Diamant at 3 seats 0.318 alone, 0.433 at 128 simulations against two networks
+alone; Heckmeck's ``agent:search=16`` 0.483 against the solver over 1,000 games.
 
 **The PUCT root** (``root=puct``, :func:`search`), described below, runs ``N``
 simulations of a tree of ``s``'s information states and plays the move it visited most.
