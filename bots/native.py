@@ -118,7 +118,17 @@ def native_net(net: PolicyValueNet) -> Any:
     return twin
 
 
-NATIVE_SEARCH_SETTINGS = ("search", "c_puct", "horizon", "think", "considered", "confidence", "root", "leaf")
+NATIVE_SEARCH_SETTINGS = (
+    "search",
+    "c_puct",
+    "horizon",
+    "think",
+    "considered",
+    "confidence",
+    "root",
+    "leaf",
+    "others",
+)
 """The settings of :class:`~tablezoo.bots.search.AgentBot` the native search plays (any values);
 another (``batch`` other than 1) is the Python search's."""
 
@@ -161,6 +171,7 @@ class NativeAgentBot(AgentBot):
         confidence: float = CONFIDENCE,
         root: str = "gumbel",
         leaf: str = "turn",
+        others: str = "sample",
     ) -> None:
         if batch != 1:
             raise ValueError(
@@ -178,6 +189,7 @@ class NativeAgentBot(AgentBot):
             confidence=confidence,
             root=root,
             leaf=leaf,
+            others=others,
         )
         if self.simulations < 1:
             raise ValueError("the native search searches: search=N (1 or more) or think=SECONDS")
@@ -193,6 +205,7 @@ class NativeAgentBot(AgentBot):
             confidence=confidence,
             leaf=leaf,
             seconds=think,
+            others=others,
         )
 
     def reset(self, seed: int | None = None) -> None:

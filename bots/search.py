@@ -22,7 +22,8 @@ planning with Gumbel", 2022), from seat ``s`` deciding:
    compared on equal luck);
 4. a simulation plays the move, then chance by the engine's odds and every other
    seat's move sampled from the network's policy on its own observation (a secret
-   choice of ``s`` is in no observation of theirs), until ``s`` is to move again;
+   choice of ``s`` is in no observation of theirs; ``others="likeliest"``, :data:`OTHERS`:
+   its likeliest move there), until ``s`` is to move again;
    its value is ``s``'s win share there, by the network's head where ``leaf``
    (:data:`LEAVES`) trusts it, else after the network played on: ``turn`` (the
    default) values the start of ``s``'s next turn, ``s``'s own moves within its
@@ -397,6 +398,7 @@ def think(
     gumbel: float = 0.0,
     seconds: float | None = None,
     leaf: str = "turn",
+    others: str = "sample",
 ) -> Root:
     """A Gumbel root with sequential halving over ``simulations`` simulations from the decision
     ``at``: the move to play and what it found (see the module docstring).
@@ -407,7 +409,8 @@ def think(
     one unit of the network's logits. ``seconds``: a time budget; the search is timed after
     every world, the rest of the halving planned anew for the simulations the time left allows
     at the rate measured (``simulations`` stays the most it runs), and it stops when the time
-    is up. One simulation (or one considered move) plays the network's own move."""
+    is up. ``others`` (:data:`OTHERS`): how the other seats move in a simulation. One simulation
+    (or one considered move) plays the network's own move."""
     game, seat = at.game, at.seat
     guide = as_evaluator(evaluator)
     legal = at.legal
@@ -448,7 +451,7 @@ def think(
             stream = int(rng.integers(2**63))
             for i in candidates:  # every move on the same hidden cards and the same dice
                 walk = _lookahead(
-                    game, seat, game.clone(y), legal[i], horizon, np.random.default_rng(stream), leaf
+                    game, seat, game.clone(y), legal[i], horizon, np.random.default_rng(stream), leaf, others
                 )
                 v = _drive(game, guide, walk)
                 visits[i] += 1
@@ -558,6 +561,13 @@ LEAVES = ("head", "turn", "end")
 * ``end``: nowhere: the network plays the game out, the seat's win share its value.
 """
 
+OTHERS = ("sample", "likeliest")
+"""How the other seats move in :func:`think`'s simulations, ``others=``:
+
+* ``sample``: a draw from the network's policy on their own observation (the default);
+* ``likeliest``: the network's likeliest move there, as ``agent`` plays at a table.
+"""
+
 MAX_PLAYOUT = 10_000
 """The decisions a playout (:data:`LEAVES` ``turn`` and ``end``) plays at most before the head values it."""
 
@@ -570,10 +580,12 @@ def _lookahead(
     horizon: int,
     rng: np.random.Generator,
     leaf: str,
+    others_move: str = "sample",
 ) -> Generator[Request, Evaluation, float]:
     """One simulation of :func:`think`: ``move`` played in the determinised state ``x``, then chance
     by the engine's odds (drawn from ``rng``) and the others' moves sampled from the network's
-    policy, until the seat is to move again (or ``horizon`` decisions of the others, or the end);
+    policy (or its likeliest, ``others_move``), until the seat is to move again (or ``horizon``
+    decisions of the others, or the end);
     the seat's value there, where ``leaf`` (:data:`LEAVES`) trusts the head, or after the network
     played on to such a place. It yields each evaluation it needs and returns the value."""
     game.apply(x, move, check=False)
@@ -586,7 +598,11 @@ def _lookahead(
         if mover != seat and others < limit:
             moves = game.legal_actions(x)
             logits, _ = yield (x, mover, None)
-            game.apply(x, moves[int(rng.choice(len(moves), p=masked_softmax(logits, moves)))], check=False)
+            if others_move == "likeliest":
+                chosen = int(np.argmax(np.asarray(logits)[moves]))
+            else:
+                chosen = int(rng.choice(len(moves), p=masked_softmax(logits, moves)))
+            game.apply(x, moves[chosen], check=False)
             others += 1
             continue
         logits, v = yield (x, seat, game.observe(x, seat))
@@ -630,6 +646,7 @@ class AgentBot:
         confidence: float = CONFIDENCE,
         root: str = "gumbel",
         leaf: str = "turn",
+        others: str = "sample",
     ) -> None:
         if search < 0 or horizon < 0 or c_puct <= 0 or batch < 1:
             raise ValueError("search and horizon are 0 or more, c_puct above 0, batch 1 or more")
@@ -639,6 +656,8 @@ class AgentBot:
             raise ValueError(f"root is one of {', '.join(ROOTS)}, not {root!r}")
         if leaf not in LEAVES:
             raise ValueError(f"leaf is one of {', '.join(LEAVES)}, not {leaf!r}")
+        if others not in OTHERS:
+            raise ValueError(f"others is one of {', '.join(OTHERS)}, not {others!r}")
         if root == "puct" and think:
             raise ValueError("think (a time budget) is the gumbel root's: the puct root takes search=N")
         if batch != 1 and root != "puct":
@@ -655,6 +674,7 @@ class AgentBot:
         self.confidence = confidence
         self.root_kind = root
         self.leaf = leaf
+        self.others = others
         self.name = name
         self.rng = np.random.default_rng(seed)
 
@@ -683,6 +703,7 @@ class AgentBot:
                 horizon=self.horizon,
                 seconds=self.seconds,
                 leaf=self.leaf,
+                others=self.others,
             ).move
         root = search(
             seat,

@@ -233,6 +233,7 @@ struct ThinkConfig {
   int considered = 16;
   double confidence = 0.25;
   Leaf leaf = Leaf::kTurn;
+  bool others_likeliest = false;  // the others play the network's likeliest move (else a draw from its policy)
   double seconds = 0.0;
 };
 
@@ -422,7 +423,7 @@ class AgentSearch {
   }
 
   // search.py _lookahead: move played in x_, then chance and the others (sampled from the
-  // network's policy) until the seat is to move again, and its value where the leaf trusts the
+  // network's policy, or its likeliest move) until the seat is to move again, and its value where the leaf trusts the
   // head (the seat's own moves within its turn played by the network's likeliest, for kTurn).
   double lookahead(const G& game, int seat, int move, int horizon, Rng& rng) {
     State& x = x_;
@@ -440,8 +441,12 @@ class AgentSearch {
         moves_.clear();
         game.legal_actions(x, moves_);
         evaluate_at(game, x, mover);
-        masked_softmax(logits_, moves_, policy_);
-        game.apply(x, moves_[sample(policy_, rng)]);
+        if (think_.others_likeliest) {
+          game.apply(x, likeliest());
+        } else {
+          masked_softmax(logits_, moves_, policy_);
+          game.apply(x, moves_[sample(policy_, rng)]);
+        }
         ++others;
         continue;
       }
@@ -449,12 +454,17 @@ class AgentSearch {
       if (mover != seat || think_.leaf == Leaf::kHead || (think_.leaf == Leaf::kTurn && others)) return v;
       moves_.clear();
       game.legal_actions(x, moves_);
-      int best = moves_[0];
-      for (int a : moves_)
-        if (logits_[a] > logits_[best]) best = a;
-      game.apply(x, best);
+      game.apply(x, likeliest());
     }
     return evaluate_at(game, x, seat);
+  }
+
+  // The legal move of moves_ with the highest logit in logits_ (the first of equals).
+  int likeliest() const {
+    int best = moves_[0];
+    for (int a : moves_)
+      if (logits_[a] > logits_[best]) best = a;
+    return best;
   }
 
   // The seat's value of x and its logits (into logits_): the oracle's, or the network's on the

@@ -24,7 +24,7 @@ from tablezoo.bots.core import Seat
 from tablezoo.bots.native import NativeAgentBot
 from tablezoo.bots.net import win_share
 from tablezoo.bots.registry import make_bot, shipped_agent
-from tablezoo.bots.search import THINK_SIMULATIONS, AgentBot, think
+from tablezoo.bots.search import THINK_SIMULATIONS, AgentBot, NetworkEvaluator, think
 from tablezoo.games import make
 from tablezoo.games.core import CHANCE, TERMINAL, ConfigError, Game
 from tablezoo.games.heckmeck import worms
@@ -331,6 +331,7 @@ def test_the_root_reads_nothing_its_seat_cannot_see(core: str) -> None:
     ("settings", "message"),
     [
         ("leaf=deep", "leaf is one of head, turn, end"),
+        ("others=all", "others is one of sample, likeliest"),
         ("root=mcts", "root is one of gumbel, puct"),
         ("think=-1", "think is 0 seconds or more"),
         ("considered=0", "considered 1 or more"),
@@ -351,3 +352,48 @@ def test_agent_think_seats_the_core_search_with_a_time_budget() -> None:
     python = make_bot("agent:think=0.5,leaf=end", make("court", 2, core="python"))
     assert isinstance(python, AgentBot) and not isinstance(python, NativeAgentBot)
     assert (python.seconds, python.leaf, python.simulations) == (0.5, "end", THINK_SIMULATIONS)
+
+
+@pytest.mark.parametrize("others", ["sample", "likeliest"])
+def test_the_others_move_as_the_root_models_them(others: str) -> None:
+    """``others=likeliest``: in the root's simulations every other seat plays the network's likeliest
+    move on its own observation (as ``agent`` does at a table); ``sample`` draws from its policy, so
+    over many simulations some of the others' moves are not their likeliest."""
+    game = make("sechs_nimmt", 3, core="python")
+    net = shipped_agent(game)
+    asked: list[int] = []  # the others' likeliest moves, in the order their answers were given
+    played: list[tuple[int, int]] = []
+
+    class Spy(NetworkEvaluator):
+        def evaluate_batch(self, game: Game[Any], requests: Any) -> Any:
+            answers = super().evaluate_batch(game, requests)
+            for (x, _, observation), (logits, _) in zip(requests, answers, strict=True):
+                if observation is None:  # one of the others, about to move
+                    moves = game.legal_actions(x)
+                    asked.append(moves[int(np.argmax(np.asarray(logits)[moves]))])
+            return answers
+
+    apply = game.apply
+
+    def spying_apply(x: Any, action: int, check: bool = True) -> None:
+        if len(played) < len(asked):
+            played.append((asked[len(played)], action))
+        apply(x, action, check=check)
+
+    game.apply = spying_apply  # type: ignore[method-assign,assignment]
+    x = positions(game, lambda x, seat: len(game.legal_actions(x)) >= 4, games=1, seed=3)[0]
+    think(Seat.of(game, x, game.to_move(x)), Spy(net), 64, np.random.default_rng(0), others=others)
+    assert len(played) > 50
+    differ = sum(likeliest != action for likeliest, action in played)
+    assert (differ == 0) if others == "likeliest" else (differ > 0)
+
+
+def test_both_cores_take_the_others_setting() -> None:
+    """``others=`` reaches the core's search too, as a setting of ``agent``."""
+    for core in ("python", "native"):
+        game = make("court", 2, core=core)
+        bot = make_bot("agent:search=8,others=likeliest", game)
+        assert isinstance(bot, AgentBot) and bot.others == "likeliest"
+        assert isinstance(bot, NativeAgentBot) == (core == "native")
+        x = positions(game, lambda x, seat, g=game: len(g.legal_actions(x)) >= 2, games=1, seed=5)[0]
+        assert bot.act(Seat.of(game, x, game.to_move(x))) in game.legal_actions(x)

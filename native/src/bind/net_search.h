@@ -200,7 +200,7 @@ py::object bind_search(py::module_& m, const std::string& game_name) {
     py::class_<BP> cls(m, (game_name + "AgentSearch").c_str(), doc.c_str());
     cls.def(py::init([](py::object game_object, py::handle net_in, int simulations, double c_puct, int horizon,
                         uint64_t seed, const std::string& root, int considered, double confidence,
-                        const std::string& leaf, double seconds) {
+                        const std::string& leaf, double seconds, const std::string& others) {
              if (!py::isinstance<Bound<G>>(game_object))
                throw py::type_error("a native " + std::string(py::str(py::type::of<Bound<G>>().attr("__name__"))) +
                                     " game is needed, not " +
@@ -235,6 +235,9 @@ py::object bind_search(py::module_& m, const std::string& game_name) {
                think.leaf = Leaf::kEnd;
              else
                throw py::value_error("leaf is head, turn or end, not " + std::string(py::repr(py::str(leaf))));
+             if (others != "sample" && others != "likeliest")
+               throw py::value_error("others is sample or likeliest, not " + std::string(py::repr(py::str(others))));
+             think.others_likeliest = others == "likeliest";
              if (!(seconds >= 0 && seconds < 1e6))
                throw py::value_error("seconds is 0 (no time budget) or more, not " + std::to_string(seconds));
              think.seconds = seconds;
@@ -257,7 +260,8 @@ py::object bind_search(py::module_& m, const std::string& game_name) {
            }),
            py::arg("game"), py::arg("net"), py::arg("simulations"), py::arg("c_puct") = 1.5, py::arg("horizon") = 0,
            py::arg("seed") = 0, py::kw_only(), py::arg("root") = "gumbel", py::arg("considered") = 16,
-           py::arg("confidence") = 0.25, py::arg("leaf") = "turn", py::arg("seconds") = 0.0)
+           py::arg("confidence") = 0.25, py::arg("leaf") = "turn", py::arg("seconds") = 0.0,
+           py::arg("others") = "sample")
         .def("__copy__", [](BP& bp) { return bp.copy(); })
         .def("__deepcopy__", [](BP& bp, py::handle) { return bp.copy(); }, py::arg("memo"))
         .def("reset", [](BP& bp, std::optional<uint64_t> seed) {
