@@ -558,8 +558,8 @@ class ClusterHub(Hub):
     watch; ``sent`` the version whose views its sockets were last sent.
     """
 
-    def __init__(self, store: PgStore, broker: str, expire_after: float) -> None:
-        super().__init__(None, expire_after=expire_after)
+    def __init__(self, store: PgStore, broker: str, expire_after: float, agent_think: float = 0.0) -> None:
+        super().__init__(None, expire_after=expire_after, agent_think=agent_think)
         self.pg = store
         self.broker_url = broker
         self.sent: dict[str, int] = {}
@@ -697,7 +697,7 @@ class ClusterHub(Hub):
             return table
 
     async def create(self, game: str, options: dict[str, bool]) -> Table:
-        table = Table.new(game, table_id=secrets.token_hex(8), options=options)
+        table = Table.new(game, table_id=secrets.token_hex(8), options=options, agent_think=self.agent_think)
         await asyncio.to_thread(self.pg.create, table)
         return table
 

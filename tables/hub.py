@@ -87,7 +87,9 @@ class Hub:
     watches, are kept in memory; the store keeps them all.
     """
 
-    def __init__(self, store: Store | None, expire_after: float = EXPIRE_AFTER) -> None:
+    def __init__(
+        self, store: Store | None, expire_after: float = EXPIRE_AFTER, agent_think: float = 0.0
+    ) -> None:
         self.store = cast("Store", store)  # None only in a subclass with a store of its own
         self.tables: dict[str, Table] = {}
         self.sockets: dict[str, dict[WebSocket, str]] = {}
@@ -97,6 +99,8 @@ class Hub:
         self.active: dict[str, float] = {}
         """When each table in memory last had a command or a socket (monotonic seconds)."""
         self.expire_after = expire_after
+        self.agent_think = agent_think
+        """The seconds a move a bare ``agent`` thinks at the tables made here (:attr:`Table.agent_think`)."""
         # a table's lock lives as long as someone holds or awaits it (then a new one is made)
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         for table in store.load_all() if store is not None else ():
@@ -118,7 +122,8 @@ class Hub:
 
     async def create(self, game: str, options: dict[str, bool]) -> Table:
         """A new table of ``game`` with ``options`` (raises ``TablezooError`` for a wrong option)."""
-        return self.add(Table.new(game, table_id=self.new_id(), options=options))
+        table = Table.new(game, table_id=self.new_id(), options=options, agent_think=self.agent_think)
+        return self.add(table)
 
     async def open_count(self) -> int:
         """How many tables wait for players."""

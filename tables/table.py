@@ -24,7 +24,9 @@ people: after every accepted command, the bots whose turn it is play their moves
 
 Names are unique at a table regardless of case, and a person's name may not
 contain the word "bot" (bots are named after what they are). A bot's settings
-follow its name (``/bot agent:search=32``) and are checked when it sits down.
+follow its name (``/bot agent:search=32``) and are checked when it sits down. A
+bare ``agent`` thinks for the table's :attr:`Table.agent_think` seconds a move (the
+site's: about one second; ``tablezoo serve --agent-think``).
 The game's agent plays every seat count, but only the options it learnt
 (none): ``/start`` refuses a table whose options it does not play.
 
@@ -44,6 +46,7 @@ history, exactly; :meth:`Table.replay` gives every position of a game.
 
 from __future__ import annotations
 
+import math
 import re
 import secrets
 from collections.abc import Callable
@@ -119,6 +122,10 @@ class Table:
     """Goes up with every accepted command: front ends redraw when it changes."""
     policy_files: bool = False
     """Whether ``/bot path/to/policy.npz`` may seat a policy file (the terminal; never a server)."""
+    agent_think: float = 0.0
+    """The seconds a move that an ``agent`` seated by its bare name (``/bot agent``) thinks: it sits
+    as ``agent:think=SECONDS`` (0: the network alone). ``tablezoo serve`` seats it thinking
+    :data:`~tablezoo.tables.server.AGENT_THINK` seconds."""
 
     def __post_init__(self) -> None:
         self.game: Game[Any] | None = None
@@ -144,6 +151,7 @@ class Table:
         seed: int | None = None,
         options: dict[str, bool] | None = None,
         policy_files: bool = False,
+        agent_think: float = 0.0,
     ) -> Table:
         """An empty table for ``game_name`` with the game's default options."""
         info = game_class(game_name).info
@@ -154,7 +162,16 @@ class Table:
             merged[name] = bool(value)
         if seed is None:
             seed = secrets.randbits(63)
-        table = cls(table_id or secrets.token_hex(4), game_name, merged, int(seed), policy_files=policy_files)
+        if not (agent_think >= 0 and math.isfinite(agent_think)):
+            raise ConfigError(f"agent_think is 0 seconds or more, not {agent_think!r}")
+        table = cls(
+            table_id or secrets.token_hex(4),
+            game_name,
+            merged,
+            int(seed),
+            policy_files=policy_files,
+            agent_think=float(agent_think),
+        )
         table._say(
             f"A table of {info.title} for {info.min_seats}-{info.max_seats} players. /join to sit down."
         )
@@ -274,11 +291,14 @@ class Table:
             reachable = range(max(len(self.seats) + 1, self.info.min_seats), self.info.max_seats + 1)
             if not set(agent_seats(self.game_name)) & set(reachable):
                 raise ConfigError(self._agent_counts(len(self.seats) + 1))
-        label = f"{Path(name).stem if name.endswith('.npz') else name} bot"
+        shown = Path(name).stem if name.endswith(".npz") else name
+        label = f"{shown} bot"
         k = 1
         while self._name_taken(label):
             k += 1
-            label = f"{name} bot {k}"
+            label = f"{shown} bot {k}"
+        if name == "agent" and self.agent_think > 0:  # the site's agent thinks (its label stays)
+            name = f"agent:think={self.agent_think:g}"
         self.seats.append(Occupant(label, bot=name))
         self._say(f"{label} joins the table.")
         return Reply(True, f"{label} sits at seat {len(self.seats) - 1}")
@@ -565,6 +585,7 @@ class Table:
             "version": self.version,
             "rng": self.rng.bit_generator.state,
             "policy_files": self.policy_files,
+            "agent_think": self.agent_think,
         }
 
     @classmethod
@@ -585,6 +606,7 @@ class Table:
             log=[LogLine(**line) for line in record["log"]],
             version=int(record["version"]),
             policy_files=bool(record.get("policy_files", False)),
+            agent_think=float(record.get("agent_think", 0.0)),
         )
         if record["phase"] != WAITING:
             history = record["history"]

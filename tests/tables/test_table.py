@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tablezoo.bots.search import AgentBot
+from tablezoo.games.core import ConfigError
 from tablezoo.games import GAMES, draw, game_class
 from tablezoo.tables.table import FINISHED, PLAYING, TABLE_COMMANDS, Table
 
@@ -304,6 +305,29 @@ def test_the_agent_sits_at_every_seat_count(name: str) -> None:
     assert table.bots[1].simulations == 2  # type: ignore[attr-defined]
 
 
+def test_a_bare_agent_thinks_for_the_tables_seconds_and_keeps_its_name() -> None:
+    """``/bot agent`` at a table of ``agent_think`` seconds seats ``agent:think=SECONDS`` (the site's
+    default; its label stays "agent bot"), kept through the table's record; the library's tables
+    (0 seconds) seat the network alone, and a setting given by name is the one played."""
+    table = Table.new("court", seed=1, agent_think=0.25)
+    assert table.handle("ann", "/join Ann").ok
+    assert table.handle("ann", "/bot agent").ok
+    assert table.handle("ann", "/bot agent:search=2").ok
+    assert [o.name for o in table.seats] == ["Ann", "agent bot", "agent:search=2 bot"]
+    assert [o.bot for o in table.seats[1:]] == ["agent:think=0.25", "agent:search=2"]
+    assert table.handle("ann", "/start").ok
+    thinking, counted = table.bots[1], table.bots[2]
+    assert isinstance(thinking, AgentBot) and thinking.seconds == 0.25
+    assert isinstance(counted, AgentBot) and (counted.seconds, counted.simulations) == (None, 2)
+    again = Table.from_record(json.loads(json.dumps(table.to_record())))
+    assert again.agent_think == 0.25 and again.bots[1].seconds == 0.25  # type: ignore[attr-defined]
+    plain = Table.new("court", seed=1)
+    assert plain.handle("ann", "/join Ann").ok and plain.handle("ann", "/bot agent").ok
+    assert plain.seats[1].bot == "agent"
+    with pytest.raises(ConfigError, match="agent_think is 0 seconds or more"):
+        Table.new("court", agent_think=-1)
+
+
 def test_agent_settings_and_options_are_checked_before_the_game_and_bots_can_be_removed() -> None:
     table = Table.new("sechs_nimmt", seed=1)
     assert table.handle("ann", "/join Ann").ok
@@ -311,7 +335,7 @@ def test_agent_settings_and_options_are_checked_before_the_game_and_bots_can_be_
     reply = table.handle("ann", "/bot agent:depth=3")
     takes = (
         "bot 'agent' takes search=0, c_puct=1.5, horizon=0, batch=1, think=0.0, considered=16, "
-        "confidence=0.25, root=gumbel, leaf=turn; not 'depth=3'"
+        "confidence=0.25, root=gumbel, leaf=turn, others=sample; not 'depth=3'"
     )
     assert not reply.ok and takes in reply.text
     assert snapshot(table) == before
