@@ -8,9 +8,11 @@ For each game and seat count, and each simulation budget, two rows of games:
 
 Each game seats the searcher at the next seat in turn and has a seed of its own (the same deals
 and dice at every budget). A row records the searcher's win share with its 95% Wilson interval,
-its mean score, the milliseconds a searched move took (mean over its decisions), and the share
+its mean score, the milliseconds a searched move took (mean over its decisions), the share
 of its decisions with more than one legal move where the search played another move than the
-network alone would have (``changed``)::
+network alone would have (``changed``), and every game's credit (``credits``: the same seed
+plays the same deals and dice at every budget, so a row's gain over the row of one simulation,
+the network alone, is measured game by game: ``--markdown`` shows it with its paired interval)::
 
     python benchmarks/search_scaling.py --games heckmeck court --seats 2 \\
         --simulations 1 8 32 128 512 --games-per-point 1000 --out benchmarks/results/search_scaling.json
@@ -19,7 +21,8 @@ The searcher is ``agent:search=N`` with ``--settings`` appended (``agent:search=
 PUCT root of earlier versions); ``--agent FILE.npz`` searches with another network of the game (its
 ``changed`` share is still counted against the shipped network's moves). Rows already in ``--out``
 (the same game, seats, opponent, searcher
-and games) are kept, not played again: a stopped run goes on where it stopped. ``--plot FILE``
+and games) are kept, not played again, and so are the chunks of 50 games of an unfinished row
+(``OUT.chunks.json``): a stopped run goes on where it stopped. ``--plot FILE``
 draws the curves of a results file, ``--markdown`` prints its rows as a table (a cell: the win share,
 its interval, the milliseconds a move and the games).
 """
@@ -100,21 +103,48 @@ def play_games(task: tuple[str, int, str, str, int, int, int]) -> dict[str, Any]
     }
 
 
+CHUNK = 50
+"""Games played (and kept in ``--out``'s side file of chunks) at a time: a stopped row goes on
+from its last chunk."""
+
+
 def run_row(
-    game_name: str, seats: int, searcher: str, opponent: str, games: int, seed: int, jobs: int
+    game_name: str,
+    seats: int,
+    searcher: str,
+    opponent: str,
+    games: int,
+    seed: int,
+    jobs: int,
+    chunks: Path | None = None,
 ) -> dict[str, Any]:
-    """One row: ``games`` games of ``searcher`` against ``opponent`` at every other seat."""
-    chunk = max(1, math.ceil(games / (4 * jobs)))
+    """One row: ``games`` games of ``searcher`` against ``opponent`` at every other seat. With
+    ``chunks`` (a JSON file), every chunk of :data:`CHUNK` games played is kept there as it ends,
+    and one kept from a stopped run is not played again."""
     tasks = [
-        (game_name, seats, searcher, opponent, seed, first, min(chunk, games - first))
-        for first in range(0, games, chunk)
+        (game_name, seats, searcher, opponent, seed, first, min(CHUNK, games - first))
+        for first in range(0, games, CHUNK)
     ]
+    kept: dict[str, dict[str, Any]] = json.loads(chunks.read_text()) if chunks and chunks.exists() else {}
     start = time.perf_counter()
+    found = {t: kept[json.dumps(t)] for t in tasks if json.dumps(t) in kept}
+    todo = [t for t in tasks if t not in found]
+
+    def keep(task: tuple[str, int, str, str, int, int, int], part: dict[str, Any]) -> None:
+        found[task] = part
+        if chunks is not None:
+            kept[json.dumps(task)] = part
+            chunks.parent.mkdir(parents=True, exist_ok=True)
+            chunks.write_text(json.dumps(kept) + "\n")
+
     if jobs > 1:
         with multiprocessing.get_context("forkserver").Pool(jobs) as pool:
-            parts = pool.map(play_games, tasks)
+            for task, part in zip(todo, pool.imap(play_games, todo), strict=True):
+                keep(task, part)
     else:
-        parts = [play_games(t) for t in tasks]
+        for task in todo:
+            keep(task, play_games(task))
+    parts = [found[t] for t in tasks]
     credits = [c for p in parts for c in p["credits"]]
     share = float(np.mean(credits))
     low, high = wilson(share, len(credits))
@@ -133,6 +163,7 @@ def run_row(
         "changed": round(sum(p["changed"] for p in parts) / max(sum(p["decided"] for p in parts), 1), 4),
         "truncated_games": sum(p["truncated"] for p in parts),
         "wall_seconds": round(time.perf_counter() - start, 1),
+        "credits": [round(c, 4) for c in credits],
     }
 
 
@@ -149,6 +180,23 @@ def key(row: dict[str, Any]) -> tuple[Any, ...]:
     return row["game"], row["seats"], row["opponent"], row["searcher"], row["games"]
 
 
+def paired_gain(row: dict[str, Any], rows: list[dict[str, Any]]) -> tuple[float, float, float] | None:
+    """The searcher's gain in win share over the network alone in the same games: the mean of the
+    per-game differences between ``row`` and the row of one simulation (the network alone) with the
+    same game, seats, opponent, network, seed and games, and its 95% interval (normal, paired).
+    The games are the same deals and dice, so only games where the search changed a move differ:
+    a much narrower interval than two rows' own. None where either row has no per-game credits."""
+    agent = row["searcher"].split(":")[0]
+    for base in rows:
+        same = all(base[k] == row[k] for k in ("game", "seats", "opponent", "seed", "games"))
+        alone = same and simulations_of(base) == 1 and base["searcher"].split(":")[0] == agent
+        if alone and "credits" in base and "credits" in row:
+            d = np.asarray(row["credits"]) - np.asarray(base["credits"])
+            half = 1.96 * float(d.std(ddof=1)) / math.sqrt(len(d)) if len(d) > 1 else 0.0
+            return float(d.mean()), float(d.mean()) - half, float(d.mean()) + half
+    return None
+
+
 def markdown(rows: list[dict[str, Any]]) -> str:
     """A table of ``rows``: one line per game, seats, opponent and searcher settings, a column per budget."""
     budgets = sorted({simulations_of(r) for r in rows})
@@ -161,14 +209,16 @@ def markdown(rows: list[dict[str, Any]]) -> str:
     for (game_name, seats, opponent, settings), found in sorted(lines.items()):
         cells = []
         for n in budgets:
-            r = found.get(n)
-            if r is None:
+            if n not in found:
                 cells.append("-")
             else:
+                r = found[n]
                 low, high = r["win_share_95ci"]
-                cells.append(
-                    f"{r['win_share']:.3f} [{low:.3f}, {high:.3f}] {r['ms_per_move']:.1f} ms, {r['games']}"
-                )
+                cell = f"{r['win_share']:.3f} [{low:.3f}, {high:.3f}] {r['ms_per_move']:.1f} ms, {r['games']}"
+                gain = paired_gain(r, rows) if simulations_of(r) > 1 else None
+                if gain is not None:
+                    cell += f"; gain {gain[0]:+.3f} [{gain[1]:+.3f}, {gain[2]:+.3f}]"
+                cells.append(cell)
         out.append(f"| {game_name} | {seats} | {opponent} | `{settings}` | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
@@ -243,8 +293,9 @@ def main(argv: list[str] | None = None) -> None:
                     row_key = (game_name, seats, other, searcher, args.games_per_point)
                     if row_key in done:
                         continue
+                    chunks = None if args.out is None else args.out.with_suffix(".chunks.json")
                     row = run_row(
-                        game_name, seats, searcher, other, args.games_per_point, args.seed, args.jobs
+                        game_name, seats, searcher, other, args.games_per_point, args.seed, args.jobs, chunks
                     )
                     print(json.dumps(row), flush=True)
                     rows.append(row)
