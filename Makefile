@@ -66,25 +66,31 @@ sanitize: $(LINKED)
 
 # The native core's own tests (native/tests/test_core.cc): every game and configuration played
 # at random with an invariant check after every step, round trips of states through their field
-# tables, refusals of bad configurations and states; built with the system's g++ against
-# native/include and native/src, no Python needed. `native-test-sanitize` builds the same with
-# AddressSanitizer and UndefinedBehaviorSanitizer (-fno-wrapv: signed overflow is checked).
-NATIVE_CORE := core heckmeck sechs_nimmt diamant court net
+# tables, refusals of bad configurations and states; built with the system's g++, no Python
+# needed. `native-test-sanitize` builds the same with AddressSanitizer and
+# UndefinedBehaviorSanitizer (-fno-wrapv: signed overflow is checked). The core's translation
+# units, headers and include folders are native/sources.txt's (the list setup.py builds from).
+native_sources = $(shell sed -n '/^\[$(1)\]/,/^\[/{/^[^[#]/p;}' native/sources.txt)
+NATIVE_CORE := $(call native_sources,core)
+NATIVE_HEADERS := $(call native_sources,headers)
+NATIVE_INCLUDE := $(addprefix -I,$(call native_sources,include))
 NATIVE_OUT := build/native
-NATIVE_CXXFLAGS := -std=c++17 -g -Wall -Wextra -fno-wrapv -Inative/include -Inative/src
+NATIVE_CXXFLAGS := -std=c++17 -g -Wall -Wextra -fno-wrapv $(NATIVE_INCLUDE)
 SANITIZE_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 NATIVE_TEST_GAMES ?= 4
+# each build's objects of the core: build/native/<build>/<path under native/src>.o
+native_objects = $(NATIVE_CORE:native/src/%.cc=$(NATIVE_OUT)/$(1)/%.o)
 
-$(NATIVE_OUT)/plain/%.o: native/src/%.cc $(wildcard native/src/*.h) native/include/tablezoo/core.h | compiler
+$(NATIVE_OUT)/plain/%.o: native/src/%.cc $(NATIVE_HEADERS) | compiler
 	@mkdir -p $(@D)
 	g++ $(NATIVE_CXXFLAGS) -O2 -c $< -o $@
-$(NATIVE_OUT)/sanitize/%.o: native/src/%.cc $(wildcard native/src/*.h) native/include/tablezoo/core.h | compiler
+$(NATIVE_OUT)/sanitize/%.o: native/src/%.cc $(NATIVE_HEADERS) | compiler
 	@mkdir -p $(@D)
 	g++ $(NATIVE_CXXFLAGS) -O1 $(SANITIZE_FLAGS) -c $< -o $@
-$(NATIVE_OUT)/plain/test_core: native/tests/test_core.cc $(wildcard native/tests/*.h) $(NATIVE_CORE:%=$(NATIVE_OUT)/plain/%.o)
-	g++ $(NATIVE_CXXFLAGS) -O2 $< $(NATIVE_CORE:%=$(NATIVE_OUT)/plain/%.o) -o $@
-$(NATIVE_OUT)/sanitize/test_core: native/tests/test_core.cc $(wildcard native/tests/*.h) $(NATIVE_CORE:%=$(NATIVE_OUT)/sanitize/%.o)
-	g++ $(NATIVE_CXXFLAGS) -O1 $(SANITIZE_FLAGS) $< $(NATIVE_CORE:%=$(NATIVE_OUT)/sanitize/%.o) -o $@
+$(NATIVE_OUT)/plain/test_core: native/tests/test_core.cc $(wildcard native/tests/*.h) $(call native_objects,plain)
+	g++ $(NATIVE_CXXFLAGS) -O2 $< $(call native_objects,plain) -o $@
+$(NATIVE_OUT)/sanitize/test_core: native/tests/test_core.cc $(wildcard native/tests/*.h) $(call native_objects,sanitize)
+	g++ $(NATIVE_CXXFLAGS) -O1 $(SANITIZE_FLAGS) $< $(call native_objects,sanitize) -o $@
 
 # (the objects are kept between builds)
 .PRECIOUS: $(NATIVE_OUT)/plain/%.o $(NATIVE_OUT)/sanitize/%.o $(NATIVE_OUT)/fuzz/%.o
@@ -103,7 +109,7 @@ native-test-sanitize: $(NATIVE_OUT)/sanitize/test_core
 FUZZ_GAMES := heckmeck sechs_nimmt diamant court
 FUZZ_SECONDS ?= 6
 FUZZ_CXX := clang++
-FUZZ_FLAGS := -std=c++17 -g -O1 -fno-wrapv -Inative/include -Inative/src -fsanitize=address,undefined \
+FUZZ_FLAGS := -std=c++17 -g -O1 -fno-wrapv $(NATIVE_INCLUDE) -fsanitize=address,undefined \
 	-fno-sanitize-recover=undefined -fno-omit-frame-pointer
 
 # clang and its libFuzzer runtime: installed when missing and apt-get can (as root), otherwise
@@ -114,11 +120,11 @@ fuzzer:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang libclang-rt-14-dev >/dev/null; \
 	else echo "no clang with libFuzzer: the fuzzer will be skipped (apt-get install clang libclang-rt-14-dev)"; fi
 
-$(NATIVE_OUT)/fuzz/%.o: native/src/%.cc $(wildcard native/src/*.h) native/include/tablezoo/core.h
+$(NATIVE_OUT)/fuzz/%.o: native/src/%.cc $(NATIVE_HEADERS)
 	@mkdir -p $(@D)
 	$(FUZZ_CXX) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
-$(NATIVE_OUT)/fuzz/fuzz_%: native/fuzz/fuzz_state.cc $(wildcard native/tests/*.h) $(NATIVE_CORE:%=$(NATIVE_OUT)/fuzz/%.o)
-	$(FUZZ_CXX) $(FUZZ_FLAGS) -fsanitize=fuzzer -DFUZZ_GAME=$* $< $(NATIVE_CORE:%=$(NATIVE_OUT)/fuzz/%.o) -o $@
+$(NATIVE_OUT)/fuzz/fuzz_%: native/fuzz/fuzz_state.cc $(wildcard native/tests/*.h) $(call native_objects,fuzz)
+	$(FUZZ_CXX) $(FUZZ_FLAGS) -fsanitize=fuzzer -DFUZZ_GAME=$* $< $(call native_objects,fuzz) -o $@
 
 # Each game's target for FUZZ_SECONDS from its seed corpus (new inputs go to a scratch folder,
 # the corpus in the repository is only read); a crash stops it and leaves crash-* in build/native/fuzz.

@@ -6,10 +6,13 @@ optional: where no C++ compiler is found the package installs with the Python en
 alone (tablezoo.games.native.available() is then False). TABLEZOO_SANITIZE=1 builds it
 with AddressSanitizer and UndefinedBehaviorSanitizer, under build/sanitize (``make sanitize``
 installs that build into a folder of its own, never into the project's environment).
+
+The sources, their sections and the include folders are read from native/sources.txt, the one
+list every build of the core reads (the Makefile's C++ tests and fuzzer too).
 """
 
 import os
-from glob import glob
+from pathlib import Path
 
 from pybind11.setup_helpers import ParallelCompile, Pybind11Extension
 from setuptools import setup
@@ -29,11 +32,32 @@ if os.environ.get("TABLEZOO_SANITIZE"):
     options = {"build": {"build_base": "build/sanitize"}}
 
 
+def native_sources(path: str = "native/sources.txt") -> dict[str, list[str]]:
+    """native/sources.txt as {section: [line, ...]}: a `[section]` line opens a section, blank
+    lines and `#` comments are skipped."""
+    sections: dict[str, list[str]] = {}
+    current = None
+    for number, raw in enumerate(Path(path).read_text().splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            current = sections.setdefault(line[1:-1], [])
+        elif current is None:
+            raise ValueError(f"{path}:{number}: {line!r} comes before any [section]")
+        else:
+            current.append(line)
+    return sections
+
+
+SOURCES = native_sources()
+
+
 def extension(name: str, sources: list[str]) -> Pybind11Extension:
     return Pybind11Extension(
         name,
         sources,
-        include_dirs=["native/include"],
+        include_dirs=SOURCES["include"],
         cxx_std=17,
         define_macros=[("PYBIND11_DETAILED_ERROR_MESSAGES", "1")],  # a wrong argument's type is named
         extra_compile_args=flags,
@@ -42,12 +66,9 @@ def extension(name: str, sources: list[str]) -> Pybind11Extension:
     )
 
 
-games = sorted(glob("native/src/*.cc"))
-native = extension(
-    "tablezoo.games._native", [*games, *sorted(glob("native/src/bind/*.cc")), "native/src/module.cpp"]
-)
+native = extension("tablezoo.games._native", [*SOURCES["core"], *SOURCES["module"]])
 # The pieces only the tests call (numpy's draws, 6 nimmt!'s rollouts, Diamant's simulator),
 # kept out of the production module.
-testing = extension("tablezoo.games._native_testing", [*games, "native/src/testing.cpp"])
+testing = extension("tablezoo.games._native_testing", [*SOURCES["core"], *SOURCES["testing"]])
 
 setup(ext_modules=[native, testing], options=options)

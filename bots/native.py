@@ -19,7 +19,7 @@ determinisations, as its twin plans on ``seat.sample_state``.
 The network-guided search (``agent:search=N``, ``agent:think=SECONDS``,
 :class:`~tablezoo.bots.search.AgentBot`) has a port too, :class:`NativeAgentBot`: the core's
 forward pass of the same network (:func:`native_net`) guiding the core's search
-(``native/src/search.h``: the Gumbel root of :func:`~tablezoo.bots.search.think`, or with
+(``native/src/search/search.h``: the Gumbel root of :func:`~tablezoo.bots.search.think`, or with
 ``root=puct`` the tree of :func:`~tablezoo.bots.search.search`), on the games the core
 determinises (:attr:`~tablezoo.games.native.NativeGame.has_native_search`), with the settings
 it plays (:func:`has_native_search`).
@@ -95,7 +95,7 @@ _NATIVE_NETS: weakref.WeakKeyDictionary[PolicyValueNet, Any] = weakref.WeakKeyDi
 
 
 def native_net(net: PolicyValueNet) -> Any:
-    """The native core's twin of ``net``: its forward pass (``native/src/net.h``) from the same
+    """The native core's twin of ``net``: its forward pass (``native/src/net/net.h``) from the same
     arrays, handed over once per network (the bots of a table share it; none changes it)."""
     twin = _NATIVE_NETS.get(net)
     if twin is None:
@@ -149,7 +149,7 @@ def has_native_search(game: Game[Any], net: PolicyValueNet, settings: Mapping[st
 
 class NativeAgentBot(AgentBot):
     """:class:`~tablezoo.bots.search.AgentBot`'s search played by the native core: the same
-    simulation (``native/src/search.h`` reads like :func:`tablezoo.bots.search.search`), the
+    simulation (``native/src/search/search.h`` reads like :func:`tablezoo.bots.search.search`), the
     network's forward pass in the core (:func:`native_net`). Its randomness is the core's own
     generator, seeded with ``seed`` (one from the operating system when None) and again by
     ``reset(seed)``: its moves differ from the Python search's in the draws, and it is the same

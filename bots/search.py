@@ -37,7 +37,7 @@ planning with Gumbel", 2022), from seat ``s`` deciding:
 With one simulation (or one legal move) it is the network alone. With exact values at
 its leaves it finds the best move of positions solved exactly, on both cores
 (``tests/bots/test_think.py``, ``native/tests/test_core.cc``). Its native port
-(:class:`~tablezoo.bots.native.NativeAgentBot`, ``native/src/search.h``) is the same
+(:class:`~tablezoo.bots.native.NativeAgentBot`, ``native/src/search/search.h``) is the same
 root, drawn from the core's generator.
 
 **Where it stands** (see ``docs/bots/search.md`` for the curves): the search can only
@@ -134,9 +134,9 @@ change that (0.205 [0.138, 0.294], 100 games). The shipped head is left as it is
 To Court the King, Diamant), :func:`~tablezoo.bots.registry.make_bot` seats for
 ``agent:search=N`` (and a network file's ``:search=N``; any ``N``, ``c_puct`` and
 ``horizon``) the native port of :class:`AgentBot`, :class:`~tablezoo.bots.native.NativeAgentBot`:
-this search with ``batch=1``, simulation for simulation (``native/src/search.h`` reads like
+this search with ``batch=1``, simulation for simulation (``native/src/search/search.h`` reads like
 :func:`search`), guided by the core's forward pass of the same network
-(``native/src/net.h``, from the ``.npz``'s arrays, equal to numpy's to 1e-5). It draws from
+(``native/src/net/net.h``, from the ``.npz``'s arrays, equal to numpy's to 1e-5). It draws from
 the core's generator, so its moves differ from this search's in the draws; it is the same
 player (400 Heckmeck games at 2 seats, ``N=32``: win share 0.510, 95% interval 0.461 to
 0.559). It asks the network one observation at a time, as a simulation must wait for each

@@ -394,7 +394,7 @@ class SechsNimmtSearchBot:
     """Determinised Monte Carlo search over the hidden hands (see the module docstring).
 
     On the native core :func:`~tablezoo.bots.registry.make_bot` seats its port
-    (``SechsNimmt::Search`` in ``native/src/sechs_nimmt.h``; default settings, so ``model``
+    (``SechsNimmt::Search`` in ``native/src/games/sechs_nimmt/sechs_nimmt.h``; default settings, so ``model``
     off): the same search and the same values, its determinisations and rollouts drawn from
     the core's generator (its win share against this bot over seeded two-seat games holds 0.5
     in its 95% interval: ``tests/bots/test_native_sechs_nimmt_ports.py``). 20 to 38 times
@@ -534,7 +534,7 @@ class SechsNimmtMonteCarloBot:
     row with the fewest heads) and so is the ``logic`` draft.
 
     On the native core :func:`~tablezoo.bots.registry.make_bot` seats its port
-    (``SechsNimmt::MonteCarlo`` in ``native/src/sechs_nimmt.h``; default settings): the same
+    (``SechsNimmt::MonteCarlo`` in ``native/src/games/sechs_nimmt/sechs_nimmt.h``; default settings): the same
     player, its determinisations (the game's ``determinize``, the core's twin of
     :meth:`~tablezoo.games.sechs_nimmt.SechsNimmt.determinize`) and rollouts drawn from the
     core's generator (its win share against this bot over seeded two-seat games holds 0.5 in

@@ -15,7 +15,7 @@
 #include <memory>
 #include <vector>
 
-#include "../src/config.h"
+#include "core/config.h"
 #include "../tests/fields.h"
 #include "../tests/games.h"
 

@@ -7,11 +7,11 @@
 #include <utility>
 #include <vector>
 
-#include "../src/batched.h"
-#include "../src/court.h"
-#include "../src/diamant.h"
-#include "../src/heckmeck.h"
-#include "../src/sechs_nimmt.h"
+#include "batch/batched.h"
+#include "games/court/court.h"
+#include "games/diamant/diamant.h"
+#include "games/heckmeck/heckmeck.h"
+#include "games/sechs_nimmt/sechs_nimmt.h"
 #include "tablezoo/core.h"
 
 namespace tablezoo::testing {

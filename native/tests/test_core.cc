@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "../src/config.h"
-#include "../src/gumbel.h"
+#include "core/config.h"
+#include "search/gumbel.h"
 #include "fields.h"
 #include "games.h"
 
@@ -303,7 +303,7 @@ struct RandomBot {
   void reset() {}
 };
 
-// Search self-play (gumbel.h) answered by a stand-in network: random logits and win shares. The
+// Search self-play (search/gumbel.h) answered by a stand-in network: random logits and win shares. The
 // loop must keep every game legal, make samples that follow their definition, and refuse answers
 // that are not numbers it can use. Game 0 has a random opponent: its samples are all of the seat
 // searched, and the loop refuses opponents it cannot seat.

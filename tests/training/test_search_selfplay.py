@@ -1,4 +1,4 @@
-"""Search self-play in the core (native/src/gumbel.h): its samples follow the Gumbel root's
+"""Search self-play in the core (native/src/search/gumbel.h): its samples follow the Gumbel root's
 definition, are the same whatever the threads or the way the network is asked, show each seat
 only its own view, and a bad answer is refused with nothing applied."""
 

@@ -4,7 +4,7 @@
     loop = SearchSelfPlay("sechs_nimmt", 4, num_games=256, simulations=16, seed=1)
     samples = loop.play(net, decisions=10)          # net: a PolicyValueNet, or obs -> (logits, values)
 
-Many games of one configuration advance together in the core (``native/src/gumbel.h``). Every
+Many games of one configuration advance together in the core (``native/src/search/gumbel.h``). Every
 decision of every seat is searched the way Gumbel AlphaZero's root is (Danihelka et al.,
 *Policy improvement by planning with Gumbel*, 2022):
 
@@ -29,7 +29,7 @@ hands out all the observations waiting (:meth:`SearchSelfPlay.requests`, one row
 layout the network reads) and goes on with the answers (:meth:`SearchSelfPlay.answer`): one call
 of the network per wave of leaves across all games, which a torch or numpy network turns into a
 few matrix products. A :class:`~tablezoo.bots.net.PolicyValueNet` given to :meth:`play` is
-instead run by the core itself (its forward pass, ``native/src/net.h``, reads only an
+instead run by the core itself (its forward pass, ``native/src/net/net.h``, reads only an
 observation's nonzero entries) with the games spread over ``num_threads`` threads.
 
 **Opponents.** With ``opponent="search"`` (any of the game's native bots, its

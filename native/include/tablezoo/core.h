@@ -7,7 +7,7 @@
 // turning it into the Python engine's dict (and back) is generic over that table
 // (bind/values.h), so a state passes between the two cores through JSON unchanged.
 //
-// A game class G provides (see heckmeck.h for one that reads like its Python twin):
+// A game class G provides (see games/heckmeck/heckmeck.h for one that reads like its Python twin):
 //
 //   using State = ...;    // a struct with `static constexpr auto fields()`
 //   using Outcome = ...;  // a chance outcome: std::vector<int>, std::string, or a struct

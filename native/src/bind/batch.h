@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "../batched.h"
+#include "batch/batched.h"
 #include "bound.h"
 
 namespace tablezoo {

@@ -1,5 +1,5 @@
 // To Court the King's Python face: the one binding every game has (game.h).
-#include "../court.h"
+#include "games/court/court.h"
 #include "game.h"
 
 namespace tablezoo {

@@ -1,5 +1,5 @@
 // Diamant's Python face: the one binding every game has (game.h).
-#include "../diamant.h"
+#include "games/diamant/diamant.h"
 #include "game.h"
 
 namespace tablezoo {

@@ -1,4 +1,4 @@
-// Search self-play's Python face: the batched Gumbel loop of gumbel.h, the network the caller's.
+// Search self-play's Python face: the batched Gumbel loop of search/gumbel.h, the network the caller's.
 #pragma once
 
 #include <pybind11/numpy.h>
@@ -11,7 +11,7 @@
 #include <tuple>
 #include <utility>
 
-#include "../gumbel.h"
+#include "search/gumbel.h"
 #include "bound.h"
 #include "net_search.h"
 #include "ports.h"

@@ -1,5 +1,5 @@
 // Heckmeck's Python face: the one binding every game has (game.h).
-#include "../heckmeck.h"
+#include "games/heckmeck/heckmeck.h"
 #include "game.h"
 
 namespace tablezoo {

@@ -10,8 +10,8 @@
 
 #include "bound.h"
 #include "ports.h"
-#include "../net.h"
-#include "../search.h"
+#include "net/net.h"
+#include "search/search.h"
 
 namespace tablezoo {
 namespace py = pybind11;

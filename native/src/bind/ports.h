@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "../batched.h"
+#include "batch/batched.h"
 #include "bound.h"
 
 namespace tablezoo {

@@ -1,5 +1,5 @@
 // 6 nimmt!'s Python face: the one binding every game has (game.h).
-#include "../sechs_nimmt.h"
+#include "games/sechs_nimmt/sechs_nimmt.h"
 #include "game.h"
 
 namespace tablezoo {

@@ -1,7 +1,7 @@
 // 6 nimmt!: the C++ twin of tablezoo/games/sechs_nimmt.py.
 #include "sechs_nimmt.h"
 
-#include "config.h"
+#include "core/config.h"
 
 #include <algorithm>
 #include <array>

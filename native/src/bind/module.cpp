@@ -5,10 +5,10 @@
 
 #include <algorithm>
 
-#include "bind/batch.h"
-#include "bind/fast.h"
-#include "bind/game.h"
-#include "bind/net_search.h"
+#include "batch.h"
+#include "fast.h"
+#include "game.h"
+#include "net_search.h"
 
 namespace py = pybind11;
 using namespace tablezoo;

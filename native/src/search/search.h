@@ -33,7 +33,7 @@
 #include <utility>
 #include <vector>
 
-#include "net.h"
+#include "net/net.h"
 #include "tablezoo/core.h"
 
 namespace tablezoo {

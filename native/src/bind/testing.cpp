@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "bind/bound.h"
-#include "diamant.h"
-#include "sechs_nimmt.h"
+#include "bound.h"
+#include "games/diamant/diamant.h"
+#include "games/sechs_nimmt/sechs_nimmt.h"
 
 namespace py = pybind11;
 using namespace tablezoo;
@@ -55,7 +55,7 @@ PYBIND11_MODULE(_native_testing, m) {
          "Play the state to the end of its round: every move at random (random_rollout), or, given "
          "greedy, each the heuristic's with that chance (mixed_rollout).");
 
-  // Diamant's search bot's simulator (diamant.h: Table, threshold_camps, one_card_camps,
+  // Diamant's search bot's simulator (games/diamant/diamant.h: Table, threshold_camps, one_card_camps,
   // Rollout) on the table of a native state, for the tests that hold it to bots/diamant.py's.
   using diamant::Table;
   using DiamantState = Boxed<diamant::Diamant>;

@@ -1,7 +1,7 @@
 // Heckmeck am Bratwurmeck: the C++ twin of tablezoo/games/heckmeck.py.
 #include "heckmeck.h"
 
-#include "config.h"
+#include "core/config.h"
 
 #include <algorithm>
 #include <cmath>

@@ -59,8 +59,8 @@
 #include <string>
 #include <vector>
 
-#include "batched.h"
-#include "search.h"
+#include "batch/batched.h"
+#include "search/search.h"
 #include "tablezoo/core.h"
 
 namespace tablezoo {
@@ -235,7 +235,7 @@ class GumbelSelfPlay {
     collect_counts();
   }
 
-  // Every game plays `decisions` more searched decisions, its network the core's own (net.h,
+  // Every game plays `decisions` more searched decisions, its network the core's own (net/net.h,
   // reading the rows as requests() would hand them out). With the network in the core there is
   // nothing to batch across games: each game asks and answers on its own, the games spread over
   // the threads. The samples are what the same answers through answer() would make.

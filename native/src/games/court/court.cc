@@ -1,7 +1,7 @@
 // To Court the King: the C++ twin of tablezoo/games/court.py.
 #include "court.h"
 
-#include "config.h"
+#include "core/config.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,7 @@
 // Diamant: the C++ twin of tablezoo/games/diamant.py.
 #include "diamant.h"
 
-#include "config.h"
+#include "core/config.h"
 
 #include <algorithm>
 #include <cstring>
