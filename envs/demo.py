@@ -10,18 +10,31 @@ from __future__ import annotations
 
 import argparse
 import importlib
+from dataclasses import dataclass
 
 import numpy as np
 
 from tablezoo.envs import ENV_MODULES
+from tablezoo.games.settings import add_arguments, setting
+
+
+@dataclass
+class DemoSettings:
+    """The arguments of ``python -m tablezoo.envs.demo``."""
+
+    env: str = setting(positional=True, choices=ENV_MODULES)
+    """environment module"""
+    players: int | None = setting(None)
+    """seat count (the game's default)"""
+    seed: int = setting(0)
+    """seed of the dice and of the players"""
+    option: list[str] = setting(factory=list, action="append")
+    """switch on a game option"""
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("env", choices=ENV_MODULES, help="environment module")
-    parser.add_argument("--players", type=int, default=None, help="seat count (the game's default)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the dice and of the players")
-    parser.add_argument("--option", action="append", default=[], help="switch on a game option")
+    add_arguments(parser, DemoSettings, defaults=True, show_defaults=False)
     args = parser.parse_args(argv)
 
     module = importlib.import_module(f"tablezoo.envs.{args.env}")

@@ -18,11 +18,19 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tablezoo.evaluation.aggregate import aggregate, plot_profile
-from tablezoo.evaluation.cli_args import game_arg, game_args, game_of, players_arg, reading_args
+from tablezoo.evaluation.cli_args import (
+    ReadingSettings,
+    TableSettings,
+    game_of,
+    game_setting,
+    option_setting,
+    players_setting,
+)
 from tablezoo.evaluation.compare import compare, compare_results
 from tablezoo.evaluation.policies import as_bot
 from tablezoo.evaluation.progress import ProgressBar
@@ -30,6 +38,7 @@ from tablezoo.evaluation.protocol import GAMES_PER_CELL, PROTOCOL, check_counts,
 from tablezoo.evaluation.results import join_seat_counts, make_portable, read_results, rescore
 from tablezoo.evaluation.tournament import format_table, lineup, named_tournament
 from tablezoo.games.core import ConfigError
+from tablezoo.games.settings import add_arguments, setting
 
 
 def format_result(result: dict[str, Any]) -> str:
@@ -225,6 +234,66 @@ def _check_reading_flags(result: dict[str, Any], args: argparse.Namespace) -> No
         )
 
 
+@dataclass
+class BenchmarkSettings:
+    """The flags of ``tablezoo benchmark`` (the reading of a policy: :class:`ReadingSettings`)."""
+
+    game: str = game_setting()
+    policy: str | None = setting(
+        None,
+        positional=True,
+        nargs="?",
+        help="a bot name, a .npz, an SB3 .zip, a torch .pt (TorchScript or a whole module), an RLlib "
+        "checkpoint folder, an .onnx file, or module:name (a callable, a module, a class; "
+        "module:Class@state_dict.pt)",
+    )
+    compare: list[str] | None = setting(None, nargs=2, metavar=("A", "B"))
+    """two policies on the same deals and seats, or two stored results (.json) paired game by game"""
+    input_a: str | None = setting(None, metavar="LAYOUT[,SCALING]")
+    """with --compare: what A reads where it does not declare it (plain,raw; padded,scaled; ...)"""
+    input_b: str | None = setting(None, metavar="LAYOUT[,SCALING]")
+    """with --compare: what B reads"""
+    aggregate: list[str] | None = setting(None, metavar="RESULT")
+    """results (JSON) of one policy's training seeds"""
+    versus: list[str] | None = setting(None, metavar="RESULT")
+    """with --aggregate: another policy's results, for the probability of improvement (paired with the
+    first's by training seed, in any order)"""
+    pair_by_position: bool = setting(False, action="store_true")
+    """with --versus: pair the runs in the order given (for runs without a common set of seeds)"""
+    mixed_budgets: bool = setting(False, action="store_true")
+    """with --aggregate: sum up runs of different training budgets (refused by default)"""
+    plot: str | None = setting(None)
+    """with --aggregate: the performance profile (and --versus's) as a PNG"""
+    rescore: str | None = setting(None, metavar="RESULT")
+    """recompute every figure of a result from its outcomes"""
+    join: list[str] | None = setting(None, metavar="RESULT")
+    """one training seed's results at different seat counts, as one protocol result (with --out)"""
+    players: list[int] | None = players_setting("seat counts (default: the protocol's)")
+    opponents: list[str] | None = setting(None)
+    """opponent bots (default: the protocol's panel)"""
+    games: int = setting(GAMES_PER_CELL)
+    """games a cell (default: the protocol's)"""
+    jobs: int = setting(1)
+    """processes to share the games among"""
+    core: str | None = setting(None, choices=("python", "native"))
+    """the engine (default: native if built)"""
+    option: list[str] = option_setting()
+
+
+@dataclass
+class BenchmarkRecord:
+    """What ``tablezoo benchmark`` records beside a result, and where it writes it."""
+
+    training_seed: int | None = setting(None)
+    """the seed the policy was trained with (recorded)"""
+    training_budget: int | None = setting(None)
+    """the decisions the policy was trained on (recorded; --aggregate refuses runs of different ones)"""
+    out: str | None = setting(None)
+    """also write the result (JSON) to this file"""
+    json: bool = setting(False, action="store_true")
+    """print the result as JSON instead of a table"""
+
+
 def add_benchmark_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add ``benchmark`` to the ``tablezoo`` command's subparsers."""
     p = subparsers.add_parser(
@@ -234,79 +303,9 @@ def add_benchmark_parser(subparsers: Any) -> argparse.ArgumentParser:
         description=f"Score a policy by {PROTOCOL}: against random, the heuristic and the game's strongest "
         "bot, at the smallest, 4 and the largest seat count, 1,000 games a cell on fixed seeds.",
     )
-    game_arg(p)
-    p.add_argument(
-        "policy",
-        nargs="?",
-        help="a bot name, a .npz, an SB3 .zip, a torch .pt (TorchScript or a whole module), an RLlib "
-        "checkpoint folder, an .onnx file, or module:name (a callable, a module, a class; "
-        "module:Class@state_dict.pt)",
-    )
-    p.add_argument(
-        "--compare",
-        nargs=2,
-        metavar=("A", "B"),
-        help="two policies on the same deals and seats, or two stored results (.json) paired game by game",
-    )
-    p.add_argument(
-        "--input-a",
-        default=None,
-        metavar="LAYOUT[,SCALING]",
-        help="with --compare: what A reads where it does not declare it (plain,raw; padded,scaled; ...)",
-    )
-    p.add_argument("--input-b", default=None, metavar="LAYOUT[,SCALING]", help="with --compare: what B reads")
-    p.add_argument(
-        "--aggregate", nargs="+", metavar="RESULT", help="results (JSON) of one policy's training seeds"
-    )
-    p.add_argument(
-        "--versus",
-        nargs="+",
-        metavar="RESULT",
-        help="with --aggregate: another policy's results, for the probability of improvement (paired "
-        "with the first's by training seed, in any order)",
-    )
-    p.add_argument(
-        "--pair-by-position",
-        action="store_true",
-        help="with --versus: pair the runs in the order given (for runs without a common set of seeds)",
-    )
-    p.add_argument(
-        "--mixed-budgets",
-        action="store_true",
-        help="with --aggregate: sum up runs of different training budgets (refused by default)",
-    )
-    p.add_argument(
-        "--plot", default=None, help="with --aggregate: the performance profile (and --versus's) as a PNG"
-    )
-    p.add_argument("--rescore", metavar="RESULT", help="recompute every figure of a result from its outcomes")
-    p.add_argument(
-        "--join",
-        nargs="+",
-        metavar="RESULT",
-        help="one training seed's results at different seat counts, as one protocol result (with --out)",
-    )
-    players_arg(p, several=True, help="seat counts (default: the protocol's)")
-    p.add_argument(
-        "--opponents", nargs="+", default=None, help="opponent bots (default: the protocol's panel)"
-    )
-    p.add_argument("--games", type=int, default=GAMES_PER_CELL, help="games a cell (default: the protocol's)")
-    p.add_argument("--jobs", type=int, default=1, help="processes to share the games among")
-    p.add_argument(
-        "--core", choices=["python", "native"], default=None, help="the engine (default: native if built)"
-    )
-    p.add_argument("--option", action="append", default=[], help="switch on a game option")
-    reading_args(p)
-    p.add_argument(
-        "--training-seed", type=int, default=None, help="the seed the policy was trained with (recorded)"
-    )
-    p.add_argument(
-        "--training-budget",
-        type=int,
-        default=None,
-        help="the decisions the policy was trained on (recorded; --aggregate refuses runs of different ones)",
-    )
-    p.add_argument("--out", default=None, help="also write the result (JSON) to this file")
-    p.add_argument("--json", action="store_true", help="print the result as JSON instead of a table")
+    add_arguments(p, BenchmarkSettings, defaults=True, show_defaults=False)
+    add_arguments(p, ReadingSettings, defaults=True)
+    add_arguments(p, BenchmarkRecord, defaults=True, show_defaults=False)
     p.set_defaults(func=cmd_benchmark)
     return p
 
@@ -352,31 +351,28 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
         Path(args.json).write_text(text + "\n")
 
 
+@dataclass
+class EvaluateSettings(TableSettings):
+    """The flags of ``tablezoo evaluate`` (the reading of a policy: :class:`ReadingSettings`)."""
+
+    bots: list[str] | None = setting(None, required=True)
+    """one bot per seat, the last fills the rest: a bot name, or a policy file (.npz, SB3 .zip, .onnx,
+    an RLlib checkpoint folder)"""
+    games: int = setting(200)
+    """games to play"""
+    seed: int = setting(0)
+    """tournament seed"""
+    json: str | None = setting(None, nargs="?", const="-", metavar="FILE")
+    """the result as JSON: into FILE (the table still printed), or alone, without FILE, on standard
+    output instead of the table"""
+    jobs: int = setting(1)
+    """processes sharing the games (the same results, sooner)"""
+
+
 def add_evaluate_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add ``tablezoo evaluate`` to the sub-commands of the command line."""
     p = subparsers.add_parser("evaluate", help="a tournament with rotated seats and fixed seeds")
-    game_args(p)
-    p.add_argument(
-        "--bots",
-        nargs="+",
-        required=True,
-        help="one bot per seat, the last fills the rest: a bot name, or a policy file (.npz, SB3 .zip, "
-        ".onnx, an RLlib checkpoint folder)",
-    )
-    p.add_argument("--games", type=int, default=200, help="games to play")
-    p.add_argument("--seed", type=int, default=0, help="tournament seed")
-    p.add_argument(
-        "--json",
-        nargs="?",
-        const="-",
-        default=None,
-        metavar="FILE",
-        help="the result as JSON: into FILE (the table still printed), or alone, without FILE, on "
-        "standard output instead of the table",
-    )
-    p.add_argument(
-        "--jobs", type=int, default=1, help="processes sharing the games (the same results, sooner)"
-    )
-    reading_args(p)
+    add_arguments(p, EvaluateSettings, defaults=True, show_defaults=False)
+    add_arguments(p, ReadingSettings, defaults=True)
     p.set_defaults(func=cmd_evaluate)
     return p

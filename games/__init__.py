@@ -6,6 +6,10 @@
 :data:`GAMES` names the games and :func:`game_class` gives a game's class (its
 module is imported on first use). :func:`load_state` reads back a state written
 by ``Game.to_json`` together with its game.
+
+Beside the engine, on the same bottom floor so that every layer's command can use it,
+:mod:`tablezoo.games.settings` makes the command line's flags from settings dataclasses (every
+``tablezoo`` subcommand declares its flags that one way).
 """
 
 from __future__ import annotations

@@ -56,6 +56,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -64,9 +65,10 @@ import numpy as np
 
 from tablezoo.bots import registry
 from tablezoo.bots.net import PolicyValueNet, load_model
-from tablezoo.evaluation.cli_args import game_arg, players_arg, reading_args
+from tablezoo.evaluation.cli_args import ReadingSettings, TableSettings
 from tablezoo.games import make
 from tablezoo.games.core import TERMINAL, ConfigError, Game, TablezooError
+from tablezoo.games.settings import add_arguments, setting
 from tablezoo.release.onnx_graph import (
     _NOUNS,
     MASKED_LOGIT,
@@ -396,6 +398,29 @@ def export_torch(
     return {"positions": seen, "max_difference": worst, "same_move": f"{same}/{seen}", "reads": reads}
 
 
+@dataclass
+class ExportSettings(TableSettings):
+    """The flags of ``tablezoo export`` (the reading of a policy: :class:`ReadingSettings`)."""
+
+    policy: str | None = setting(
+        None,
+        help="a network or policy .npz, or a torch .pt (TorchScript or a module saved whole; "
+        "--observation and --scaled/--raw where it does not declare its input) "
+        "(default: the game's shipped agent, <game>.npz)",
+    )
+    padded: bool = setting(False, action="store_true")
+    """networks only: one graph for every seat count, reading the padded observation
+    (<game>-padded.onnx; no --players)"""
+    out: str = setting("exported")
+    """folder to write to (default: exported/)"""
+    mask: str = setting("float32", choices=("float32", "bool"))
+    """type of the mask input"""
+    positions: int = setting(500)
+    """random-play positions to check (per seat count)"""
+    seed: int = setting(0)
+    """seed of the check's random play"""
+
+
 def add_export_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add ``export`` to the ``tablezoo`` command's subparsers."""
     p = subparsers.add_parser(
@@ -405,28 +430,7 @@ def add_export_parser(subparsers: Any) -> argparse.ArgumentParser:
         "action and win share out), write a JSON description beside it, and check it against numpy "
         "with ONNX Runtime.",
     )
-    game_arg(p)
-    players_arg(p)
-    p.add_argument("--option", action="append", default=[], help="switch on a game option")
-    p.add_argument(
-        "--policy",
-        default=None,
-        help="a network or policy .npz, or a torch .pt (TorchScript or a module saved whole; "
-        "--observation and --scaled/--raw where it does not declare its input) "
-        "(default: the game's shipped agent, <game>.npz)",
-    )
-    p.add_argument(
-        "--padded",
-        action="store_true",
-        help="networks only: one graph for every seat count, reading the padded observation "
-        "(<game>-padded.onnx; no --players)",
-    )
-    p.add_argument("--out", default="exported", help="folder to write to (default: exported/)")
-    p.add_argument("--mask", choices=["float32", "bool"], default="float32", help="type of the mask input")
-    p.add_argument(
-        "--positions", type=int, default=500, help="random-play positions to check (per seat count)"
-    )
-    p.add_argument("--seed", type=int, default=0, help="seed of the check's random play")
-    reading_args(p)
+    add_arguments(p, ExportSettings, defaults=True, show_defaults=False)
+    add_arguments(p, ReadingSettings, defaults=True)
     p.set_defaults(func=cmd_export)
     return p

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from tablezoo.bots.net import PolicyValueNet
+from tablezoo.games.settings import flag_of
 from tablezoo.training.expert.config import ExpertConfig, parse_expert
-from tablezoo.training.settings import flag_of
 
 RECIPE = "recipe"
 """The key of a shipped network's ``meta`` that lists the commands that train and ship it again,

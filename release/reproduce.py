@@ -40,6 +40,7 @@ from tablezoo.bots.net import PolicyValueNet
 from tablezoo.bots.registry import agent_path
 from tablezoo.games import GAMES
 from tablezoo.games.core import ConfigError
+from tablezoo.games.settings import add_arguments, setting
 from tablezoo.release import ship as shipping
 from tablezoo.release.recipe import EXPERT, RECIPE, SHIP, SHIP_BEFORE
 from tablezoo.training.expert.config import RESUMABLE, ExpertConfig, parse_expert
@@ -165,20 +166,25 @@ def cmd_reproduce(args: argparse.Namespace) -> None:
     reproduce(args.game, path, ship=args.ship, dry_run=args.dry_run)
 
 
+@dataclass
+class ReproduceSettings:
+    """The flags of ``tablezoo reproduce``."""
+
+    game: str = setting(positional=True, choices=tuple(GAMES))
+    """the game"""
+    agent: str | None = setting(None)
+    """the network file (default: the game's shipped agent)"""
+    ship: bool = setting(False, action="store_true")
+    """then measure the network and ship it: overwrites the game's agent and model card"""
+    dry_run: bool = setting(False, action="store_true")
+    """print the commands and every setting of their runs, run none"""
+
+
 def add_reproduce_parser(sub: Any) -> argparse.ArgumentParser:
     """Add ``tablezoo reproduce`` to the subcommands ``sub``."""
     rp = sub.add_parser(
         "reproduce", help="train a game's shipped agent again, by the commands its network records"
     )
-    rp.add_argument("game", choices=list(GAMES), help="the game")
-    rp.add_argument("--agent", default=None, help="the network file (default: the game's shipped agent)")
-    rp.add_argument(
-        "--ship",
-        action="store_true",
-        help="then measure the network and ship it: overwrites the game's agent and model card",
-    )
-    rp.add_argument(
-        "--dry-run", action="store_true", help="print the commands and every setting of their runs, run none"
-    )
+    add_arguments(rp, ReproduceSettings, defaults=True, show_defaults=False)
     rp.set_defaults(func=cmd_reproduce)
     return rp

@@ -63,10 +63,11 @@ import numpy as np
 from tablezoo.bots.core import Bot, Seat
 from tablezoo.bots.net import PolicyValueNet
 from tablezoo.bots.registry import AGENTS_DIR, game_bots, make_bot
-from tablezoo.evaluation.cli_args import players_arg
+from tablezoo.evaluation.cli_args import players_setting
 from tablezoo.evaluation.tournament import PART_GAMES, join_parts, play_part, split_tournament
 from tablezoo.games import GAMES, game_class, make
 from tablezoo.games.core import CHANCE, TERMINAL, ConfigError, TablezooError
+from tablezoo.games.settings import add_arguments, setting
 from tablezoo.release.cards import (
     LEAGUE_MARK,
     _network_text,
@@ -184,35 +185,50 @@ Task = tuple[str, int, str, str, int, int]
 
 @dataclass(frozen=True)
 class ShipConfig:
-    """The settings of ``tablezoo ship``: which network of a run, and how long to measure it."""
+    """The settings of ``tablezoo ship``: which network of a run, and how long to measure it. Each
+    field is a ``tablezoo ship`` flag (:mod:`tablezoo.games.settings`; ``help`` is the flag's text)."""
 
-    run: Path
+    run: Path = setting(
+        positional=True,
+        help="a run folder written by `tablezoo expert`, or a game's name: measure its shipped agent again",
+    )
     """A run folder written by ``tablezoo expert``."""
-    games: int = 1000
+    games: int = setting(1000, help="games per seat count against heuristic")
     """Games per seat count against ``heuristic``."""
-    target_games: int = 0
+    target_games: int = setting(0, help="games per target row (default: --games)")
     """Games per strength target's row (0: :attr:`games`)."""
-    search: int = 32
+    search: int = setting(32, help="agent:search=N rows' N (0: none)")
     """The N of the ``agent:search=N`` rows (0: none)."""
-    search_games: int = 200
+    search_games: int = setting(200, help="games per agent:search=N row")
     """Games per ``agent:search=N`` row."""
-    seed: int = 2026
+    seed: int = setting(2026, help="seed of the evaluation tournaments")
     """Seed of the tournaments and of the positions timed."""
-    jobs: int = 2
+    jobs: int = setting(2, help="processes playing the games")
     """Processes playing the games (the results do not depend on it)."""
-    round: int | None = None
+    round: int | None = setting(None, help="ship the network of this round (default: the last)")
     """The round whose network ships (None: the last)."""
-    average: int = 1
+    average: int = setting(
+        1,
+        help="ship the mean of the weights of this many rounds, ending at --round (default 1: that "
+        "round's network alone)",
+    )
     """Ship the mean of the weights of this many rounds, ending at :attr:`round` (1: that round's alone)."""
-    num_players: tuple[int, ...] = ()
+    num_players: tuple[int, ...] = players_setting(
+        "seat counts played against heuristic (default: every one the game allows)", default=()
+    )
     """The seat counts of the table against ``heuristic`` (empty: every one the game allows)."""
-    refit_value: tuple[int, ...] = ()
+    refit_value: tuple[int, ...] = setting(
+        (),
+        metavar="PLAYERS",
+        help="first refit the network's win-share head to its own games at these seat counts (the "
+        "policy unchanged; with a game's name: its shipped agent, in place)",
+    )
     """Before measuring, refit the network's win-share head to its own games at these seat counts
     (:func:`~tablezoo.release.refit.refit_value`; the policy, and so ``agent``'s moves, unchanged).
     Empty: no refit."""
-    refit_games: int = 100
+    refit_games: int = setting(100, help="games of the refit a seat count")
     """Games of the refit at each of :attr:`refit_value`'s seat counts."""
-    refit_seed: int = 11
+    refit_seed: int = setting(11, help="seed of the refit's games")
     """Seed of the refit's games."""
 
     @property
@@ -490,54 +506,14 @@ def cmd_ship(args: argparse.Namespace) -> None:
 
 
 def add_ship_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Add ``tablezoo ship`` to the sub-commands of the command line."""
-    d = ShipConfig
+    """Add ``tablezoo ship`` to the sub-commands of the command line: a flag per :class:`ShipConfig`
+    setting."""
     p = subparsers.add_parser(
         "ship",
         help="measure an expert-iteration run's network and ship it as its game's agent, with a model card",
         description=__doc__.splitlines()[0],
     )
-    p.add_argument(
-        "run",
-        type=Path,
-        help="a run folder written by `tablezoo expert`, or a game's name: measure its shipped agent again",
-    )
-    p.add_argument("--games", type=int, default=d.games, help="games per seat count against heuristic")
-    p.add_argument(
-        "--target-games", type=int, default=d.target_games, help="games per target row (default: --games)"
-    )
-    p.add_argument("--search", type=int, default=d.search, help="agent:search=N rows' N (0: none)")
-    p.add_argument("--search-games", type=int, default=d.search_games, help="games per agent:search=N row")
-    p.add_argument("--seed", type=int, default=d.seed, help="seed of the evaluation tournaments")
-    p.add_argument("--jobs", type=int, default=d.jobs, help="processes playing the games")
-    p.add_argument(
-        "--round", type=int, default=d.round, help="ship the network of this round (default: the last)"
-    )
-    p.add_argument(
-        "--average",
-        type=int,
-        default=d.average,
-        help="ship the mean of the weights of this many rounds, ending at --round (default 1: that "
-        "round's network alone)",
-    )
-    players_arg(
-        p,
-        several=True,
-        dest="num_players",
-        default=(),
-        help="seat counts played against heuristic (default: every one the game allows)",
-    )
-    p.add_argument(
-        "--refit-value",
-        type=int,
-        nargs="+",
-        default=d.refit_value,
-        metavar="PLAYERS",
-        help="first refit the network's win-share head to its own games at these seat counts (the "
-        "policy unchanged; with a game's name: its shipped agent, in place)",
-    )
-    p.add_argument("--refit-games", type=int, default=d.refit_games, help="games of the refit a seat count")
-    p.add_argument("--refit-seed", type=int, default=d.refit_seed, help="seed of the refit's games")
+    add_arguments(p, ShipConfig, defaults=True)
     p.set_defaults(func=cmd_ship)
     return p
 

@@ -85,6 +85,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tablezoo.games.core import ConfigError, TablezooError
+from tablezoo.games.settings import add_arguments, setting
 from tablezoo.tables.hub import EXPIRE_AFTER, Hub
 from tablezoo.tables.limits import BURST, CONNECT_RATE, CREATE_RATE, MAX_OPEN_TABLES, RATE, Limits
 from tablezoo.tables.security import LOOPBACK_HOSTS, PAGE_HEADERS, Origins, SecurityHeaders
@@ -463,6 +464,18 @@ def cmd_tables_migrate(args: argparse.Namespace) -> None:
     print(done.summary())
 
 
+@dataclass
+class MigrateSettings:
+    """The flags of ``tablezoo tables migrate``."""
+
+    source: str = setting(flag="from", required=True, metavar="URL")
+    """sqlite:///PATH of the site's file"""
+    target: str = setting(flag="to", required=True, metavar="URL")
+    """postgresql://USER@HOST:PORT/NAME"""
+    verbose: bool = setting(False, action="store_true")
+    """print each table's outcome"""
+
+
 def add_tables_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add ``tablezoo tables migrate --from sqlite:///FILE --to postgresql://...``."""
     p = subparsers.add_parser("tables", help="the site's stored tables: move them to PostgreSQL")
@@ -472,15 +485,49 @@ def add_tables_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="move every table of a SQLite site, with its history, to PostgreSQL "
         "(idempotent, checked by replay)",
     )
-    m.add_argument(
-        "--from", dest="source", required=True, metavar="URL", help="sqlite:///PATH of the site's file"
-    )
-    m.add_argument(
-        "--to", dest="target", required=True, metavar="URL", help="postgresql://USER@HOST:PORT/NAME"
-    )
-    m.add_argument("--verbose", action="store_true", help="print each table's outcome")
+    add_arguments(m, MigrateSettings, defaults=True, show_defaults=False)
     m.set_defaults(func=cmd_tables_migrate)
     return p
+
+
+@dataclass
+class ServeSettings:
+    """The flags of ``tablezoo serve`` (:func:`serve`'s arguments)."""
+
+    host: str = setting("127.0.0.1")
+    """address to listen on (default 127.0.0.1)"""
+    port: int = setting(8000)
+    """port to listen on (default 8000)"""
+    db: str = setting(DEFAULT_PATH, help=f"SQLite file of the tables (default {DEFAULT_PATH})")
+    database: str | None = setting(None, metavar="URL")
+    """PostgreSQL database of the tables (postgresql://USER@HOST:PORT/NAME), instead of --db; with
+    --broker, for several workers (the cluster extra)"""
+    broker: str | None = setting(None, metavar="URL")
+    """Redis (or Valkey) server through which workers pass view changes (redis://HOST:PORT/0)"""
+    workers: int = setting(1)
+    """worker processes sharing the port (default 1; more need --database and --broker)"""
+    rate: float = setting(RATE, help=f"commands a second per client (default {RATE:g})")
+    burst: int = setting(BURST, help=f"commands a client may send at once (default {BURST})")
+    create_rate: int = setting(
+        CREATE_RATE, help=f"tables an address may create a minute (default {CREATE_RATE})"
+    )
+    connect_rate: int = setting(
+        CONNECT_RATE, help=f"sockets an address may open a minute (default {CONNECT_RATE})"
+    )
+    max_open_tables: int = setting(
+        MAX_OPEN_TABLES, help=f"tables that may wait for players at once (default {MAX_OPEN_TABLES})"
+    )
+    log_level: str = setting("info", choices=("critical", "error", "warning", "info", "debug"))
+    """what uvicorn logs (default info)"""
+    allow_host: list[str] = setting(factory=list, action="append", metavar="NAME")
+    """a host name the site is reached by, besides loopback and --host (repeatable)"""
+    allow_origin: list[str] = setting(factory=list, action="append", metavar="URL")
+    """another site (https://example.org) whose pages may use this one (repeatable)"""
+    expire_after: float = setting(
+        EXPIRE_AFTER,
+        metavar="SECONDS",
+        help=f"expire tables nobody plays or watches for this long (default {EXPIRE_AFTER:g})",
+    )
 
 
 def add_serve_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -488,77 +535,7 @@ def add_serve_parser(subparsers: Any) -> argparse.ArgumentParser:
     the upkeep of its stored tables: :func:`add_tables_parser`)."""
     add_tables_parser(subparsers)
     p = subparsers.add_parser("serve", help="the web site: tables in the browser, and the HTTP bot endpoint")
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
-    p.add_argument("--db", default=DEFAULT_PATH, help=f"SQLite file of the tables (default {DEFAULT_PATH})")
-    p.add_argument(
-        "--database",
-        metavar="URL",
-        help="PostgreSQL database of the tables (postgresql://USER@HOST:PORT/NAME), instead of --db; "
-        "with --broker, for several workers (the cluster extra)",
-    )
-    p.add_argument(
-        "--broker",
-        metavar="URL",
-        help="Redis (or Valkey) server through which workers pass view changes (redis://HOST:PORT/0)",
-    )
-    p.add_argument(
-        "--workers",
-        type=int,
-        default=1,
-        help="worker processes sharing the port (default 1; more need --database and --broker)",
-    )
-    p.add_argument(
-        "--rate", type=float, default=RATE, help=f"commands a second per client (default {RATE:g})"
-    )
-    p.add_argument(
-        "--burst", type=int, default=BURST, help=f"commands a client may send at once (default {BURST})"
-    )
-    p.add_argument(
-        "--create-rate",
-        type=int,
-        default=CREATE_RATE,
-        help=f"tables an address may create a minute (default {CREATE_RATE})",
-    )
-    p.add_argument(
-        "--connect-rate",
-        type=int,
-        default=CONNECT_RATE,
-        help=f"sockets an address may open a minute (default {CONNECT_RATE})",
-    )
-    p.add_argument(
-        "--max-open-tables",
-        type=int,
-        default=MAX_OPEN_TABLES,
-        help=f"tables that may wait for players at once (default {MAX_OPEN_TABLES})",
-    )
-    p.add_argument(
-        "--log-level",
-        default="info",
-        choices=["critical", "error", "warning", "info", "debug"],
-        help="what uvicorn logs (default info)",
-    )
-    p.add_argument(
-        "--allow-host",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="a host name the site is reached by, besides loopback and --host (repeatable)",
-    )
-    p.add_argument(
-        "--allow-origin",
-        action="append",
-        default=[],
-        metavar="URL",
-        help="another site (https://example.org) whose pages may use this one (repeatable)",
-    )
-    p.add_argument(
-        "--expire-after",
-        type=float,
-        default=EXPIRE_AFTER,
-        metavar="SECONDS",
-        help=f"expire tables nobody plays or watches for this long (default {EXPIRE_AFTER:g})",
-    )
+    add_arguments(p, ServeSettings, defaults=True, show_defaults=False)
     p.set_defaults(func=cmd_serve)
     return p
 

@@ -5,8 +5,10 @@
 - :mod:`tablezoo.training.dqn`: Tianshou's DQN with the action mask (a baselines row);
 - :mod:`tablezoo.training.expert`: expert iteration, league PPO and Gumbel search self-play
   (``tablezoo expert``);
-- :mod:`tablezoo.training.settings`: settings as dataclasses, the command line's flags made from
-  them; :mod:`tablezoo.training.torch_net`: the torch twin of the numpy network.
+- :mod:`tablezoo.training.torch_net`: the torch twin of the numpy network.
+
+The settings dataclasses and the flags made from them are :mod:`tablezoo.games.settings`'s (the
+old path ``tablezoo.training.settings`` warns and hands them on).
 
 Training imports the layers below it (games, bots, envs, wrappers, evaluation) and never
 :mod:`tablezoo.release` or the command line (:mod:`tablezoo.commands`), which import it.

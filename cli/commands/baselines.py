@@ -15,12 +15,14 @@ the published results. The defaults are the repository's folders: rows under
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tablezoo.evaluation.cli_args import game_arg, players_arg
+from tablezoo.evaluation.cli_args import game_setting, players_setting
 from tablezoo.evaluation.protocol import GAMES_PER_CELL
 from tablezoo.games.core import ConfigError
+from tablezoo.games.settings import add_arguments, setting
 from tablezoo.release.baselines.rows import ALGORITHMS, BUDGETS, Row, run_row
 from tablezoo.release.baselines.table import markdown, publish, table
 
@@ -28,6 +30,49 @@ OUT = Path("runs/baselines")
 """Where the rows train, by default."""
 RESULTS = Path("benchmarks/results")
 """Where the table goes, by default (and below it, ``protocol/``, the published rows)."""
+
+
+@dataclass
+class RunSettings:
+    """The flags of ``tablezoo baselines run``: one row."""
+
+    algorithm: str = setting(positional=True, choices=ALGORITHMS)
+    """the row's algorithm"""
+    game: str = game_setting()
+    players: int | None = players_setting("the row's seat count (required)")
+    budget: int | None = setting(None, required=True, help=f"learner decisions (the table's: {BUDGETS})")
+    seed: int = setting(0)
+    """training seed"""
+    out: Path = setting(OUT)
+    """folder of every row"""
+    curve_games: int = setting(100)
+    """games at each checkpoint of the curve"""
+    score_games: int = setting(GAMES_PER_CELL)
+    """games a protocol cell"""
+    opponents: list[str] | None = setting(None)
+    """the panel (default: the protocol's)"""
+    jobs: int = setting(1)
+    """processes to score in (a policy file only)"""
+
+
+@dataclass
+class SumSettings:
+    """The flags of ``tablezoo baselines table``."""
+
+    out: Path = setting(OUT)
+    """folder of every row"""
+    results: Path = setting(RESULTS)
+    """where the table goes"""
+
+
+@dataclass
+class PublishSettings:
+    """The flags of ``tablezoo baselines publish``."""
+
+    out: Path = setting(OUT)
+    """folder of every row"""
+    results: Path = setting(RESULTS / "protocol")
+    """where they go"""
 
 
 def add_baselines_parser(sub: Any) -> argparse.ArgumentParser:
@@ -42,26 +87,15 @@ def add_baselines_parser(sub: Any) -> argparse.ArgumentParser:
     run = actions.add_parser(
         "run", help="train and score one row (an algorithm, game, seat count, budget, seed)"
     )
-    run.add_argument("algorithm", choices=ALGORITHMS, help="the row's algorithm")
-    game_arg(run)
-    players_arg(run, help="the row's seat count (required)")
-    run.add_argument("--budget", type=int, required=True, help=f"learner decisions (the table's: {BUDGETS})")
-    run.add_argument("--seed", type=int, default=0, help="training seed")
-    run.add_argument("--out", type=Path, default=OUT, help="folder of every row")
-    run.add_argument("--curve-games", type=int, default=100, help="games at each checkpoint of the curve")
-    run.add_argument("--score-games", type=int, default=GAMES_PER_CELL, help="games a protocol cell")
-    run.add_argument("--opponents", nargs="+", default=None, help="the panel (default: the protocol's)")
-    run.add_argument("--jobs", type=int, default=1, help="processes to score in (a policy file only)")
+    add_arguments(run, RunSettings, defaults=True, show_defaults=False)
     run.set_defaults(func=cmd_run)
     summed = actions.add_parser("table", help="aggregate every finished row: JSON, markdown, plots")
-    summed.add_argument("--out", type=Path, default=OUT, help="folder of every row")
-    summed.add_argument("--results", type=Path, default=RESULTS, help="where the table goes")
+    add_arguments(summed, SumSettings, defaults=True, show_defaults=False)
     summed.set_defaults(func=cmd_table)
     shown = actions.add_parser(
         "publish", help="copy the finished full-protocol rows, their policies and aggregates"
     )
-    shown.add_argument("--out", type=Path, default=OUT, help="folder of every row")
-    shown.add_argument("--results", type=Path, default=RESULTS / "protocol", help="where they go")
+    add_arguments(shown, PublishSettings, defaults=True, show_defaults=False)
     shown.set_defaults(func=cmd_publish)
     return parser
 

@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from tablezoo.bots.registry import bot_names
-from tablezoo.evaluation.cli_args import game_args, game_of
+from tablezoo.evaluation.cli_args import TableSettings, game_args, game_of
 from tablezoo.games import game_class
 from tablezoo.games.core import TablezooError
+from tablezoo.games.settings import add_arguments, setting
 
 PLAY_BOT = "agent:think=1"
 """The bot at every seat ``--bot`` does not name: the shipped agent, thinking about a second a move
@@ -43,19 +45,27 @@ def cmd_play(
     play(args.game, bots, args.seat, args.name, args.seed, args.option, read=read, write=write)
 
 
+@dataclass
+class PlaySettings(TableSettings):
+    """The flags of ``tablezoo play``."""
+
+    bot: list[str] = setting(
+        factory=list,
+        action="append",
+        help=f"a bot for the next other seat (default {PLAY_BOT}: the shipped agent thinking a second)",
+    )
+    seat: int = setting(0)
+    """your seat"""
+    name: str | None = setting(None)
+    """your name at the table (default: player N)"""
+    seed: int | None = setting(None)
+    """seed of the dice and deals"""
+
+
 def add_play_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add ``tablezoo play`` to the sub-commands of the command line."""
     p = subparsers.add_parser("play", help="play one game in the terminal against bots")
-    game_args(p)
-    p.add_argument(
-        "--bot",
-        action="append",
-        default=[],
-        help=f"a bot for the next other seat (default {PLAY_BOT}: the shipped agent thinking a second)",
-    )
-    p.add_argument("--seat", type=int, default=0, help="your seat")
-    p.add_argument("--name", default=None, help="your name at the table (default: player N)")
-    p.add_argument("--seed", type=int, default=None, help="seed of the dice and deals")
+    add_arguments(p, PlaySettings, defaults=True, show_defaults=False)
     p.set_defaults(func=cmd_play)
     return p
 

@@ -4,28 +4,26 @@
     tablezoo train heckmeck --players 2 --timesteps 200000 --opponents heuristic random
     tablezoo train diamant --players 4 --backend rllib --num-env-runners 2 --opponents heuristic
 
-The game is named either way (``heckmeck`` or ``heckmeck_v0``). Both backends import their
-libraries only when they train, so the parser is built on the core install.
+The game is named either way (``heckmeck`` or ``heckmeck_v0``). The flags are the settings of
+:class:`~tablezoo.training.ppo.config.TrainConfig` and
+:class:`~tablezoo.training.rllib.config.RLlibTrainConfig` (:mod:`tablezoo.games.settings`);
+``--hp KEY=VALUE`` is read by :func:`parse_hp`. Both backends import their libraries only when
+they train, so the parser is built on the core install.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
-import json
 import os
 import sys
-from collections.abc import Sequence
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from typing import Any
 
-from tablezoo.envs.names import env_module
-from tablezoo.evaluation.cli_args import GAME_HELP, players_arg
-from tablezoo.games.core import ConfigError, TablezooError
-from tablezoo.training.ppo.config import TrainConfig
-
-RLLIB_ONLY = ("learner_share", "pool_size", "address", "num_env_runners", "num_learners", "checkpoint_every")
-"""Settings of ``train --backend rllib`` only (``resume`` and ``max_cycles`` too, see :func:`cmd_train`)."""
+from tablezoo.games.core import TablezooError
+from tablezoo.games.settings import add_arguments, given, setting
+from tablezoo.training.ppo.config import TrainConfig, parse_hp
+from tablezoo.training.rllib.config import RLLIB_FLAGS, RLLIB_GROUP, RLlibTrainConfig
 
 
 def cmd_train(args: argparse.Namespace) -> None:
@@ -34,14 +32,11 @@ def cmd_train(args: argparse.Namespace) -> None:
     if args.backend == "rllib":
         run = _train_rllib(args, command)
     else:
-        given = [k for k in (*RLLIB_ONLY, "resume", "max_cycles") if getattr(args, k) is not None]
-        if given:
-            flags = ", ".join("--" + k.replace("_", "-") for k in given)
+        rllib_only = [k for k in RLLIB_FLAGS if getattr(args, k) is not None]
+        if rllib_only:
+            flags = ", ".join("--" + k.replace("_", "-") for k in rllib_only)
             raise TablezooError(f"{flags}: only for --backend rllib")
-        known = {f.name for f in fields(TrainConfig)}
-        settings = {k: v for k, v in vars(args).items() if k in known and v is not None}
-        settings["hp"] = parse_hp(args.hp)
-        config = TrainConfig(**settings)
+        config = TrainConfig(**given(args, TrainConfig))
         from tablezoo.training.ppo.sb3 import train
 
         run = train(config, command=command)
@@ -59,7 +54,7 @@ def cmd_train(args: argparse.Namespace) -> None:
 def _train_rllib(args: argparse.Namespace, command: list[str]) -> Any:
     """``train --backend rllib``: a new run, or ``--resume RUN`` (its saved settings, then the flags)."""
     try:
-        from tablezoo.training.rllib.backend import RLlibTrainConfig, train_rllib
+        from tablezoo.training.rllib.backend import train_rllib
     except ImportError as err:
         raise TablezooError(
             f"--backend rllib needs the rllib extra (pip install 'tablezoo[train,rllib]'): {err}"
@@ -67,9 +62,7 @@ def _train_rllib(args: argparse.Namespace, command: list[str]) -> Any:
     import yaml
 
     known = {f.name for f in fields(RLlibTrainConfig)}
-    settings = {k: v for k, v in vars(args).items() if k in known and v is not None and v != []}
-    if args.hp:
-        settings["hp"] = parse_hp(args.hp)
+    settings = given(args, RLlibTrainConfig)
     if args.resume:
         path = os.path.join(args.resume, "config.yaml")
         if not os.path.exists(path):
@@ -82,86 +75,30 @@ def _train_rllib(args: argparse.Namespace, command: list[str]) -> Any:
     return train_rllib(RLlibTrainConfig(**settings), command=command)
 
 
-def _env_module(name: str) -> str:
-    """``train``'s game as its env module (``heckmeck`` -> ``heckmeck_v0``), which a run records."""
-    try:
-        return env_module(name)
-    except ConfigError as err:
-        raise argparse.ArgumentTypeError(str(err)) from None
+@dataclass
+class Backend:
+    """Which PPO ``tablezoo train`` runs (not a setting of a run: the run's folder says it)."""
 
-
-def parse_hp(items: Sequence[str]) -> dict[str, Any]:
-    """``--hp KEY=VALUE`` overrides as a dict; each value is read as JSON, else as YAML
-    (``0.999``, ``1e-5``, ``[256, 64]``, ``null``, ``true``, ``linear``)."""
-    import yaml
-
-    hp = {}
-    for item in items:
-        key, eq, text = item.partition("=")
-        key = key.strip()
-        if not eq or not key:
-            raise TablezooError(f"--hp takes KEY=VALUE (e.g. --hp gamma=0.999), not {item!r}")
-        try:
-            hp[key] = json.loads(text)
-        except ValueError:
-            try:
-                hp[key] = yaml.safe_load(text)
-            except yaml.YAMLError as err:
-                raise TablezooError(f"--hp {key}: {text!r} is not a value ({err})") from None
-    return hp
+    backend: str = setting(
+        "sb3",
+        choices=("sb3", "rllib"),
+        group=RLLIB_GROUP,
+        help="sb3: MaskablePPO in one process; rllib: multi-agent self-play PPO on Ray (laptop or cluster)",
+    )
 
 
 def add_train_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Add ``tablezoo train`` to the sub-commands of the command line."""
+    """Add ``tablezoo train`` to the sub-commands of the command line: a flag per
+    :class:`~tablezoo.training.ppo.config.TrainConfig` setting, and the group of the RLlib backend's
+    (:class:`Backend`, then :class:`~tablezoo.training.rllib.config.RLlibTrainConfig`'s own)."""
     t = subparsers.add_parser(
         "train", help="train a PPO agent (needs the train extra; --backend rllib the rllib extra)"
     )
-    t.add_argument("env", metavar="GAME", type=_env_module, help=GAME_HELP)
-    players_arg(t, dest="num_players", help="seat count (default: the game's)")
-    t.add_argument("--option", dest="options", action="append", default=[], help="switch on a game option")
-    t.add_argument("--timesteps", type=int, default=None, help="learner decisions to train for")
-    t.add_argument("--opponents", nargs="+", default=None, help="bot names drawn for opponent seats")
-    t.add_argument("--self-play", type=float, default=None, help="share of opponents from the pool")
-    t.add_argument("--snapshot-every", type=int, default=None, help="steps between pool snapshots")
-    t.add_argument("--eval-every", type=int, default=None, help="steps between evaluations")
-    t.add_argument("--eval-games", type=int, default=None, help="games per evaluation")
-    t.add_argument("--eval-against", nargs="+", default=None, help="bots to evaluate against")
-    t.add_argument("--reward", choices=["zero_sum", "score"], default=None, help="reward mode")
-    t.add_argument("--seed", type=int, default=None, help="seed of everything random")
-    t.add_argument("--teacher", default=None, help="bot to imitate before PPO (behaviour cloning)")
-    t.add_argument("--teacher-decisions", type=int, default=None, help="teacher decisions to record")
-    t.add_argument("--teacher-epochs", type=int, default=None, help="passes over the teacher's decisions")
-    t.add_argument("--teacher-data", default=None, help="teacher.npz of an earlier run to imitate")
-    t.add_argument("--init-from", default=None, help="model.zip of an earlier run to start from")
-    t.add_argument("--hyperparams", default=None, help="YAML of hyperparameters keyed by env id")
-    t.add_argument(
-        "--hp",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="override one hyperparameter of the YAML entry (repeatable), e.g. --hp gamma=0.999",
-    )
-    t.add_argument("--out", default=None, help="parent folder of the run folder")
-    t.add_argument("--no-progress-bar", dest="progress_bar", action="store_false", default=None)
-    _rllib_args(t)
+    add_arguments(t, TrainConfig)
+    add_arguments(t, Backend, defaults=True)
+    add_arguments(t, RLlibTrainConfig, only=RLLIB_FLAGS)
     t.set_defaults(func=cmd_train)
     return t
 
 
-def _rllib_args(parser: argparse.ArgumentParser) -> None:
-    """The group of ``train``'s flags that choose the backend and set up RLlib's."""
-    r = parser.add_argument_group("RLlib backend (--backend rllib, needs the rllib extra)")
-    r.add_argument(
-        "--backend",
-        choices=["sb3", "rllib"],
-        default="sb3",
-        help="sb3: MaskablePPO in one process; rllib: multi-agent self-play PPO on Ray (laptop or cluster)",
-    )
-    r.add_argument("--address", default=None, help="Ray cluster to join: auto, HOST:PORT or ray://HOST:10001")
-    r.add_argument("--num-env-runners", type=int, default=None, help="actors sampling the envs (default 1)")
-    r.add_argument("--num-learners", type=int, default=None, help="actors updating the network (default 0)")
-    r.add_argument("--learner-share", type=float, default=None, help="chance another seat is the learner too")
-    r.add_argument("--pool-size", type=int, default=None, help="newest snapshots kept in the league")
-    r.add_argument("--checkpoint-every", type=int, default=None, help="steps between RLlib checkpoints")
-    r.add_argument("--resume", default=None, help="run folder to continue up to --timesteps in all")
-    r.add_argument("--max-cycles", type=int, default=None, help="decisions after which an episode is cut")
+__all__ = ["Backend", "add_train_parser", "cmd_train", "parse_hp"]

@@ -6,6 +6,7 @@ The checklist "Adding a game or a bot" in the README's Development section is wh
 
 from __future__ import annotations
 
+import argparse
 import ast
 import importlib
 import importlib.metadata
@@ -18,7 +19,7 @@ import pytest
 from tablezoo.bots import registry
 from tablezoo.bots.core import Bot
 from tablezoo.envs import ENV_MODULES
-from tablezoo.games import GAMES, game_class, make
+from tablezoo.games import GAMES, game_class, make, settings
 from tablezoo.games.core import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -182,3 +183,70 @@ spec = importlib.util.spec_from_file_location("baselines", SCRIPT)
     ran = 'subprocess.run([sys.executable, str(ROOT / "benchmarks" / "throughput.py")])\n'
     ran += 'RESULTS = ROOT / "benchmarks" / "results"\npaths.append(RESULTS / "strength.json")\n'
     assert program_imports(ran) == []  # a program run as a program
+
+
+def parsers(
+    parser: argparse.ArgumentParser, name: str = "tablezoo"
+) -> list[tuple[str, argparse.ArgumentParser]]:
+    """Every parser of the command line: ``tablezoo`` itself, each subcommand and theirs."""
+    found = {name: parser}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub, subparser in action.choices.items():
+                found |= parsers(subparser, f"{name} {sub}")
+    return found
+
+
+def hand_made(parser: argparse.ArgumentParser) -> list[str]:
+    """The arguments of ``parser`` that no settings field made (``--help`` and subcommands aside)."""
+    return [
+        "/".join(action.option_strings) or action.dest
+        for action in parser._actions
+        if not isinstance(action, (argparse._HelpAction, argparse._SubParsersAction))
+        and not hasattr(action, settings.FROM)
+    ]
+
+
+def test_every_flag_of_every_subcommand_is_a_settings_field() -> None:
+    """Flags are declared one way: each argument of a subcommand comes from a field of a settings
+    dataclass (``tablezoo.games.settings.add_arguments``), so that its name, type, default and help
+    are said once. The root parser's ``--version`` is the one argument of ``tablezoo`` itself."""
+    from tablezoo.commands import build_parser
+
+    made = {name: hand_made(parser) for name, parser in parsers(build_parser()).items()}
+    assert made.pop("tablezoo") == ["--version"]
+    assert len(made) >= 14, sorted(made)
+    assert {name: args for name, args in made.items() if args} == {}
+
+
+def test_the_settings_check_finds_a_flag_made_by_hand() -> None:
+    from tablezoo.commands import build_parser
+
+    evaluate = parsers(build_parser())["tablezoo evaluate"]
+    assert hand_made(evaluate) == []
+    evaluate.add_argument("--by-hand", type=int, default=1, help="not a field")
+    assert hand_made(evaluate) == ["--by-hand"]
+
+
+def add_argument_calls(source: str) -> int:
+    """How many calls of ``add_argument`` a module's source makes."""
+    return sum(
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "add_argument"
+        for node in ast.walk(ast.parse(source))
+    )
+
+
+def test_no_module_of_the_package_adds_an_argument_by_hand() -> None:
+    """Only ``games/settings.py`` calls ``add_argument`` (and the ``tablezoo`` parser its
+    ``--version``): a subcommand or ``python -m`` program of the package declares its flags as
+    settings fields. ``benchmarks/`` are scripts, outside the rule."""
+    calls = {
+        str(path.relative_to(ROOT)): add_argument_calls(path.read_text())
+        for folder in PACKAGES
+        for path in sorted((ROOT / folder).rglob("*.py"))
+    }
+    calls = {path: n for path, n in calls.items() if n}
+    assert calls == {"games/settings.py": calls.get("games/settings.py"), "cli/commands/__init__.py": 1}
+    assert add_argument_calls("p.add_argument('--x')\nparser.add_argument('y', type=int)") == 2

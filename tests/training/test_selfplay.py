@@ -15,10 +15,10 @@ from tablezoo.evaluation.play import play_in_order, play_out
 from tablezoo.evaluation.tournament import Standing
 from tablezoo.games import make
 from tablezoo.games.core import TERMINAL, ConfigError
+from tablezoo.games.settings import add_arguments, check_ranges, field_docs, given, setting
 from tablezoo.training.expert.config import ExpertConfig
 from tablezoo.training.expert.league import Episodes
 from tablezoo.training.expert.selfplay import Buffer, column, minibatch_fit, seat_bots, seat_counts
-from tablezoo.training.settings import add_arguments, check_ranges, field_docs, given, setting
 
 
 def test_a_game_is_played_to_its_end_or_stopped_at_the_limit() -> None:

@@ -39,10 +39,11 @@ import numpy as np
 
 from tablezoo.bots.core import Seat
 from tablezoo.bots.net import PolicyValueNet, win_share
-from tablezoo.evaluation.cli_args import players_arg
+from tablezoo.evaluation.cli_args import players_setting
 from tablezoo.evaluation.play import play_out
 from tablezoo.games import make
 from tablezoo.games.core import Game
+from tablezoo.games.settings import add_arguments, setting
 
 __all__ = ["Calibration", "calibrate", "own_games", "refit_value_head", "squared_error"]
 
@@ -187,16 +188,27 @@ def calibrate(
     )
 
 
+@dataclass
+class CalibrateSettings:
+    """The arguments of ``python -m tablezoo.training.expert.calibrate``."""
+
+    net: Path = setting(positional=True)
+    """the network file (.npz) whose value head to refit"""
+    game: str = setting(positional=True)
+    """its game"""
+    players: list[int] | None = players_setting("the seat counts to play", required=True)
+    games: int = setting(100)
+    """games at each seat count"""
+    seed: int = setting(0, help="")
+    out: Path | None = setting(None, required=True)
+    """where to write the refitted network"""
+
+
 def main(argv: list[str] | None = None) -> None:
     """``python -m tablezoo.training.expert.calibrate NET GAME --players N.. --games G --out NEW``:
     refit and save."""
     parser = argparse.ArgumentParser(prog="python -m tablezoo.training.expert.calibrate", description=__doc__)
-    parser.add_argument("net", type=Path, help="the network file (.npz) whose value head to refit")
-    parser.add_argument("game", help="its game")
-    players_arg(parser, several=True, required=True, help="the seat counts to play")
-    parser.add_argument("--games", type=int, default=100, help="games at each seat count")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, required=True, help="where to write the refitted network")
+    add_arguments(parser, CalibrateSettings, defaults=True, show_defaults=False)
     args = parser.parse_args(argv)
     refit, report = calibrate(PolicyValueNet.load(args.net), args.game, args.players, args.games, args.seed)
     refit.save(args.out)

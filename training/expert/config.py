@@ -2,7 +2,7 @@
 
 Every setting of the method (the constants of the search's noise, of DAgger and of PPO
 included) is a field of :class:`ExpertConfig`, saved in a run's ``config.json``; the command's
-flags and their help are made from those fields (:mod:`tablezoo.training.settings`), and
+flags and their help are made from those fields (:mod:`tablezoo.games.settings`), and
 :func:`parse_expert` reads a recorded command back into a config (what
 :mod:`tablezoo.release.reproduce` replays). The loop that runs a config is
 :mod:`tablezoo.training.expert.run`; this module imports neither it nor torch.
@@ -21,7 +21,7 @@ from typing import Any
 from tablezoo.bots.registry import make_bot
 from tablezoo.games import GAMES, game_class, game_named, make
 from tablezoo.games.core import ConfigError
-from tablezoo.training.settings import add_arguments, check_ranges, given, setting
+from tablezoo.games.settings import add_arguments, check_ranges, given, setting
 
 TEACHERS = {"heckmeck": "solver", "sechs_nimmt": "search", "diamant": "search", "court": "heuristic"}
 """The bot each game imitates first: its strongest bot (6 nimmt!'s ``search`` is slow at big tables:
@@ -342,24 +342,22 @@ class ExpertConfig:
         return self.num_players
 
 
+@dataclass
+class Resumed:
+    """The flags of ``tablezoo expert`` that are not settings of a run: where a run goes on from."""
+
+    iterations: int | None = setting(None, metavar="K")
+    """The last round's index, as the commands of runs before --rounds say it: --rounds K+1."""
+    resume: str | None = setting(None, metavar="RUN")
+    """Go on with the run folder RUN (runs/expert-GAME) by its saved settings; only --rounds, --workers
+    and --hours may be given beside it."""
+
+
 def expert_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``tablezoo expert``: one per :class:`ExpertConfig` field, ``--resume`` and the
-    ``--iterations`` of older runs' commands."""
+    ``--iterations`` of older runs' commands (:class:`Resumed`)."""
     add_arguments(parser, ExpertConfig)
-    parser.add_argument(
-        "--iterations",
-        type=int,
-        default=None,
-        metavar="K",
-        help="The last round's index, as the commands of runs before --rounds say it: --rounds K+1.",
-    )
-    parser.add_argument(
-        "--resume",
-        default=None,
-        metavar="RUN",
-        help="Go on with the run folder RUN (runs/expert-GAME) by its saved settings; only --rounds, "
-        "--workers and --hours may be given beside it.",
-    )
+    add_arguments(parser, Resumed)
 
 
 RESUMABLE = ("rounds", "workers", "hours")

@@ -82,7 +82,7 @@ Every setting of the method, the constants of the search's noise, of DAgger and
 of PPO included, is a field of :class:`~tablezoo.training.expert.config.ExpertConfig`
 (:mod:`tablezoo.training.expert.config`), saved in ``config.json``;
 ``tablezoo expert``'s flags and their help are made from those fields
-(:mod:`tablezoo.training.settings`). Runs saved before ``rounds`` counted the
+(:mod:`tablezoo.games.settings`). Runs saved before ``rounds`` counted the
 rounds (``iterations``, the last round's index) are read as they were meant
 (:meth:`ExpertConfig.saved`). The games are played, pooled and fitted by
 :mod:`tablezoo.training.expert.selfplay`, as the league's and the tournaments' are.

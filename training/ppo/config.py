@@ -11,63 +11,98 @@ module imports neither torch nor stable-baselines3.
 from __future__ import annotations
 
 import importlib
+import json
 import platform
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from tablezoo.games.core import ConfigError, Game
+from tablezoo.envs.names import env_module
+from tablezoo.evaluation.cli_args import GAME_HELP, players_setting
+from tablezoo.games.core import ConfigError, Game, TablezooError
+from tablezoo.games.settings import setting
 
 HYPERPARAMS = Path(__file__).resolve().parent / "hyperparams.yml"
 
 
+def parse_hp(items: Sequence[str]) -> dict[str, Any]:
+    """``--hp KEY=VALUE`` overrides as a dict; each value is read as JSON, else as YAML
+    (``0.999``, ``1e-5``, ``[256, 64]``, ``null``, ``true``, ``linear``)."""
+    import yaml
+
+    hp = {}
+    for item in items:
+        key, eq, text = item.partition("=")
+        key = key.strip()
+        if not eq or not key:
+            raise TablezooError(f"--hp takes KEY=VALUE (e.g. --hp gamma=0.999), not {item!r}")
+        try:
+            hp[key] = json.loads(text)
+        except ValueError:
+            try:
+                hp[key] = yaml.safe_load(text)
+            except yaml.YAMLError as err:
+                raise TablezooError(f"--hp {key}: {text!r} is not a value ({err})") from None
+    return hp
+
+
 @dataclass
 class TrainConfig:
-    """Everything a training run needs; saved with the run."""
+    """Everything a training run needs; saved with the run. Each field is a ``tablezoo train`` flag
+    (:mod:`tablezoo.games.settings`; ``help`` is the flag's text)."""
 
-    env: str = "heckmeck_v0"
+    env: str = setting("heckmeck_v0", positional=True, convert=env_module, metavar="GAME", help=GAME_HELP)
     """Environment module, ``tablezoo.envs.<env>``."""
-    num_players: int | None = None
+    num_players: int | None = players_setting()
     """Seats (default: the game's default)."""
-    options: list[str] = field(default_factory=list)
+    options: list[str] = setting(factory=list, flag="option", action="append", help="switch on a game option")
     """Game options switched on."""
-    timesteps: int = 200_000
+    timesteps: int = setting(200_000, help="learner decisions to train for")
     """Learner decisions to train for."""
-    opponents: list[str] = field(default_factory=lambda: ["random"])
+    opponents: list[str] = setting(factory=lambda: ["random"], help="bot names drawn for opponent seats")
     """Bot names drawn for each opponent seat, each episode."""
-    self_play: float = 0.0
+    self_play: float = setting(0.0, help="share of opponents from the pool")
     """Probability that an opponent seat is a frozen earlier learner instead (0: none)."""
-    snapshot_every: int = 25_000
+    snapshot_every: int = setting(25_000, help="steps between pool snapshots")
     """Steps between snapshots added to the self-play pool."""
-    eval_every: int = 25_000
+    eval_every: int = setting(25_000, help="steps between evaluations")
     """Steps between evaluations for the learning curve (0: only at the end)."""
-    eval_games: int = 100
+    eval_games: int = setting(100, help="games per evaluation")
     """Games per evaluation and opponent."""
-    eval_against: list[str] = field(default_factory=lambda: ["random", "heuristic"])
+    eval_against: list[str] = setting(
+        factory=lambda: ["random", "heuristic"], help="bots to evaluate against"
+    )
     """Bots to evaluate against (every other seat plays that bot)."""
-    reward: str = "zero_sum"
+    reward: str = setting("zero_sum", choices=("zero_sum", "score"), help="reward mode")
     """``zero_sum`` (win/lose at the end) or ``score`` (game points as they come)."""
-    seed: int = 0
+    seed: int = setting(0, help="seed of everything random")
     """Seed of the environments, the opponents, the network and the evaluations."""
-    teacher: str | None = None
+    teacher: str | None = setting(None, help="bot to imitate before PPO (behaviour cloning)")
     """Bot whose moves the policy imitates before PPO starts (behaviour cloning; none: start fresh)."""
-    teacher_decisions: int = 50_000
+    teacher_decisions: int = setting(50_000, help="teacher decisions to record")
     """Teacher decisions to record at the learner's seat, in whole games."""
-    teacher_epochs: int = 10
+    teacher_epochs: int = setting(10, help="passes over the teacher's decisions")
     """Passes over the teacher's decisions."""
-    teacher_data: str | None = None
+    teacher_data: str | None = setting(None, help="teacher.npz of an earlier run to imitate")
     """A ``teacher.npz`` of an earlier run to imitate instead of recording anew."""
-    init_from: str | None = None
+    init_from: str | None = setting(None, help="model.zip of an earlier run to start from")
     """``model.zip`` of an earlier run to start from (same game, seats and network sizes)."""
-    hyperparams: str = str(HYPERPARAMS)
+    hyperparams: str = setting(str(HYPERPARAMS), help="YAML of hyperparameters keyed by env id")
     """YAML file of MaskablePPO hyperparameters keyed by env id."""
-    hp: dict[str, Any] = field(default_factory=dict)
+    hp: dict[str, Any] = setting(
+        factory=dict,
+        action="append",
+        metavar="KEY=VALUE",
+        read=parse_hp,
+        help="override one hyperparameter of the YAML entry (repeatable), e.g. --hp gamma=0.999",
+    )
     """Hyperparameters that override the YAML entry (``--hp gamma=0.999``; ``None`` drops a key)."""
-    out: str = "runs"
+    out: str = setting("runs", help="parent folder of the run folder")
     """Parent folder of the run folder."""
-    progress_bar: bool = True
+    progress_bar: bool = setting(True, flag="no_progress_bar", action="store_false", help="")
     """Show a progress bar (tqdm + rich)."""
 
     @property

@@ -56,6 +56,7 @@ from tablezoo.envs.names import make_game
 from tablezoo.games.core import ConfigError
 from tablezoo.training.ppo.config import TrainConfig, new_run, resolve_hyperparams, save_config, versions
 from tablezoo.training.ppo.progress import Progress
+from tablezoo.training.rllib.config import RLlibTrainConfig
 from tablezoo.wrappers.rllib import MASK_KEY, OBS_KEY, RLlibEnv
 
 POLICY_ID = "learner"
@@ -73,28 +74,6 @@ SB3_TO_RLLIB = {
 """MaskablePPO hyperparameter names -> ``PPOConfig.training`` names (the rest: :func:`ppo_settings`)."""
 SB3_ONLY = ("teacher", "teacher_data", "init_from")
 """Settings of the stable-baselines3 backend that this one does not take."""
-
-
-@dataclass
-class RLlibTrainConfig(TrainConfig):
-    """A :class:`TrainConfig` with the settings of the RLlib backend (saved with the run)."""
-
-    learner_share: float = 0.0
-    """Probability that a seat other than the first learner is also the learner (1: pure self-play)."""
-    pool_size: int = 20
-    """Newest snapshots kept in the league."""
-    address: str | None = None
-    """Ray cluster to join (``auto``, ``HOST:PORT`` or ``ray://HOST:10001``); none: a local Ray."""
-    num_env_runners: int = 1
-    """Actors that sample the envs (0: the driver samples)."""
-    num_learners: int = 0
-    """Actors that update the network (0: the driver does)."""
-    checkpoint_every: int = 50_000
-    """Steps between RLlib checkpoints (and ``state.json``) in the run folder (0: only at the end)."""
-    resume: str | None = None
-    """A run folder of this backend to continue (from its checkpoint) up to ``timesteps`` in all."""
-    max_cycles: int | None = None
-    """Decisions after which an episode is cut (To Court the King between bots need not end)."""
 
 
 class MaskedMLPModule(TorchRLModule, ValueFunctionAPI):
