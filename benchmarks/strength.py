@@ -6,9 +6,11 @@
 For each game (``--games-filter``: some of them), the bots are every bot of
 ``tablezoo.bots.registry.game_bots(game)`` (``random``, the ``heuristic``, the
 ``solver`` or ``search`` where the game has one), ``agent`` where one is shipped
-for the seat count, and the ``--extra`` names (``agent:search=32``). Each is made
-by ``registry.make_bot``; a name it refuses (a ConfigError: no agent for that
-seat count, a setting the bot does not take) is skipped with a printed note, so
+for the seat count, and the ``--extra`` names (``agent:search=32``; OpenSpiel's
+``ismcts:simulations=100`` with the ``openspiel`` extra). Each is made by
+``registry.make_bot`` (through ``tablezoo.evaluation.policies.named_bot``); a name
+it refuses (a ConfigError: no agent for that seat count, a setting the bot does
+not take, OpenSpiel not installed) is skipped with a printed note, so
 the same command runs before and after new bots or agents are shipped.
 
 * **Leagues** at 2 and 4 seats (a game that seats no fewer than 3, Diamant,

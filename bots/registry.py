@@ -11,6 +11,7 @@
 | ``agent:search=N`` | the network guiding ``N`` simulations of search (:mod:`tablezoo.bots.search`) |
 | ``path/to/net.npz`` | a network of ``tablezoo expert`` (``:search=N`` allowed) |
 | ``path/to/policy.npz`` | a PPO policy of ``tablezoo train`` (for its seat count) |
+| ``ismcts:simulations=N`` | OpenSpiel's information-set MCTS (the ``openspiel`` extra; see below) |
 
 Each game's bot module (``tablezoo.bots.<game>``) declares its own bots in a
 ``BOTS`` dict, name -> class; :data:`GAME_BOTS` collects them by game name.
@@ -27,6 +28,13 @@ player, many times faster. The Python bot plays on the Python
 core, with settings, and as the reference. ``agent:search=N`` (and a network file's
 ``:search=N``) is the core's search where the core determinises the game, for any ``N``,
 ``c_puct`` and ``horizon`` (``batch`` other than 1: the Python search).
+
+A module of a higher layer may add a bot for every game with :func:`register_bot`; it is then
+made by name like the others (:data:`OUTSIDE_BOTS`), but is not one of :func:`game_bots`, so
+leagues and tables seat it only where it is named. :mod:`tablezoo.wrappers.openspiel` adds
+``ismcts``, OpenSpiel's own search; ``tablezoo evaluate`` and the strength league import that
+module when the name is asked for (:func:`tablezoo.evaluation.policies.named_bot`), which says
+which extra to install where OpenSpiel is missing.
 """
 
 from __future__ import annotations
@@ -59,6 +67,19 @@ GAME_BOTS: dict[str, Mapping[str, type[Bot]]] = {
     "court": court.BOTS,
 }
 """Each game's own bots (its bot module's ``BOTS``), by game name."""
+
+
+OUTSIDE_BOTS: dict[str, type[Bot]] = {}
+"""Bots added by modules of higher layers (:func:`register_bot`), by name: each plays every game."""
+
+
+def register_bot(name: str, cls: type[Bot]) -> None:
+    """Make ``cls`` the bot called ``name`` for every game (its settings are its keyword
+    arguments, as for the games' own bots). A name the registry already gives is refused."""
+    taken = {"agent", *COMMON_BOTS, *(n for bots in GAME_BOTS.values() for n in bots)}
+    if name in taken or not name.isidentifier():
+        raise ValueError(f"a bot's name is a word not taken by {', '.join(sorted(taken))}; not {name!r}")
+    OUTSIDE_BOTS[name] = cls
 
 
 def game_bots(game_name: str) -> dict[str, type[Bot]]:
@@ -159,7 +180,7 @@ def make_bot(name: str, game: Game[Any]) -> Bot:
         return _file_bot(Path(base), game, Path(base).stem, settings)
     if base == "agent":
         return _agent_bot(shipped_agent(game), game, name, base, settings)
-    classes = game_bots(game.info.name)
+    classes = {**game_bots(game.info.name), **OUTSIDE_BOTS}
     if base not in classes:
         raise ConfigError(f"no bot {base!r} for {game.info.title}; bots: {', '.join(bot_names(game))}")
     cls = classes[base]

@@ -3,7 +3,9 @@ Plackett-Luce model from each game's finishing order, and head-to-heads of a bot
 heuristic at every seat count. ``benchmarks/strength.py`` runs it and writes its JSON, table and
 chart; the rules (the tables, the finishing orders, the ratings) are described there.
 
-OpenSkill (the ``eval`` extra) is imported when a league is rated, not before.
+OpenSkill (the ``eval`` extra) is imported when a league is rated, not before. Bots are made by
+name with :func:`~tablezoo.evaluation.policies.named_bot`: any name of the bot registry, and
+OpenSpiel's ``ismcts:simulations=N`` (the ``openspiel`` extra) as an extra bot.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import numpy as np
 
 from tablezoo.bots import registry
 from tablezoo.bots.core import Bot
+from tablezoo.evaluation.policies import named_bot
 from tablezoo.evaluation.tournament import Standing, one_against_all, play_game
 from tablezoo.games import make
 from tablezoo.games.core import ConfigError, Game
@@ -120,7 +123,7 @@ def league(game: Game[Any], names: Sequence[str], games: int, seed: int, model: 
             entrant, k = entrants[name], copies.get(name, 0)
             copies[name] = k + 1
             if len(entrant.bots) <= k:  # a second copy at one table is a bot of its own
-                entrant.bots.append(registry.make_bot(name, game))
+                entrant.bots.append(named_bot(name, game))
             bots.append(entrant.bots[k])
         winners, scores = play_game(game, bots, int(seeds[g]))
         for seat, name in enumerate(at_seat):
@@ -153,7 +156,7 @@ def head_to_head(game: Game[Any], name: str, games: int, seed: int) -> dict[str,
     """``name`` at one seat (rotated) against the :data:`OPPONENT` at every other seat."""
     start = time.perf_counter()
     standing = one_against_all(
-        game, lambda: registry.make_bot(name, game), lambda: registry.make_bot(OPPONENT, game), games, seed
+        game, lambda: named_bot(name, game), lambda: named_bot(OPPONENT, game), games, seed
     )
     low, high = standing.interval()
     return {
@@ -170,11 +173,12 @@ def head_to_head(game: Game[Any], name: str, games: int, seed: int) -> dict[str,
 
 
 def usable(names: Sequence[str], game: Game[Any], refused: dict[str, dict[int, str]]) -> list[str]:
-    """The names ``make_bot`` accepts for ``game``; a refusal is kept in ``refused[name][seats]``."""
+    """The names :func:`~tablezoo.evaluation.policies.named_bot` accepts for ``game``; a refusal is
+    kept in ``refused[name][seats]``."""
     kept = []
     for name in dict.fromkeys(names):  # in order, once each
         try:
-            registry.make_bot(name, game)
+            named_bot(name, game)
         except ConfigError as err:
             refused.setdefault(name, {})[game.num_seats] = str(err)
         else:

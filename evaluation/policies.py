@@ -8,7 +8,8 @@ What ``policy`` may be, and how it is read:
 
 - a :class:`~tablezoo.bots.core.Bot`: itself;
 - a bot name (``"heuristic"``, ``"agent:search=32"``) or a ``.npz`` path:
-  :func:`~tablezoo.bots.registry.make_bot`;
+  :func:`~tablezoo.bots.registry.make_bot` (through :func:`named_bot`, which also seats
+  OpenSpiel's ``ismcts`` where the ``openspiel`` extra is installed);
 - a callable ``(observation, mask) -> action`` (or an output per action);
 - ``module:name`` (``mypolicies:act``): ``name`` imported from ``module`` (the current folder is
   searched too), then read as any of these; a class is made with no arguments;
@@ -43,7 +44,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from tablezoo.bots.core import Bot
-from tablezoo.bots.registry import game_bots, make_bot
+from tablezoo.bots.registry import OUTSIDE_BOTS, game_bots, make_bot
 from tablezoo.evaluation import loaders
 from tablezoo.evaluation.reading import (
     FLAGS,
@@ -68,8 +69,31 @@ __all__ = [
     "Reading",
     "as_bot",
     "import_spec",
+    "named_bot",
     "policy_name",
 ]
+
+OUTSIDE_EXTRAS = {"ismcts": "openspiel"}
+"""The bots a wrapper adds to the registry when it is imported -> the extra that wrapper needs."""
+
+
+def named_bot(name: str, game: Game[Any]) -> Bot:
+    """:func:`~tablezoo.bots.registry.make_bot` of ``name``, after importing the wrapper that adds it
+    to the registry where it is one of :data:`OUTSIDE_EXTRAS` (``ismcts``:
+    :mod:`tablezoo.wrappers.openspiel`); a ConfigError names the extra when its library is missing."""
+    base = name.partition(":")[0]
+    if base in OUTSIDE_EXTRAS and base not in OUTSIDE_BOTS:
+        try:
+            import tablezoo.wrappers.openspiel  # noqa: F401  (registers ismcts)
+        except ImportError as error:
+            if error.name not in ("pyspiel", "open_spiel") and not str(error.name).startswith("open_spiel."):
+                raise
+            raise ConfigError(
+                f"bot {base!r} is OpenSpiel's search, which needs the {OUTSIDE_EXTRAS[base]!r} extra: "
+                f"pip install 'tablezoo[{OUTSIDE_EXTRAS[base]}]' (cannot import {error.name})"
+            ) from None
+    return make_bot(name, game)
+
 
 _DOTTED = r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*"
 _SPEC = re.compile(rf"^(?P<module>{_DOTTED}):(?P<name>{_DOTTED})(?:@(?P<weights>.+))?$")
@@ -92,7 +116,7 @@ def import_spec(text: str, game_name: str | None = None) -> ImportSpec | None:
     match = _SPEC.match(text)
     if match is None or match["module"] == "agent" or match["module"].endswith(".npz"):
         return None
-    if game_name is not None and match["module"] in game_bots(game_name):
+    if game_name is not None and match["module"] in (*game_bots(game_name), *OUTSIDE_EXTRAS):
         return None
     return ImportSpec(match["module"], match["name"], match["weights"])
 
@@ -200,7 +224,7 @@ def _from_path(
     if path.suffix and not path.exists():
         raise ConfigError(f"no policy file {path}")
     try:
-        bot = make_bot(text, game)
+        bot = named_bot(text, game)
     except ConfigError as error:
         if not str(error).startswith("no bot"):
             raise

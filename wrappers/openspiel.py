@@ -84,18 +84,24 @@ from typing import Any
 
 import numpy as np
 import pyspiel
+from open_spiel.python.algorithms import ismcts, mcts
 
+from tablezoo.bots.core import Seat
+from tablezoo.bots.registry import register_bot
 from tablezoo.games import GAMES, game_class, make
-from tablezoo.games.core import CHANCE, TERMINAL, Game, GameInfo, ObservationSpec
+from tablezoo.games.core import CHANCE, TERMINAL, ConfigError, Game, GameInfo, ObservationSpec
 from tablezoo.games.dice import DiceFaces, roll_distribution
 
 __all__ = [
     "DEFAULT_MAX_MOVES",
     "GAME_NAMES",
+    "EngineRollouts",
+    "OpenSpielISMCTSBot",
     "TablezooBot",
     "TablezooGame",
     "TablezooState",
     "engine_of",
+    "openspiel_game",
     "outcome_actions",
     "utility_range",
 ]
@@ -310,6 +316,12 @@ _PENDING: dict[str, Callable[[Any], bool]] = {
 }
 """Whether a secret choice is still hidden in a state (the games that have secret choices)."""
 
+_CHOSEN: dict[str, Callable[[Any, int], bool]] = {
+    "sechs_nimmt": lambda state, seat: bool(state.chosen[seat]),
+    "diamant": lambda state, seat: state.choices[seat] is not None,
+}
+"""Whether a seat's secret choice is made and still hidden in a state."""
+
 
 # --------------------------------------------------------------------------- the state's contents
 
@@ -489,6 +501,23 @@ class TablezooGame(pyspiel.Game):
 
     def new_initial_state(self) -> TablezooState:
         return TablezooState(self)
+
+    def state_at(self, engine_state: Any) -> TablezooState:
+        """A state at ``engine_state`` (an engine state of this configuration, taken as it is, not
+        copied) with an empty public log: the root of a search from a seat's sample of the game, whose
+        history is not known. Secret choices already made (6 nimmt!'s cards, Diamant's go/camp) are
+        pending in it as in the engine state, in seat order."""
+        state = TablezooState(self)
+        t = state._t
+        t.state = engine_state
+        pending = _CHOSEN.get(self.name)
+        if pending is not None and t.engine.to_move(engine_state) >= 0:
+            t.secret = [
+                (s, _pending_choice(t.engine, engine_state, s))
+                for s in range(t.engine.num_seats)
+                if pending(engine_state, s)
+            ]
+        return state
 
     def max_chance_nodes_in_history(self) -> int:
         return self._chance_nodes
@@ -706,10 +735,134 @@ class TablezooBot(pyspiel.Bot):
         pass
 
     def step(self, state: TablezooState) -> int:
-        from tablezoo.bots.core import Seat
-
         t = state._t
         return int(self.bot.act(Seat(t.engine, t.state, state.current_player())))
+
+
+# --------------------------------------------------------------------------- OpenSpiel's search at our tables
+
+
+class EngineRollouts:
+    """An OpenSpiel evaluator (``open_spiel.python.algorithms.mcts.Evaluator``'s two methods): the
+    mean return of ``rollouts`` games played on from a state by uniformly random moves, chance
+    drawn with the engine's odds, and a uniform prior over the legal moves (the chance odds at a
+    chance node).
+
+    The same play as OpenSpiel's ``RandomRolloutEvaluator``, stepped by the engine itself instead
+    of through OpenSpiel's state: a random game of To Court the King is thousands of steps, and
+    OpenSpiel's evaluator draws each roll from its list of up to 134,596 outcomes. A game stopped at
+    the configuration's ``max_moves`` counts as a draw, as through the adapter.
+    """
+
+    def __init__(self, rollouts: int, rng: np.random.Generator) -> None:
+        self.rollouts = rollouts
+        self.rng = rng
+
+    def evaluate(self, state: TablezooState) -> np.ndarray:
+        t = state._t
+        engine, rng, limit = t.engine, self.rng, t.config[4]
+        total = np.zeros(engine.num_seats)
+        for _ in range(self.rollouts):
+            game_state, steps = engine.clone(t.state), t.steps
+            while not (limit and steps >= limit):
+                mover = engine.to_move(game_state)
+                if mover == TERMINAL:
+                    total += engine.returns(game_state)
+                    break
+                if mover == CHANCE:
+                    engine.step_chance(game_state, rng)
+                else:
+                    legal = engine.legal_actions(game_state)
+                    engine.apply(game_state, legal[int(rng.integers(len(legal)))], check=False)
+                steps += 1
+        return total / self.rollouts
+
+    def prior(self, state: TablezooState) -> list[tuple[int, float]]:
+        if state.is_chance_node():
+            return state.chance_outcomes()
+        legal = state.legal_actions()
+        return [(a, 1.0 / len(legal)) for a in legal]
+
+
+@functools.lru_cache(maxsize=64)
+def _game_for(name: str, players: int, core: str, options: tuple[tuple[str, bool], ...]) -> TablezooGame:
+    return GAME_CLASSES[name]({"players": players, "core": core, **dict(options)})
+
+
+def openspiel_game(engine: Game[Any]) -> TablezooGame:
+    """The OpenSpiel game of an engine game's configuration (its seats, core and options), made once."""
+    options = tuple(sorted((str(k), bool(v)) for k, v in engine.options.items()))
+    return _game_for(engine.info.name, engine.num_seats, engine.core, options)
+
+
+class OpenSpielISMCTSBot:
+    """OpenSpiel's own information-set MCTS at a tablezoo seat: the bot ``ismcts``.
+
+    ``make_bot("ismcts:simulations=100", game)`` once this module is imported (it registers the
+    name, :func:`tablezoo.bots.registry.register_bot`); ``tablezoo evaluate`` and the strength
+    league import it when the name is asked for. Settings: ``simulations`` a move (default 100),
+    ``uct_c`` (UCT's exploration constant, default 2, as in OpenSpiel's examples) and ``rollouts``
+    (random games averaged at each new node, default 1; :class:`EngineRollouts`). The move is the
+    one visited most (ties drawn by the bot's seed).
+
+    Each decision, the bot draws a state consistent with what its seat knows
+    (``seat.sample_state``: the engine's ``determinize``) and starts
+    ``open_spiel.python.algorithms.ismcts.ISMCTSBot`` from it (:meth:`TablezooGame.state_at`); the
+    search redraws the hidden part at every simulation (``resample_from_infostate``), so the bot
+    never reads what its seat cannot see. Every random number (the draws, the rollouts, OpenSpiel's
+    tree choices) comes from the bot's seed: reseeded alike, it makes the same move whatever the
+    hidden cards are. OpenSpiel's ISMCTS refuses games of perfect information (it asserts imperfect
+    information), so on Heckmeck and To Court the King, which hide nothing, the bot runs OpenSpiel's
+    MCTS (``open_spiel.python.algorithms.mcts.MCTSBot``, chance sampled by the game's odds) with
+    the same settings: with one world to sample, information sets are states and the two searches
+    are one. :attr:`search` names the one it runs.
+    """
+
+    name = "ismcts"
+
+    def __init__(
+        self, simulations: int = 100, uct_c: float = 2.0, rollouts: int = 1, seed: int | None = None
+    ) -> None:
+        if simulations < 1:
+            raise ConfigError(f"bot 'ismcts': simulations is at least 1, not {simulations}")
+        if not 0 <= uct_c < float("inf"):
+            raise ConfigError(f"bot 'ismcts': uct_c is a number of at least 0, not {uct_c}")
+        if rollouts < 1:
+            raise ConfigError(f"bot 'ismcts': rollouts is at least 1, not {rollouts}")
+        self.simulations = simulations
+        self.uct_c = uct_c
+        self.rollouts = rollouts
+        self.search = ""
+        """``"ismcts"`` or ``"mcts"``: the OpenSpiel search of the last game played."""
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def act(self, seat: Seat) -> int:
+        legal = seat.legal
+        if len(legal) == 1:
+            return int(legal[0])
+        game = openspiel_game(seat.game)
+        root = game.state_at(seat.sample_state(self.rng))
+        rng = self.rng
+        tree = np.random.RandomState(int(rng.integers(2**32)))
+        rollouts = EngineRollouts(self.rollouts, rng)
+        bot: Any
+        if seat.game.info.hidden_information:
+            self.search = "ismcts"
+            bot = ismcts.ISMCTSBot(game, rollouts, self.uct_c, self.simulations, random_state=tree)
+            bot.set_resampler(lambda state, player: state.resample_from_infostate(player, rng.random))
+        else:
+            self.search = "mcts"
+            bot = mcts.MCTSBot(game, self.uct_c, self.simulations, rollouts, random_state=tree)
+        action = int(bot.step(root))
+        if action not in legal:  # OpenSpiel's search plans on the sample; the sample's moves are the seat's
+            raise RuntimeError(
+                f"OpenSpiel's {self.search} chose {action}, not a legal move of seat {seat.seat}"
+            )
+        return action
 
 
 # --------------------------------------------------------------------------- registration
@@ -728,3 +881,5 @@ def _register() -> dict[str, type[TablezooGame]]:
 
 GAME_CLASSES = _register()
 """Each engine game -> its :class:`TablezooGame` subclass (registered with ``pyspiel``)."""
+
+register_bot(OpenSpielISMCTSBot.name, OpenSpielISMCTSBot)
