@@ -79,6 +79,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
 import os
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -113,6 +114,11 @@ MAX_BODY = 1 << 20
 SWEEP_EVERY = 60.0
 """Seconds between two sweeps of the abandoned tables."""
 
+AGENT_THINK = 1.0
+"""The seconds a move a bot seated as bare ``agent`` thinks at the site ``tablezoo serve`` runs
+(``agent:think=1``, :func:`tablezoo.bots.search.think`): about a second, which a person at a table
+does not mind, for a searching agent's strength (``--agent-think 0``: the network alone)."""
+
 
 # --------------------------------------------------------------------------- the app
 
@@ -130,6 +136,7 @@ def create_app(
     connect_rate: int = CONNECT_RATE,
     max_open_tables: int = MAX_OPEN_TABLES,
     expire_after: float = EXPIRE_AFTER,
+    agent_think: float = 0.0,
 ) -> Starlette:
     """The site over the tables stored at ``db_path`` (``":memory:"`` for a throwaway one).
 
@@ -140,6 +147,8 @@ def create_app(
     ``allowed_hosts`` are the host names requests may address (``"*"``: any);
     ``allowed_origins`` the other sites (``https://example.org``) whose pages
     may open sockets and post; the limits are described in the module docstring.
+    ``agent_think``: the seconds a move a bot seated as bare ``agent`` thinks
+    (:attr:`~tablezoo.tables.table.Table.agent_think`; ``tablezoo serve``: :data:`AGENT_THINK`).
     """
     if WEB_MISSING is not None:
         raise ConfigError(f"the web site needs the web extra: pip install 'tablezoo[web]' ({WEB_MISSING})")
@@ -166,7 +175,7 @@ def create_app(
         ],
     )
     # what the endpoints share (tables.endpoints and tables.sockets say what each reads)
-    app.state.hub = make_hub(db_path, database, broker, expire_after)
+    app.state.hub = make_hub(db_path, database, broker, expire_after, agent_think)
     app.state.origins = Origins(allowed_origins)
     app.state.limits = make_limits(broker, rate, burst, create_rate, connect_rate)
     app.state.max_open_tables = max_open_tables
@@ -200,15 +209,17 @@ async def sweep_forever(hub: Hub, every: float = SWEEP_EVERY) -> None:
             log.info("expired %d abandoned tables", len(expired))
 
 
-def make_hub(db_path: str, database: str | None, broker: str | None, expire_after: float) -> Hub:
+def make_hub(
+    db_path: str, database: str | None, broker: str | None, expire_after: float, agent_think: float = 0.0
+) -> Hub:
     """The hub of one process over SQLite, or of one worker of several over PostgreSQL and Redis."""
     if database is None and broker is None:
-        return Hub(Store(db_path), expire_after=expire_after)
+        return Hub(Store(db_path), expire_after=expire_after, agent_think=agent_think)
     check_cluster(database, broker)
     from tablezoo.tables.cluster import ClusterHub, PgStore
 
     assert database is not None and broker is not None
-    return ClusterHub(PgStore(database), broker, expire_after=expire_after)
+    return ClusterHub(PgStore(database), broker, expire_after=expire_after, agent_think=agent_think)
 
 
 def make_limits(broker: str | None, rate: float, burst: int, create_rate: int, connect_rate: int) -> Limits:
@@ -247,6 +258,7 @@ ENVIRONMENT = {
     "allowed_hosts": "TABLEZOO_ALLOWED_HOSTS",
     "allowed_origins": "TABLEZOO_ALLOWED_ORIGINS",
     "expire_after": "TABLEZOO_EXPIRE_AFTER",
+    "agent_think": "TABLEZOO_AGENT_THINK",
     "rate": "TABLEZOO_RATE",
     "burst": "TABLEZOO_BURST",
     "create_rate": "TABLEZOO_CREATE_RATE",
@@ -266,6 +278,7 @@ def app_from_environment() -> Starlette:
         allowed_hosts=[h for h in env["allowed_hosts"].split(",") if h],
         allowed_origins=[o for o in env["allowed_origins"].split(",") if o],
         expire_after=float(env["expire_after"] or EXPIRE_AFTER),
+        agent_think=float(env["agent_think"] or 0.0),
         rate=float(env["rate"] or RATE),
         burst=int(env["burst"] or BURST),
         create_rate=int(env["create_rate"] or CREATE_RATE),
@@ -290,6 +303,7 @@ def serve(
     workers: int = 1,
     log_level: str = "info",
     limits: dict[str, Any] | None = None,
+    agent_think: float = AGENT_THINK,
 ) -> None:
     """Run the site with uvicorn until interrupted.
 
@@ -298,7 +312,8 @@ def serve(
     is migrated first, then ``workers`` processes share the port (uvicorn's own
     supervisor starts them, and starts a new one when one dies). ``limits`` sets
     :func:`create_app`'s ``rate``, ``burst``, ``create_rate`` and ``max_open_tables``
-    (a site of several workers counts them in Redis, across its workers).
+    (a site of several workers counts them in Redis, across its workers). A bot seated as bare
+    ``agent`` thinks ``agent_think`` seconds a move.
     """
     limits = dict(limits or {})
     import uvicorn
@@ -315,7 +330,12 @@ def serve(
                 "--broker redis://...; a site on one SQLite file runs one process (--workers 1)"
             )
         app = create_app(
-            db, allowed_hosts=hosts, allowed_origins=allowed_origins, expire_after=expire_after, **limits
+            db,
+            allowed_hosts=hosts,
+            allowed_origins=allowed_origins,
+            expire_after=expire_after,
+            agent_think=agent_think,
+            **limits,
         )
         uvicorn.run(app, host=host, port=port, log_level=log_level)
         return
@@ -330,6 +350,7 @@ def serve(
         "allowed_hosts": ",".join(hosts),
         "allowed_origins": ",".join(allowed_origins),
         "expire_after": repr(float(expire_after)),
+        "agent_think": repr(float(agent_think)),
         **{key: repr(value) for key, value in limits.items()},
     }
     os.environ.update({ENVIRONMENT[key]: value for key, value in settings.items()})
@@ -348,6 +369,8 @@ def cmd_serve(args: argparse.Namespace) -> None:
         raise ConfigError(f"tablezoo serve needs the web extra: pip install 'tablezoo[web]' ({WEB_MISSING})")
     if args.expire_after <= 0:
         raise ConfigError(f"--expire-after must be a positive number of seconds, not {args.expire_after}")
+    if not (args.agent_think >= 0 and math.isfinite(args.agent_think)):
+        raise ConfigError(f"--agent-think must be 0 seconds or more, not {args.agent_think}")
     serve(
         args.host,
         args.port,
@@ -359,6 +382,7 @@ def cmd_serve(args: argparse.Namespace) -> None:
         broker=args.broker,
         workers=args.workers,
         log_level=args.log_level,
+        agent_think=args.agent_think,
         limits={
             "rate": args.rate,
             "burst": args.burst,
@@ -528,6 +552,11 @@ class ServeSettings:
         metavar="SECONDS",
         help=f"expire tables nobody plays or watches for this long (default {EXPIRE_AFTER:g})",
     )
+    agent_think: float = setting(
+        AGENT_THINK,
+        metavar="SECONDS",
+        help=f"seconds a move that /bot agent thinks; 0: the network alone (default {AGENT_THINK:g})",
+    )
 
 
 def add_serve_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -541,6 +570,7 @@ def add_serve_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 __all__ = [
+    "AGENT_THINK",
     "Hub",
     "Moved",
     "add_serve_parser",

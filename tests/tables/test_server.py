@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import itertools
 import json
@@ -550,6 +551,22 @@ def test_serve_sub_command() -> None:
     args.expire_after = 0
     with pytest.raises(server.ConfigError, match="--expire-after must be a positive number of seconds"):
         server.cmd_serve(args)
+    # the site's bare agent thinks about a second a move; --agent-think 0 seats the network alone
+    assert defaults.agent_think == server.AGENT_THINK == 1.0
+    args = parser.parse_args(["serve", "--agent-think", "-1"])
+    with pytest.raises(server.ConfigError, match="--agent-think must be 0 seconds or more, not -1"):
+        server.cmd_serve(args)
+
+
+def test_the_sites_tables_seat_a_bare_agent_thinking() -> None:
+    """The tables a site makes carry its ``agent_think``: ``/bot agent`` there sits as ``agent:think=S``."""
+    app = server.create_app(":memory:", agent_think=0.5)
+    hub = app.state.hub
+    table = asyncio.run(hub.create("heckmeck", {}))
+    assert hub.agent_think == table.agent_think == 0.5
+    assert table.handle("ann", "/join Ann").ok and table.handle("ann", "/bot agent").ok
+    assert table.seats[1].bot == "agent:think=0.5"
+    assert server.create_app(":memory:").state.hub.agent_think == 0.0  # the library's own: the network alone
 
 
 @pytest.mark.parametrize(
