@@ -183,15 +183,17 @@ def key(row: dict[str, Any]) -> tuple[Any, ...]:
 def paired_gain(row: dict[str, Any], rows: list[dict[str, Any]]) -> tuple[float, float, float] | None:
     """The searcher's gain in win share over the network alone in the same games: the mean of the
     per-game differences between ``row`` and the row of one simulation (the network alone) with the
-    same game, seats, opponent, network, seed and games, and its 95% interval (normal, paired).
-    The games are the same deals and dice, so only games where the search changed a move differ:
-    a much narrower interval than two rows' own. None where either row has no per-game credits."""
+    same game, seats, opponent, network and seed, over the games both played (a row of ``n`` games
+    plays the first ``n`` games of the seed), and its 95% interval (normal, paired). The games are
+    the same deals and dice, so only games where the search changed a move differ: a much narrower
+    interval than two rows' own. None where either row has no per-game credits."""
     agent = row["searcher"].split(":")[0]
     for base in rows:
-        same = all(base[k] == row[k] for k in ("game", "seats", "opponent", "seed", "games"))
+        same = all(base[k] == row[k] for k in ("game", "seats", "opponent", "seed"))
         alone = same and simulations_of(base) == 1 and base["searcher"].split(":")[0] == agent
         if alone and "credits" in base and "credits" in row:
-            d = np.asarray(row["credits"]) - np.asarray(base["credits"])
+            n = min(len(base["credits"]), len(row["credits"]))
+            d = np.asarray(row["credits"][:n]) - np.asarray(base["credits"][:n])
             half = 1.96 * float(d.std(ddof=1)) / math.sqrt(len(d)) if len(d) > 1 else 0.0
             return float(d.mean()), float(d.mean()) - half, float(d.mean()) + half
     return None
