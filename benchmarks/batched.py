@@ -44,8 +44,9 @@ import numpy as np
 
 from tablezoo.envs.batched import BatchedVectorEnv, SelfPlayBatch
 from tablezoo.games import GAMES, game_class
+from tablezoo.release.benchmark_tables import BATCH_SIZES, batched_table
 
-SIZES = (1, 64, 1024, 4096)
+SIZES = BATCH_SIZES  # the self-play rows, as the table (in the package) shows them
 THREADS = (1, 2)
 STEP_CALL_N = 4096  # the thread figure of the step call alone
 LEARNER_SIZES = (64, 1024)
@@ -332,7 +333,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     text = json.dumps(result, indent=2)
     print(text)
     if args.table:
-        print(markdown_table(result))
+        print(batched_table(result))
     if args.out:
         with open(args.out, "w") as f:
             f.write(text + "\n")
@@ -343,49 +344,6 @@ def _cores() -> int:
     import os
 
     return len(os.sched_getaffinity(0))
-
-
-def step_call_cell(g: dict[str, Any], mark: Any) -> str:
-    """The step call's 2-threads-to-1 ratio at 4,096 games, or "not measured" in a result written
-    before it was (the row came with the thread pool's rework)."""
-    if "step_call_two_threads_vs_one_at_4096" not in g:
-        return "not measured"
-    return mark(f"{g['step_call_two_threads_vs_one_at_4096']:.2f}×", g["met"]["step_call_threads"])
-
-
-def markdown_table(result: dict[str, Any]) -> str:
-    def mark(value: str, met: bool) -> str:
-        return value if met else f"**{value}**"
-
-    rows = [
-        "| game | `env()` steps/s | DummyVecEnv / SyncVectorEnv (64) | self-play at 1 / 64 / 1,024 / 4,096 "
-        "(1 thread) | 1,024 ÷ `env()` | 2 threads ÷ 1 | step call at 4,096: 2 threads ÷ 1 "
-        "| learner at 1,024 ÷ DummyVecEnv | MB at 4,096 "
-        "| MaskablePPO batched ÷ DummyVecEnv (env share) |",
-        "|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for g in result["games"].values():
-        s, met = g["selfplay_steps_per_s"], g["met"]
-        ppo = g.get("maskable_ppo")
-        rows.append(
-            "| "
-            + " | ".join(
-                [
-                    f"{g['title']} {g['num_players']}",
-                    f"{g['python_env_steps_per_s']:,}",
-                    f"{g['dummy_vec_env_steps_per_s']:,} / {g['sync_vector_env_steps_per_s']:,}",
-                    " / ".join(f"{s[str(n)]['1']:,}" for n in SIZES),
-                    mark(f"{g['selfplay_1024_vs_python_env']:.0f}×", met["selfplay_vs_env"]),
-                    mark(f"{g['two_threads_vs_one_at_1024']:.2f}×", met["threads"]),
-                    step_call_cell(g, mark),
-                    f"{g['learner_1024_vs_dummy_vec_env']:.0f}×",
-                    mark(f"{g['memory_mb_at_4096']:.0f}", met["memory"]),
-                    f"{ppo['speedup']:.2f}× ({ppo['batched_env_share']:.0%})" if ppo else "",
-                ]
-            )
-            + " |"
-        )
-    return "\n".join(rows)
 
 
 if __name__ == "__main__":

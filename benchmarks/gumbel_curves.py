@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from tablezoo.release.benchmark_tables import gumbel_curves_rows
 from tablezoo.release.ship import TARGETS
 
 GAME_NAMES = {
@@ -112,38 +113,6 @@ def chosen_round(log: list[dict[str, Any]], key: str, window: int = 5) -> int:
     return int(log[max(i for i, v in smoothed.items() if v == best)]["iteration"])
 
 
-def table(rows: list[dict[str, Any]]) -> str:
-    """The runs as a markdown table, one line per run and checked seat count."""
-    lines = [
-        "| game | run | against | rounds | decisions | hours (play + fit) | seats "
-        "| first | last | best | mean of the last 5 | chosen round |",
-        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    for row in rows:
-        for s in [k for k in row if k.endswith("p") and isinstance(row[k], dict)]:
-            against = (
-                f" (`{row['opponent']}` in {row['opponent_share']:g} of the games)"
-                if row.get("opponent")
-                else ""
-            )
-            run = [
-                GAME_NAMES[row["game"]],
-                row["run"] + against,
-                row["bot"],
-                str(row["rounds"]),
-                f"{row['decisions']:,}",
-            ]
-            c = row[s]
-            figures = [
-                f"{row['hours']:.2f}",
-                s[:-1],
-                *(f"{c[k]:.3f}" for k in ("first", "last", "best", "mean_last_5")),
-                str(row["chosen_round"]),
-            ]
-            lines.append("| " + " | ".join(run + figures) + " |")
-    return "\n".join(lines) + "\n"
-
-
 def plot(game: str, runs: list[dict[str, Any]], out: Path) -> Path:
     """The game's curves: win share by round per seat count, then the head's calibration."""
     import matplotlib
@@ -216,11 +185,6 @@ def plot(game: str, runs: list[dict[str, Any]], out: Path) -> Path:
     return path
 
 
-def markdown_table(result: dict[str, Any]) -> str:
-    """The table of the rows' JSON (what the docs show)."""
-    return table(result["rows"])
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -245,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     for game in [g for g in TARGETS if g in runs]:
         print(plot(game, runs[game], out))
         rows += [summary(game, run) for run in runs[game] if run["tag"] != "shipped"]
-    (out / "curves.md").write_text(table(rows))
+    (out / "curves.md").write_text(gumbel_curves_rows(rows))
     args.json.write_text(json.dumps({"rows": rows}, indent=1) + "\n")
     print(out / "curves.md")
     return 0

@@ -142,34 +142,6 @@ def head_to_head(name: str, bot: str, games: int, seed: int, jobs: int = 1) -> d
     }
 
 
-def markdown_table(result: dict[str, Any]) -> str:
-    """The run's rows as Markdown: ms per move of each port and its twin, then the head-to-heads."""
-    lines = [
-        "| game | bot | seats | positions | Python ms | native ms | speed-up | values: speed-up |",
-        "|---|---|---:|---:|---:|---:|---:|---:|",
-    ]
-    duels = [
-        "| game | bot | seats | games | port's win share [95% CI] | same player |",
-        "|---|---|---:|---:|---|---|",
-    ]
-    for r in result["rows"]:
-        if "head_to_head" in r:
-            d = r["head_to_head"]
-            low, high = d["interval"]
-            share = f"{d['port_win_share']:.3f} [{low:.3f}, {high:.3f}]"
-            duels.append(
-                f"| {r['game']} | {r['bot']} | {d['seats']} | {d['games']} | {share} | {d['same_player']} |"
-            )
-            continue
-        act = r["act"]
-        values = f"{r['action_values']['speedup']}×" if "action_values" in r else ""
-        lines.append(
-            f"| {r['game']} | {r['bot']} | {r['seats']} | {r['positions']} | {act['python_ms']:.3f} | "
-            f"{act['native_ms']:.4f} | {act['speedup']}× | {values} |"
-        )
-    return "\n".join(lines) + "\n\n" + "\n".join(duels) if len(duels) > 2 else "\n".join(lines)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter

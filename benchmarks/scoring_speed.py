@@ -23,7 +23,7 @@ difference the one-thread rule makes. ``games_per_second`` is games over wall ti
 start-up (a fresh interpreter importing torch) included. ``--jobs 2`` gains only where two
 cores are free: the JSON records the machine's load average before and after the run, as
 another process's load slows every row. Writes the JSON to ``--out``; the docs' benchmarking
-page shows :func:`markdown_table` of it.
+page shows its table (``tablezoo.release.benchmark_tables.scoring_speed_table``).
 """
 
 from __future__ import annotations
@@ -38,6 +38,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from tablezoo.release.benchmark_tables import scoring_speed_table
 
 HERE = Path(__file__).resolve().parent
 PUBLISHED = HERE / "results" / "protocol" / "policies"
@@ -128,30 +130,6 @@ def run(cells: list[tuple[str, int]]) -> dict[str, Any]:
     }
 
 
-def markdown_table(result: dict[str, Any]) -> str:
-    """The rows as a Markdown table: games per second at each ``--jobs``."""
-    lines = [
-        f"| policy ({result['game']}, {result['seats']} seats) | against | jobs | games | seconds "
-        "| games/s |",
-        "| --- | --- | ---: | ---: | ---: | ---: |",
-    ]
-    for row in result["rows"]:
-        lines.append(
-            f"| {row['policy']} (`{row['file']}`) | {row['opponent']} | {row['jobs']} | {row['games']} "
-            f"| {row['seconds']:.1f} "
-            f"| {row['games_per_second']:.1f} |"
-        )
-    load = result.get("load_average_before")
-    if load is not None:
-        lines.append("")
-        lines.append(
-            f"{result['cpus']} cores; load average {load[0]:.1f} before the run, "
-            f"{result['load_average_after'][0]:.1f} after "
-            f"(torch's default: {result['torch_default_threads']} threads)."
-        )
-    return "\n".join(lines) + "\n"
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -166,7 +144,7 @@ def main(argv: list[str] | None = None) -> None:
     result = run(cells)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=1) + "\n")
-    print(markdown_table(result), end="")
+    print(scoring_speed_table(result), end="")
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ import time
 from typing import Any
 
 from tablezoo.evaluation.tournament import named_tournament
+from tablezoo.release.benchmark_tables import search_budget_table
 from tablezoo.release.ship import TARGETS, move_times
 
 SIMULATIONS = (16, 64, 256)
@@ -61,35 +62,6 @@ def rows_for(game: str, sims: list[int], args: argparse.Namespace) -> list[dict[
     return rows
 
 
-def table(rows: list[dict[str, Any]]) -> str:
-    """The rows as markdown."""
-    lines = [
-        "| game | seats | player | against | ms a move (most seats) | win share [95% CI] | games |",
-        "|---|---:|---|---|---:|---|---:|",
-    ]
-    for r in rows:
-        share = (
-            f"{r['win_share']:.3f} [{r['interval'][0]:.3f}, {r['interval'][1]:.3f}]" if "games" in r else "-"
-        )
-        ms = f"{r['median_ms']:.2f} ({r['ms_seats']} seats)"
-        cells = [
-            r["game"],
-            str(r["seats"]),
-            f"`{r['player']}`",
-            r["against"],
-            ms,
-            share,
-            str(r.get("games", 0)),
-        ]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
-
-
-def markdown_table(result: dict[str, Any]) -> str:
-    """The table of a run's JSON (what the docs show)."""
-    return table(result["rows"])
-
-
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", nargs="+", default=list(TARGETS), choices=list(TARGETS))
@@ -116,7 +88,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         with open(args.out, "w") as f:
             json.dump(result, f, indent=1)
             f.write("\n")
-    print(markdown_table(result))
+    print(search_budget_table(result))
     return result
 
 

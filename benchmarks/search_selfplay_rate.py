@@ -37,6 +37,7 @@ import numpy as np
 from tablezoo.bots.registry import shipped_agent
 from tablezoo.evaluation.play import play_out
 from tablezoo.games import GAMES, make
+from tablezoo.release.benchmark_tables import search_selfplay_rate_table
 from tablezoo.training.expert.config import ExpertConfig
 from tablezoo.training.expert.search_selfplay import SearchSelfPlay, numpy_evaluator, torch_evaluator
 from tablezoo.training.expert.selfplay import seat_bots
@@ -138,20 +139,6 @@ def rows_for(game: str, seats: int, seconds: float, seed: int, num_games: int) -
     return rows
 
 
-def markdown_table(result: dict[str, Any]) -> str:
-    """The run's rows as Markdown: each row's rate, network rows per decision and ratio."""
-    lines = [
-        "| game | seats | row | searched decisions/s | network rows per decision | × expert iteration |",
-        "|---|---:|---|---:|---:|---:|",
-    ]
-    for r in result["rows"]:
-        rows = r.get("rows_per_decision", "-")
-        lines.append(
-            f"| {r['game']} | {r['seats']} | {r['row']} | {r['rate']:,} | {rows} | {r.get('speedup', 1.0)} |"
-        )
-    return "\n".join(lines)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -166,9 +153,9 @@ def main() -> None:
     rows: list[dict[str, Any]] = []
     for game in args.games:
         rows += rows_for(game, args.seats, args.seconds, args.seed, args.num_games)
-        print(markdown_table({"rows": rows[-6:]}).split("\n", 2)[2], flush=True)
+        print(search_selfplay_rate_table({"rows": rows[-6:]}).split("\n", 2)[2], flush=True)
     result = {"machine": platform.machine(), "python": platform.python_version(), "rows": rows}
-    print(markdown_table(result))
+    print(search_selfplay_rate_table(result))
     if args.out:
         with open(args.out, "w") as f:
             json.dump(result, f, indent=2)

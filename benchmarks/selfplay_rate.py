@@ -50,20 +50,6 @@ def games_per_hour(game: str, bot: str, games: int, jobs: int, core: str, seed: 
     return seconds, games * 3600 / seconds
 
 
-def markdown_table(result: dict[str, Any]) -> str:
-    """The run's rows as Markdown: games per hour of each kind on each core."""
-    lines = [
-        "| game | games of | bot | Python core, games/hour | native core, games/hour | speed-up |",
-        "|---|---|---|---:|---:|---:|",
-    ]
-    for r in result["rows"]:
-        lines.append(
-            f"| {r['game']} | {r['kind']} | `{r['bot']}` | {r['python']['games_per_hour']:,} | "
-            f"{r['native']['games_per_hour']:,} | {r['speedup']}× |"
-        )
-    return "\n".join(lines)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter

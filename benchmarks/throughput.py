@@ -83,6 +83,7 @@ from tablezoo.envs import ENV_MODULES
 from tablezoo.games import make
 from tablezoo.games.core import TERMINAL
 from tablezoo.games.native import CORES, available
+from tablezoo.release.benchmark_tables import throughput_table
 
 NATIVE_ENGINE_TARGET = 1.0  # native engine decisions from Python per OpenSpiel pig decision, at least
 NATIVE_LOOP_TARGET = 50.0  # native random playouts per Python engine decision, at least
@@ -294,46 +295,6 @@ def native_loop_decisions_per_second(game: Any, seconds: float, seed: int) -> fl
         decisions += game._native.random_games(games, rng)
         games = min(games * 2, 256)
     return decisions / (clock() - start)
-
-
-def markdown_table(result: dict[str, Any]) -> str:
-    """The README's table of a run: a row per game, seat count and core; a target missed in bold."""
-
-    def mark(value: str, met: bool | None) -> str:
-        return f"**{value}**" if met is False else value
-
-    rows = [
-        "| game, seats | core | engine µs | engine ÷ `pig` (÷ `leduc_poker`) | native loop ÷ Python engine "
-        "| `observe` ÷ decision | `env()` ÷ connect_four | `raw_env()` ÷ `env()` "
-        "| `parallel_env()` ÷ `env()` | `observe_batch` speed-up at 64 |",
-        "|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for g in result["games"].values():
-        for core, c in g["cores"].items():
-            met = c["met"]
-            for k, (seats, split) in enumerate(c["seat_counts"].items()):
-                main_row = k == 0
-                loop = split.get("native_loop_vs_python_engine")
-                cells = [
-                    f"{g['title']} {seats}",
-                    core,
-                    f"{split['engine_us']:.2f}",
-                    mark(f"{split['engine_vs_pig']:.2f}×", met.get("engine_vs_pig") if main_row else None)
-                    + f" ({split['engine_vs_card_game']:.2f}×)",
-                    mark(f"{loop:.0f}×", met.get("native_loop") if main_row else None) if loop else "",
-                    mark(f"{split['observe_vs_engine']:.2f}", met.get("observe") if main_row else None),
-                ]
-                if main_row:
-                    cells += [
-                        mark(f"{c['env_vs_reference_env']:.1f}×", met.get("env")),
-                        mark(f"{c['raw_env_vs_env']:.2f}", met.get("raw_env")),
-                        f"{c['parallel_env_vs_env']:.2f}",
-                        f"{c['observe_batch']['speedup']:.2f}×",
-                    ]
-                else:
-                    cells += [""] * 4
-                rows.append("| " + " | ".join(cells) + " |")
-    return "\n".join(rows)
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -567,7 +528,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     text = json.dumps(result, indent=2)
     print(text)
     if args.table:
-        print(markdown_table(result))
+        print(throughput_table(result))
     if args.out:
         with open(args.out, "w") as f:
             f.write(text + "\n")

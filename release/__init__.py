@@ -7,8 +7,10 @@
 - :mod:`tablezoo.release.recipe` and :mod:`tablezoo.release.reproduce`: the commands a shipped
   network records, run again (``tablezoo reproduce``);
 - :mod:`tablezoo.release.baselines`: the published baselines, each row trained by the package's
-  trainers and scored by the protocol, summed up and published (``tablezoo baselines``).
+  trainers and scored by the protocol, summed up and published (``tablezoo baselines``);
+- :mod:`tablezoo.release.benchmark_tables`: the Markdown tables of the benchmarks' result files
+  that the documentation shows (and the benchmarks' scripts print).
 
 Release imports training and evaluation; only the command line (:mod:`tablezoo.commands`)
-imports it.
+imports it (and, outside the package, the documentation's build and the benchmarks' scripts).
 """

@@ -6,8 +6,9 @@
   under the full protocol, ``benchmarks/results/protocol/<name>.png``;
 * ``images/gumbel/<name>.png``: the search self-play runs' curves,
   ``benchmarks/results/gumbel/<name>.png``;
-* a line ``<!-- table: NAME -->`` in a page becomes the Markdown table that
-  ``benchmarks/NAME.py`` makes of its last run (``benchmarks/results/NAME.json``), so
+* a line ``<!-- table: NAME -->`` in a page becomes the Markdown table of the benchmark
+  ``NAME``'s last run (``benchmarks/results/NAME.json``), made by the package
+  (``tablezoo.release.benchmark_tables``, which ``benchmarks/NAME.py`` prints too), so
   the performance page shows the committed results, never a copy of them.
 
 Nothing here is written into ``docs/``: the files exist only in the built site.
@@ -15,8 +16,6 @@ Nothing here is written into ``docs/``: the files exist only in the built site.
 
 from __future__ import annotations
 
-import importlib.util
-import json
 import re
 import sys
 from pathlib import Path
@@ -25,6 +24,8 @@ from typing import Any
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
+
+from tablezoo.release.benchmark_tables import result_table
 
 ROOT = Path(__file__).resolve().parents[2]
 """The repository."""
@@ -48,17 +49,10 @@ def on_files(files: Files, config: MkDocsConfig, **kwargs: Any) -> Files:
 
 
 def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files, **kwargs: Any) -> str:
-    """Replace each ``<!-- table: NAME -->`` line by the table of ``benchmarks/NAME.py``."""
+    """Replace each ``<!-- table: NAME -->`` line by the table of ``benchmarks/results/NAME.json``."""
     return TABLE.sub(lambda match: benchmark_table(match.group("name")), markdown)
 
 
 def benchmark_table(name: str) -> str:
-    """``benchmarks/<name>.py``'s Markdown table of ``benchmarks/results/<name>.json``."""
-    script = ROOT / "benchmarks" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"benchmarks_{name}", script)
-    if spec is None or spec.loader is None:
-        raise FileNotFoundError(f"no benchmark script {script}")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    result = json.loads((ROOT / "benchmarks" / "results" / f"{name}.json").read_text())
-    return str(module.markdown_table(result))
+    """The package's Markdown table of ``benchmarks/results/<name>.json``."""
+    return result_table(name, ROOT / "benchmarks" / "results")

@@ -168,6 +168,22 @@ def test_no_test_imports_a_program_of_benchmarks_or_examples() -> None:
     assert not found, f"run these as programs (subprocess), or move what they test into the package: {found}"
 
 
+OUTSIDE_TESTS = ("docs/hooks", "benchmarks", "examples", *PACKAGES)
+"""The folders besides ``tests/`` whose Python files may not load a program either (the docs' build
+takes a benchmark's table from the package, as the benchmark's own script does)."""
+
+
+def test_no_file_loads_a_program_of_benchmarks_or_examples() -> None:
+    found = {
+        str(path.relative_to(ROOT)): lines
+        for folder in OUTSIDE_TESTS
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        if "package" not in path.relative_to(ROOT / folder).parts  # docs/hooks/package: the package's links
+        and (lines := program_imports(path.read_text()))
+    }
+    assert not found, f"import what they need from the package instead: {found}"
+
+
 def test_the_program_import_check_finds_each_way_in() -> None:
     loaded = """
 SCRIPT = ROOT / "benchmarks" / "baselines.py"
