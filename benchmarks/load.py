@@ -155,10 +155,9 @@ def start_workers(
 
 @contextlib.contextmanager
 def throwaway_servers() -> Iterator[tuple[str, str, dict[str, int]]]:
-    """PostgreSQL and Redis on loopback for one run (the test suite's own helpers start them):
-    their URLs, and the process ids to measure (``postgres``, ``redis``)."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from tests.tables.cluster.servers import PostgresServer, RedisServer, missing
+    """PostgreSQL and Redis on loopback for one run (:mod:`tablezoo.tables.local_servers`, which the
+    cluster tests start too): their URLs, and the process ids to measure (``postgres``, ``redis``)."""
+    from tablezoo.tables.local_servers import PostgresServer, RedisServer, missing
 
     if (why := missing()) is not None:
         raise SystemExit(why)

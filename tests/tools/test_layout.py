@@ -266,3 +266,36 @@ def test_no_module_of_the_package_adds_an_argument_by_hand() -> None:
     calls = {path: n for path, n in calls.items() if n}
     assert calls == {"games/settings.py": calls.get("games/settings.py"), "cli/commands/__init__.py": 1}
     assert add_argument_calls("p.add_argument('--x')\nparser.add_argument('y', type=int)") == 2
+
+
+def imports_of_the_tests(source: str) -> list[str]:
+    """The lines of ``source`` that import the test suite (``tests``, ``tests.tables...``)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        modules = (
+            [alias.name for alias in node.names]
+            if isinstance(node, ast.Import)
+            else [node.module or ""]
+            if isinstance(node, ast.ImportFrom) and node.level == 0
+            else []
+        )
+        if any(module.split(".")[0] == "tests" for module in modules):
+            found.append(f"line {node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_nothing_outside_the_tests_imports_them() -> None:
+    """The benchmarks, the examples, the docs' hooks and the package import nothing of ``tests/``:
+    what a benchmark shares with the tests (the throwaway servers of the site's load test,
+    ``tablezoo.tables.local_servers``) lives in the package, which both import."""
+    found = {
+        str(path.relative_to(ROOT)): lines
+        for folder in OUTSIDE_TESTS
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        if "package" not in path.relative_to(ROOT / folder).parts
+        and (lines := imports_of_the_tests(path.read_text()))
+    }
+    assert not found, f"move what they share with the tests into the package: {found}"
+    assert imports_of_the_tests("def f():\n    from tests.tables.cluster.servers import missing\n") == [
+        "line 2: from tests.tables.cluster.servers import missing"
+    ]

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.tables.cluster.servers import PostgresServer, RedisServer, missing
+from tablezoo.tables.local_servers import PostgresServer, RedisServer, missing
 
 
 def need_servers() -> None:

@@ -8,8 +8,9 @@ import os
 
 import pytest
 
-from tests.tables.cluster import conftest, servers
-from tests.tables.cluster.servers import PostgresServer, RedisServer, ServerError
+from tablezoo.tables import local_servers as servers
+from tablezoo.tables.local_servers import PostgresServer, RedisServer, ServerError
+from tests.tables.cluster import conftest
 
 
 def test_postgres_answers_a_query(postgres: PostgresServer, database: str) -> None:

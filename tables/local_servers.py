@@ -1,9 +1,11 @@
-"""Private, throwaway PostgreSQL and Redis servers for the tests of the site's multi-process mode.
+"""Private, throwaway PostgreSQL and Redis servers for the site's multi-process mode: what its tests
+(``tests/tables/cluster/``) and its load benchmark (``benchmarks/load.py``) run it against.
 
 Each server listens on 127.0.0.1 only, on a free port, with its files in a temporary directory
-of its own, so that several test processes (pytest-xdist workers) each start their own without
+of its own, so that several processes (pytest-xdist workers) each start their own without
 colliding. PostgreSQL refuses to run as root: as root its programs run as the ``postgres``
-system user (Debian's package creates it), in a directory given to that user.
+system user (Debian's package creates it), in a directory given to that user. Nothing here is
+for a real site, whose servers are its own (``tablezoo serve --database URL --broker URL``).
 
 ``missing()`` says what is not installed (None when everything is)::
 
@@ -37,11 +39,11 @@ START_TIMEOUT = 30.0
 STOP_TIMEOUT = 20.0
 """Seconds a server is given to shut down before it is killed."""
 POSTGRES_USER = "postgres"
-"""The system user PostgreSQL's programs run as when the tests run as root."""
+"""The system user PostgreSQL's programs run as when they are started as root."""
 INSTALL = "run `make servers`, or `apt-get install postgresql redis-server`"
 LOG_TAIL = 30
 """Lines of a server's log quoted when it does not start."""
-START_MARK = "--- tests: starting"
+START_MARK = "--- tablezoo: starting"
 
 
 class ServerError(RuntimeError):
@@ -92,11 +94,11 @@ def missing() -> str | None:
     if redis_binary() is None:
         lacking.append("redis-server")
     if lacking:
-        return f"the cluster tests need {' and '.join(lacking)}: {INSTALL}"
+        return f"throwaway servers need {' and '.join(lacking)}: {INSTALL}"
     modules = [m for m in ("psycopg", "redis") if not _importable(m)]
     if modules:
         return (
-            f"the cluster tests need the Python packages {', '.join(modules)}: "
+            f"throwaway servers need the Python packages {', '.join(modules)}: "
             "pip install -e '.[cluster]' (the Makefile's EXTRAS include it)"
         )
     return None
@@ -289,7 +291,7 @@ class _Server:
 
 class PostgresServer(_Server):
     """A PostgreSQL cluster of its own: ``initdb`` with trust authentication for local and
-    loopback connections, a superuser ``user`` and a database ``dbname`` for the tests, the
+    loopback connections, a superuser ``user`` and a database ``dbname`` for the site, the
     server on 127.0.0.1 and its socket in its own directory.
 
     ``options`` are extra server settings (``{"max_connections": "200"}``). fsync is off:
@@ -414,7 +416,7 @@ class PostgresServer(_Server):
                 os.kill(pid, signal.SIGKILL)
 
     def connect(self, dbname: str | None = None, **kwargs: Any) -> Any:
-        """A psycopg connection to ``dbname`` (the tests' database by default)."""
+        """A psycopg connection to ``dbname`` (the site's, ``dbname``, by default)."""
         import psycopg
 
         return psycopg.connect(self.url_of(dbname or self.dbname), **kwargs)
