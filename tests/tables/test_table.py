@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tablezoo.bots.search import AgentBot
-from tablezoo.games.core import ConfigError
 from tablezoo.games import GAMES, draw, game_class
+from tablezoo.games.core import ConfigError
 from tablezoo.tables.table import FINISHED, PLAYING, TABLE_COMMANDS, Table
 
 SCENARIOS = sorted((Path(__file__).resolve().parent / "scenarios").glob("*.json"))
