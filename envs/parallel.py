@@ -20,6 +20,15 @@ Observations, rewards (summed over the decisions of the step), ``obs_type``,
 ``state()`` and rendering are those of the AEC environment. ``max_cycles``
 caps each agent's decisions, as in the AEC environment: every agent is
 truncated once an agent due to decide has made that many.
+
+On the native core a step is one call into the core in the common case
+(observations as dicts, ``reward="zero_sum"``, every due action an ``int``
+that is legal, the game going on and under its cap): the core applies the due
+seats' actions, resolves chance from the env's generator, finds the next
+round's seats and writes every agent's observation and mask, and the step's
+five dicts with them. Anything else (a missing, illegal or numpy action, the
+last step, ``obs_type="flat"``, ``reward="score"``) takes the Python path,
+which the core's step follows result for result.
 """
 
 from __future__ import annotations
@@ -29,7 +38,7 @@ from typing import Any
 import numpy as np
 from pettingzoo import ParallelEnv
 
-from tablezoo.envs.aec import TablezooEnv, TablezooEnvBase, keyword_doc
+from tablezoo.envs.aec import MASK_CACHE_SIZE, TablezooEnv, TablezooEnvBase, keyword_doc
 from tablezoo.games.core import Game
 
 
@@ -48,11 +57,18 @@ class TablezooParallelEnv(TablezooEnvBase, ParallelEnv):
         super().__init__(*args, **kwargs)
         self.illegal_reward = float(illegal_reward)
         self.agents: list[str] = []
-        self._due: dict[int, list[int]] = {}
+        self._due: dict[int, list[int]] | None = {}
+        """The seats due in the next step with their legal actions; None after a step of the
+        core's, until asked (:meth:`_due_seats` finds them from the state)."""
         game = getattr(self.game, "reference", self.game)  # a native game's rules are its reference's
         self._simultaneous = type(game).secret_decision is not Game.secret_decision
         """Whether the game has simultaneous choices at all (else one seat decides per step)."""
         self._seats = list(enumerate(self.possible_agents))
+        # the native core's whole step (NativeGame.parallel_step), for the case it covers
+        fast = getattr(self.game, "parallel_step", None)
+        self._core_step = None if self.flat or self._score_mode else fast
+        self._core_forms: tuple[Any, ...] = ()
+        """What the core's step reads and writes besides the state and the generator (set by reset)."""
 
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
@@ -63,11 +79,30 @@ class TablezooParallelEnv(TablezooEnvBase, ParallelEnv):
         """How many decisions each agent has made this episode (``max_cycles`` caps them)."""
         self.num_cycles = 0
         self._due = self._due_now(mover)
+        agents = self.possible_agents
+        zeros, falses = dict.fromkeys(agents, 0.0), dict.fromkeys(agents, False)  # the dicts it copies
+        self._core_forms = (
+            agents,
+            self.decisions,
+            self._no_moves,
+            zeros,
+            falses,
+            self._masks,
+            MASK_CACHE_SIZE,
+        )
         return self._observations(), self._infos()
 
     def due(self) -> dict[str, list[int]]:
         """The agents that decide in the next step, each with its legal actions, in the engine's order."""
-        return {self.possible_agents[seat]: legal for seat, legal in self._due.items()}
+        return {self.possible_agents[seat]: legal for seat, legal in self._due_seats().items()}
+
+    def _due_seats(self) -> dict[int, list[int]]:
+        """The seats due in the next step with their legal actions (found once after a core's step)."""
+        due = self._due
+        if due is None:
+            mover = self.game.to_move(self.game_state)
+            due = self._due = self._due_now(mover) if mover >= 0 else {}
+        return due
 
     def _due_now(self, mover: int) -> dict[int, list[int]]:
         """The seats that decide now, with their legal actions.
@@ -91,9 +126,20 @@ class TablezooParallelEnv(TablezooEnvBase, ParallelEnv):
     def step(
         self, actions: dict[str, Any]
     ) -> tuple[dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]]:
+        core_step = self._core_step
+        if core_step is not None and self.agents:
+            cap = self.max_cycles
+            if cap is None or self.num_cycles + 1 < cap:  # this step cannot reach the cap
+                result = core_step(self.game_state, self._rng, actions, self._core_forms)
+                if result is not None:  # applied (None: nothing was, the path below decides)
+                    self.num_cycles += 1
+                    if result.__class__ is tuple:
+                        self._due = None
+                        return result
+                    return self._game_over(dict.fromkeys(self.agents, 0.0))
         state, agents = self.game_state, self.possible_agents
         live, decisions, apply_move = self.agents, self.decisions, self._apply_move
-        for seat, legal in self._due.items():
+        for seat, legal in self._due_seats().items():
             agent = agents[seat]
             action = actions.get(agent)
             if action.__class__ is not int or action not in legal:
@@ -123,8 +169,16 @@ class TablezooParallelEnv(TablezooEnvBase, ParallelEnv):
                     return self._finish(rewards, False)
             flags = dict.fromkeys(live, False)
             return self._observations(), rewards, flags, flags.copy(), self._infos()
+        return self._game_over(rewards)
+
+    def _game_over(
+        self, rewards: dict[str, float]
+    ) -> tuple[dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]]:
+        """The step after which the game is over: ``rewards`` (the step's so far) and, under
+        ``reward="zero_sum"``, the game's returns."""
         if self.reward_mode == "zero_sum":
-            for seat, value in enumerate(self.game.returns(state)):
+            agents = self.possible_agents
+            for seat, value in enumerate(self.game.returns(self.game_state)):
                 rewards[agents[seat]] += value
         return self._finish(rewards, True)
 
@@ -158,7 +212,7 @@ class TablezooParallelEnv(TablezooEnvBase, ParallelEnv):
         return observations, rewards, dict.fromkeys(live, True), dict.fromkeys(live, False), infos
 
     def _mask(self, seat: int) -> np.ndarray:
-        legal = self._due.get(seat)
+        legal = self._due_seats().get(seat)
         return self._no_moves if legal is None else self._mask_of(legal)
 
     def _observations(self) -> dict[str, Any]:
@@ -168,7 +222,7 @@ class TablezooParallelEnv(TablezooEnvBase, ParallelEnv):
         seats = self._seats if self.agents else ()
         if self.flat:
             return {agent: observe(state, seat) for seat, agent in seats}
-        due, no_moves, masks = self._due, self._no_moves, self._masks
+        due, no_moves, masks = self._due_seats(), self._no_moves, self._masks
         observations = {}
         for seat, agent in seats:
             legal = due.get(seat)

@@ -14,6 +14,7 @@ from pettingzoo.test import parallel_api_test, parallel_seed_test, state_test
 from pettingzoo.utils import aec_to_parallel, parallel_to_aec
 
 from tablezoo.envs import ENV_MODULES, MAX_CYCLES, registry_id
+from tablezoo.games.native import available as native_available
 
 MODULES = {name: importlib.import_module(f"tablezoo.envs.{name}") for name in ENV_MODULES}
 EXTREMES = [
@@ -193,3 +194,69 @@ def test_round_trips_between_the_apis(name: str) -> None:
     par = aec_to_parallel(module.env())
     obs, _ = par.reset(seed=2)
     assert set(obs) == set(par.possible_agents)
+
+
+def _same_step(reference: tuple[Any, ...], native: tuple[Any, ...]) -> None:
+    """Two results of ``reset`` or ``step`` are equal: the same dicts in the same order, the same
+    arrays (values, dtype and whether they can be written)."""
+    assert len(reference) == len(native)
+    for ours, theirs in zip(reference, native, strict=True):
+        assert list(ours) == list(theirs)
+        for agent, value in ours.items():
+            other = theirs[agent]
+            if isinstance(value, dict):
+                assert list(value) == list(other)
+                for key, entry in value.items():
+                    if isinstance(entry, np.ndarray):
+                        assert entry.dtype == other[key].dtype and np.array_equal(entry, other[key])
+                        assert entry.flags.writeable == other[key].flags.writeable, key
+                    else:
+                        assert entry == other[key]
+            else:
+                assert value == other and type(value) is type(other)
+
+
+@pytest.mark.skipif(not native_available(), reason="the native core is not built")
+@pytest.mark.parametrize(("name", "seats"), EXTREMES, ids=IDS)
+def test_the_native_core_steps_the_parallel_env_as_the_reference_does(name: str, seats: int) -> None:
+    """The native core's one-call step (``NativeGame.parallel_step``) gives every step the
+    Python path's result, with the Python path taking over now and then: a numpy action, an
+    illegal action that ends the game, a short cap."""
+    module = MODULES[name]
+    for seed in range(4):
+        cap: int | str = 4 if seed == 2 else "default"
+        envs = [
+            module.parallel_env(num_players=seats, core=core, max_cycles=cap) for core in ("python", "native")
+        ]
+        reference, native = envs
+        core_step, results = native._core_step, []
+        assert core_step is not None and reference._core_step is None
+
+        def counted(*args: Any, core_step: Any = core_step, results: list[Any] = results) -> Any:
+            results.append(core_step(*args))
+            return results[-1]
+
+        native._core_step = counted
+        outs = [env.reset(seed=seed) for env in envs]
+        rng = np.random.default_rng(seed)
+        for step in range(100_000):
+            _same_step(*outs)
+            if not reference.agents:
+                break
+            assert reference.due() == native.due()
+            actions: dict[str, Any] = {}
+            for agent in reference.agents:
+                legal = np.flatnonzero(outs[0][0][agent]["action_mask"])
+                if len(legal):
+                    actions[agent] = int(rng.choice(legal))
+            if step % 5 == 3:  # a numpy integer: the Python path's
+                agent = next(iter(reference.due()))
+                actions[agent] = np.int64(actions[agent])
+            if seed == 3 and step == 6:  # an illegal action ends the game
+                actions[next(iter(reference.due()))] = 10**6
+            outs = [env.step(dict(actions)) for env in envs]
+            assert reference.decisions == native.decisions and reference.num_cycles == native.num_cycles
+            assert reference.game.to_json(reference.game_state) == native.game.to_json(native.game_state)
+        assert not reference.agents and not native.agents
+        # the core's step answered most steps itself
+        assert sum(result.__class__ is tuple for result in results) >= len(results) // 2 > 0

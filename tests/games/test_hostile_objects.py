@@ -234,6 +234,20 @@ def entry_points(world: World, value: Any) -> dict[str, Any]:
     name = type(native).__name__
     options = dict(game.options)
     n = SEATS[game.info.name]
+    # the parallel env's step (TablezooParallelEnv's forms: agents, decisions, no moves, 0.0s,
+    # Falses, masks, the masks' cache size)
+    agents = [f"player_{seat}" for seat in range(n)]
+    generator = np.random.default_rng(0)
+    no_moves = np.zeros(native.num_actions, np.int8)
+    forms = (
+        agents,
+        dict.fromkeys(agents, 0),
+        no_moves,
+        dict.fromkeys(agents, 0.0),
+        dict.fromkeys(agents, False),
+        {},
+        64,
+    )
     calls = {
         "apply": lambda: native.apply(target, value),
         "fast apply": lambda: fast["apply"](target, value),
@@ -280,6 +294,16 @@ def entry_points(world: World, value: Any) -> dict[str, Any]:
             [np.zeros((2, 4), np.float32)], [np.zeros(2, np.float32)], None, None, value, None, "relu", False
         ),
         "rng below": lambda: _native.Rng(0).below(value),
+        "fast parallel_step actions": lambda: fast["parallel_step"](target, generator, value, forms),
+        "fast parallel_step action": lambda: fast["parallel_step"](
+            target, generator, dict.fromkeys(agents, value), forms
+        ),
+        "fast parallel_step agent": lambda: fast["parallel_step"](target, generator, {value: 0}, forms),
+        "fast parallel_step rng": lambda: fast["parallel_step"](target, value, {}, forms),
+        "fast parallel_step forms": lambda: fast["parallel_step"](target, generator, {}, value),
+        "fast parallel_step decisions": lambda: fast["parallel_step"](
+            target, generator, {}, (agents, value, *forms[2:])
+        ),
     }
     if hasattr(native, "determinize"):
         calls["determinize"] = lambda: native.determinize(target, 0, value)
@@ -337,6 +361,8 @@ def check_one(name: str, data: st.DataObject) -> str:
             assert np.array_equal(result, native.observe(target, seat)), label
         if not mutated and label in ("legal_actions", "fast legal_actions"):
             assert result == native.legal_actions(target), label
+        if not mutated and label.startswith("fast parallel_step"):
+            assert result is None and after == before, label  # nothing applied: the Python path's
         if not mutated and label.startswith(
             ("game", "set_", "net", "rng", "port", "batch", "observe", "state eq")
         ):

@@ -245,6 +245,7 @@ struct Bound {
   G game;
   uint64_t key;
   std::vector<int> legal;              // scratch for legal actions (taken per call: ScratchLease)
+  std::vector<int> round;              // scratch for the parallel env's decision round (Fast::Round)
   std::vector<std::string> action_names;  // the command words, for messages (pickled with the game)
   std::vector<int> pad_index;          // observe_padded: where each entry goes (pickled with the game)
   int pad_size = 0;                    // 0: no padding set; else 1..kMaxPaddedSize

@@ -211,6 +211,8 @@ class Diamant {
   int to_move(const State& s) const;
   void legal_actions(const State& s, std::vector<int>& out) const;
   void apply(State& s, int action) const;
+  // The go/camp choice is made in secret and revealed together (diamant.py: secret_decision).
+  bool secret_decision(const State& s) const { return s.phase == kChoose; }
 
   // One card drawn uniformly from those left (the lazy shuffle of the module docstring), by
   // the reference's draw: one raw 64-bit word below the count of cards left.

@@ -125,6 +125,9 @@ class SechsNimmt {
   int to_move(const State& s) const;
   void legal_actions(const State& s, std::vector<int>& out) const;
   void apply(State& s, int action) const;
+  // The card of a trick is chosen face down; the row choice and the draft are public
+  // (sechs_nimmt.py: secret_decision).
+  bool secret_decision(const State& s) const { return s.phase == kChoose; }
 
   // The deal, drawn as the reference draws it: a permutation of the deck (numpy's), the
   // first ten cards to each seat in turn (sorted), the next four to the rows.
