@@ -16,7 +16,8 @@ own seed).
 A row is a game, a seat count, a simulation count, an opponent and a ``--seed``. Its games are
 numbered, each with its own seed split from ``--seed``, and every game's result is written to
 ``--out`` as it ends, so a row is resumable: run the same command again and each row goes on from
-the games it has until it holds ``--rounds``. Each row: OpenSpiel's win share (1 for a sole win,
+the games it has until it holds ``--rounds``. A write merges what another run wrote to the file
+meanwhile (under a lock): no run loses another's games. Each row: OpenSpiel's win share (1 for a sole win,
 1/k for a win shared by k seats, ``1/n`` for a game stopped at the decision limit) with its 95%
 Wilson interval, the even share ``1/n``, and the time a move of each side, CPU time of the process
 (fair on a shared machine) and wall clock. ``--rounds 0`` times ``--timed-moves`` of OpenSpiel's
@@ -27,9 +28,12 @@ moves of one game instead (a row marked ``timed``) where whole games do not fit.
 from __future__ import annotations
 
 import argparse
+import fcntl
+import hashlib
 import json
 import os
 import platform
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -154,6 +158,38 @@ def run_row(
     return row
 
 
+def merge(document: dict[str, Any], other: dict[str, Any]) -> None:
+    """Fold the rows of ``other`` (the file as another run left it) into ``document``: a row only it
+    has is added, and a row both have keeps every game either played (a game's result is the same
+    whichever run played it: its number gives its seeds and its seat)."""
+    rows = document["rows"]
+    for theirs in other["rows"]:
+        mine = next((r for r in rows if r == theirs or ("played" in r and same_row(r, theirs))), None)
+        if mine is None:
+            rows.append(theirs)
+        elif mine is not theirs and "played" in theirs:
+            games = {g["number"]: g for g in theirs["played"]} | {g["number"]: g for g in mine["played"]}
+            mine["played"] = [games[k] for k in sorted(games)]
+            mine.update(summary(mine))
+
+
+def same_row(row: dict[str, Any], other: dict[str, Any]) -> bool:
+    keys = ("game", "players", "bot", "simulations", "against", "seed", "timed")
+    return "played" in other and all(row.get(k) == other.get(k) for k in keys)
+
+
+def write(path: Path, document: dict[str, Any]) -> None:
+    """Write ``document`` to ``path`` with what another run wrote there since merged in, under a lock."""
+    name = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:16]
+    with (Path(tempfile.gettempdir()) / f"openspiel_yardstick-{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if path.exists():
+            merge(document, json.loads(path.read_text()))
+        part = path.with_suffix(".part")
+        part.write_text(json.dumps(document, indent=1) + "\n")
+        part.replace(path)
+
+
 def table(rows: list[dict[str, Any]]) -> str:
     """The rows as the Markdown table of the docs."""
     lines = [
@@ -215,9 +251,7 @@ def main(argv: list[str] | None = None) -> None:
 
     def save() -> None:
         if args.out:
-            part = args.out.with_suffix(".part")
-            part.write_text(json.dumps(document, indent=1) + "\n")
-            part.replace(args.out)
+            write(args.out, document)
 
     for name in args.games:
         for players in args.seats or SEATS[name]:

@@ -167,13 +167,14 @@ def test_a_search_root_keeps_the_secret_choices_pending() -> None:
     assert root.public_log()[-1].startswith("reveal p0 ")
 
 
-def yardstick(out: Path, rounds: int) -> subprocess.CompletedProcess[str]:
+def yardstick_command(out: Path, rounds: int, seed: int = 0) -> list[str]:
     args = ["--games", "diamant", "--seats", "3", "--simulations", "4", "--rounds", str(rounds)]
-    run = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "openspiel_yardstick.py"), *args, "--out", str(out)],
-        capture_output=True,
-        text=True,
-    )
+    script = str(ROOT / "benchmarks" / "openspiel_yardstick.py")
+    return [sys.executable, script, *args, "--seed", str(seed), "--out", str(out)]
+
+
+def yardstick(out: Path, rounds: int) -> subprocess.CompletedProcess[str]:
+    run = subprocess.run(yardstick_command(out, rounds), capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     return run
 
@@ -198,3 +199,17 @@ def test_the_yardstick_goes_on_where_a_run_stopped(tmp_path: Path) -> None:
         text=True,
     ).stdout
     assert "| diamant | 3 | ismcts | engine | 4 | `agent:search=4` | 0 | 3 |" in table
+
+
+def test_two_yardstick_runs_on_one_file_keep_each_others_games(tmp_path: Path) -> None:
+    out = tmp_path / "shared.json"
+    runs = [
+        subprocess.Popen(yardstick_command(out, 4, seed), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        for seed in (0, 1)
+    ]
+    for run in runs:
+        _, err = run.communicate()
+        assert run.returncode == 0, err
+    rows = json.loads(out.read_text())["rows"]
+    assert sorted((r["seed"], r["games"]) for r in rows) == [(0, 4), (1, 4)]
+    assert all([g["number"] for g in r["played"]] == [0, 1, 2, 3] for r in rows)
