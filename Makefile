@@ -42,7 +42,8 @@ compiler:
 # The native core rebuilt with AddressSanitizer and UndefinedBehaviorSanitizer and installed, with
 # the package around it, into a folder of its own (build/sanitize-site, built under build/sanitize:
 # the project's environment and its extension are never touched, so whatever runs from it meanwhile
-# goes on); the engine's contract, lockstep, bad-input, batched-env, native-bot (every game's
+# goes on); the engine's contract, lockstep, bad-input, batched-env, parallel-env (the core's one-call
+# step against the Python path), native-bot (every game's
 # ports), native-search, Gumbel root (test_think.py) and search self-play tests run on that copy,
 # first on PYTHONPATH. The hostile-object fuzz (tests/games/test_hostile_objects.py) runs
 # HOSTILE_SECONDS a game there (4 in `make test`).
@@ -60,7 +61,7 @@ sanitize: $(LINKED)
 		TABLEZOO_CORE=native $(BIN)/pytest -q -p no:cacheprovider tests/games/test_contract.py \
 		tests/games/test_lockstep.py tests/games/test_native.py tests/games/test_hostile.py \
 		tests/games/test_hostile_states.py tests/games/test_hostile_callers.py tests/games/test_hostile_objects.py \
-		tests/envs/test_batched.py \
+		tests/envs/test_batched.py tests/envs/test_parallel.py \
 		tests/bots/test_native_*.py tests/bots/test_think.py tests/training/test_search_selfplay.py
 	$(MAKE) --no-print-directory native-test-sanitize && $(MAKE) --no-print-directory fuzz FUZZ_SECONDS=15
 
