@@ -57,7 +57,7 @@ from typing import Any
 import numpy as np
 
 from tablezoo.bots.core import Bot, Seat
-from tablezoo.bots.registry import agent_seats, game_bot_names, make_bot
+from tablezoo.bots.registry import agent_seats, game_bot_names, make_bot, thinking_agent
 from tablezoo.games import GAMES, draw, game_class, make
 from tablezoo.games.core import CHANCE, TERMINAL, ConfigError, Game, IllegalActionError, TablezooError
 
@@ -124,8 +124,8 @@ class Table:
     """Whether ``/bot path/to/policy.npz`` may seat a policy file (the terminal; never a server)."""
     agent_think: float = 0.0
     """The seconds a move that an ``agent`` seated by its bare name (``/bot agent``) thinks: it sits
-    as ``agent:think=SECONDS`` (0: the network alone). ``tablezoo serve`` seats it thinking
-    :data:`~tablezoo.tables.server.AGENT_THINK` seconds."""
+    as :func:`~tablezoo.bots.registry.thinking_agent` (``agent:think=SECONDS``; 0: the network
+    alone). ``tablezoo serve`` seats it thinking :data:`~tablezoo.tables.server.AGENT_THINK` seconds."""
 
     def __post_init__(self) -> None:
         self.game: Game[Any] | None = None
@@ -298,7 +298,7 @@ class Table:
             k += 1
             label = f"{shown} bot {k}"
         if name == "agent" and self.agent_think > 0:  # the site's agent thinks (its label stays)
-            name = f"agent:think={self.agent_think:g}"
+            name = thinking_agent(self.game_name, self.agent_think)
         self.seats.append(Occupant(label, bot=name))
         self._say(f"{label} joins the table.")
         return Reply(True, f"{label} sits at seat {len(self.seats) - 1}")

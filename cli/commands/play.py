@@ -6,9 +6,9 @@
 
 ``play`` checks the seat count and the line-up, then hands the table to
 :func:`tablezoo.tables.terminal.play`; ``bots`` lists :func:`~tablezoo.bots.registry.bot_names`.
-Seats no ``--bot`` names take :data:`PLAY_BOT`, the game's shipped agent searching for about a
-second a move (``agent:think=1``), which a person at a table does not mind waiting for. Both run on
-the core install.
+Seats no ``--bot`` names take the game's shipped agent searching for :data:`PLAY_THINK` seconds a
+move (:func:`~tablezoo.bots.registry.thinking_agent`: ``agent:think=1``, and ``leaf=end`` in
+6 nimmt!), which a person at a table does not mind waiting for. Both run on the core install.
 """
 
 from __future__ import annotations
@@ -18,15 +18,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tablezoo.bots.registry import bot_names
+from tablezoo.bots.registry import bot_names, thinking_agent
 from tablezoo.evaluation.cli_args import TableSettings, game_args, game_of
 from tablezoo.games import game_class
 from tablezoo.games.core import TablezooError
 from tablezoo.games.settings import add_arguments, setting
 
-PLAY_BOT = "agent:think=1"
-"""The bot at every seat ``--bot`` does not name: the shipped agent, thinking about a second a move
-(:func:`tablezoo.bots.search.think`)."""
+PLAY_THINK = 1.0
+"""The seconds a move of the bot at every seat ``--bot`` does not name: the shipped agent thinking
+(:func:`~tablezoo.bots.registry.thinking_agent`, :func:`tablezoo.bots.search.think`)."""
 
 
 def cmd_play(
@@ -39,7 +39,7 @@ def cmd_play(
     n = args.players or info.default_seats
     if not info.min_seats <= n <= info.max_seats:
         raise TablezooError(f"{info.title} is for {info.min_seats} to {info.max_seats} players, not {n}")
-    bots = list(args.bot) + [PLAY_BOT] * (n - 1 - len(args.bot))
+    bots = list(args.bot) + [thinking_agent(args.game, PLAY_THINK)] * (n - 1 - len(args.bot))
     if len(bots) != n - 1:
         raise TablezooError(f"{n} seats take {n - 1} bots, not {len(args.bot)}")
     play(args.game, bots, args.seat, args.name, args.seed, args.option, read=read, write=write)
@@ -52,7 +52,7 @@ class PlaySettings(TableSettings):
     bot: list[str] = setting(
         factory=list,
         action="append",
-        help=f"a bot for the next other seat (default {PLAY_BOT}: the shipped agent thinking a second)",
+        help="a bot for the next other seat (default: the shipped agent thinking a second, agent:think=1)",
     )
     seat: int = setting(0)
     """your seat"""

@@ -321,6 +321,9 @@ def test_a_bare_agent_thinks_for_the_tables_seconds_and_keeps_its_name() -> None
     assert isinstance(counted, AgentBot) and (counted.seconds, counted.simulations) == (None, 2)
     again = Table.from_record(json.loads(json.dumps(table.to_record())))
     assert again.agent_think == 0.25 and again.bots[1].seconds == 0.25  # type: ignore[attr-defined]
+    six = Table.new("sechs_nimmt", seed=1, agent_think=1)
+    assert six.handle("ann", "/join Ann").ok and six.handle("ann", "/bot agent").ok
+    assert six.seats[1].bot == "agent:think=1,leaf=end"  # the game's thinking agent (THINKING_SETTINGS)
     plain = Table.new("court", seed=1)
     assert plain.handle("ann", "/join Ann").ok and plain.handle("ann", "/bot agent").ok
     assert plain.seats[1].bot == "agent"
