@@ -113,8 +113,8 @@ THINKING_SETTINGS = {"sechs_nimmt": "leaf=end"}
 where they were measured better than the defaults: 6 nimmt!'s games are short, and its win-share
 head misleads the search valued at the next trick (``leaf=turn``: ``agent:search=256`` won 0.343
 against the network alone at 2 seats over 150 games, 0.110 below the network alone in the same
-games), while games played out to their end (``leaf=end``) won 0.558, 0.093 above it (200 games,
-``benchmarks/search_scaling.py``, ``others=likeliest``)."""
+games), while games played out to their end (``leaf=end``) won 0.562 at 8 simulations, 0.092
+above it (400 games; ``benchmarks/search_scaling.py``, ``others=likeliest``)."""
 
 
 def thinking_agent(game_name: str, seconds: float) -> str:
