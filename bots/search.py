@@ -55,7 +55,7 @@ shipped agents have their heads refitted to their own games (``tablezoo ship GAM
 measured: Diamant at 3 seats 0.318 alone, 0.433 at 128 simulations against two networks
 alone; Heckmeck's ``agent:search=16`` 0.483 against the solver over 1,000 games. Head to head
 at 2 seats, in the same games as the network alone: Heckmeck's ``agent:search=256,others=likeliest``
-gains 0.047 (600 games); 6 nimmt! valued at the next trick loses (-0.110 at 256 simulations) and
+gains 0.042 (1,000 games); 6 nimmt! valued at the next trick loses (-0.110 at 256 simulations) and
 played out (``leaf=end``) gains 0.092 at 8, so its thinking agent plays out
 (:func:`~tablezoo.bots.registry.thinking_agent`).
 
