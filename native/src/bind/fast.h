@@ -219,7 +219,11 @@ struct Fast {
     r.size = 0;
     add_round_seat(g, s, mover, r, scratch);
     if (!secret(g, s)) return;
-    typename G::State probe = s;
+    // the copy goes into this thread's own probe, whose storage stays from one step to the
+    // next (a state of fresh vectors a step cost a tenth of Diamant's step); no Python runs
+    // from here to the return, so no other call can reach it meanwhile
+    static thread_local typename G::State probe;
+    probe = s;
     while (true) {
       g.apply(probe, r.moves[r.start[r.size - 1]]);  // the last seat's first legal choice
       const int next = g.to_move(probe);
@@ -230,17 +234,36 @@ struct Fast {
     }
   }
 
-  // A new 1-d numpy array of `size` entries of numpy type `typenum` (numpy's own constructor:
-  // a fraction of py::array_t's cost, which counts at every step).
-  static py::object new_array(int typenum, Py_intptr_t size) {
+  // A new numpy array of numpy type `typenum`, 1-d of `size` entries or of `ndim` dimensions
+  // (numpy's own constructor: a fraction of py::array_t's cost, which counts at every step).
+  static py::object new_array(int typenum, Py_intptr_t size) { return new_array(typenum, 1, &size); }
+  static py::object new_array(int typenum, int ndim, Py_intptr_t* shape) {
     auto& api = py::detail::npy_api::get();
     PyObject* descr = api.PyArray_DescrFromType_(typenum);
     if (!descr) throw py::error_already_set();
-    PyObject* out = api.PyArray_NewFromDescr_(api.PyArray_Type_, descr, 1, &size, nullptr, nullptr, 0, nullptr);
+    PyObject* out = api.PyArray_NewFromDescr_(api.PyArray_Type_, descr, ndim, shape, nullptr, nullptr, 0, nullptr);
     if (!out) throw py::error_already_set();
     return py::reinterpret_steal<py::object>(out);
   }
   static void* array_data(const py::object& array) { return py::detail::array_proxy(array.ptr())->data; }
+
+  // Row `row` of the C-contiguous 2-d float32 array `table` as a 1-d array of its own whose
+  // base is `table`: the rows share one buffer (one allocation a step for every seat's
+  // observation), each writeable and of its own agent.
+  static py::object row_of(const py::object& table, Py_intptr_t row, Py_intptr_t size) {
+    auto& api = py::detail::npy_api::get();
+    PyObject* descr = api.PyArray_DescrFromType_(py::detail::npy_api::NPY_FLOAT_);
+    if (!descr) throw py::error_already_set();
+    auto* data = static_cast<float*>(array_data(table)) + row * size;
+    PyObject* out = api.PyArray_NewFromDescr_(api.PyArray_Type_, descr, 1, &size, nullptr, data,
+                                              py::detail::npy_api::NPY_ARRAY_C_CONTIGUOUS_ |
+                                                  py::detail::npy_api::NPY_ARRAY_WRITEABLE_,
+                                              nullptr);
+    if (!out) throw py::error_already_set();
+    auto view = py::reinterpret_steal<py::object>(out);
+    if (api.PyArray_SetBaseObject_(out, table.inc_ref().ptr()) < 0) throw py::error_already_set();
+    return view;
+  }
 
   // parallel_step(state, rng, actions, forms): TablezooParallelEnv.step in one call, for its
   // common case (observations as dicts, rewards zero-sum, the game going on): every due seat's
@@ -374,7 +397,10 @@ struct Fast {
     const Py_intptr_t size = b.game.observation_size();
     py::object vectors[Round::kMaxSeats], due_masks[Round::kMaxSeats];
     if (n > Round::kMaxSeats) throw std::logic_error("more than 16 seats");
-    for (int seat = 0; seat < n; ++seat) vectors[seat] = new_array(api::NPY_FLOAT_, size);
+    // every seat's observation a row of one table
+    Py_intptr_t shape[2] = {n, size};
+    const py::object table = new_array(api::NPY_FLOAT_, 2, shape);
+    for (int seat = 0; seat < n; ++seat) vectors[seat] = row_of(table, seat, size);
     // each due seat's mask: the env's for these legal moves, else made (read-only) and kept
     for (int k = 0; k < due.size; ++k) {
       py::tuple key(due.start[k + 1] - due.start[k]);
@@ -398,7 +424,8 @@ struct Fast {
       if (PyDict_SetItem(masks, key.ptr(), mask.ptr()) < 0) throw py::error_already_set();
       due_masks[k] = std::move(mask);
     }
-    for (int seat = 0; seat < n; ++seat) b.game.observe(s, seat, static_cast<float*>(array_data(vectors[seat])));
+    auto* rows = static_cast<float*>(array_data(table));
+    for (int seat = 0; seat < n; ++seat) b.game.observe(s, seat, rows + seat * size);
     auto copy = [](PyObject* form) {
       PyObject* out = PyDict_Copy(form);
       if (!out) throw py::error_already_set();
