@@ -42,7 +42,18 @@ its fewest and most seats:
   both be met unless the engine itself gets faster;
 * ``parallel_env``: decisions per second of ``parallel_env()`` with the same
   policy (a simultaneous choice of k seats counts k decisions), and its ratio
-  to ``env()``;
+  to ``env()`` (``parallel_env_vs_env``: the whole loops, drivers included);
+* the envs' own costs: each loop is driven again over what its env handed out in
+  a few recorded games (``ReplayAECEnv``, ``ReplayParallelEnv``: the same
+  observations and masks, no env behind them), and the driver's time
+  (``env_driver_us`` a step, ``parallel_driver_us`` a decision) taken from the
+  loop's: ``env_own_us`` is what ``env()`` costs a step, ``parallel_env_own_us``
+  what ``parallel_env()`` costs a decision, and ``parallel_env_own_vs_env_own``
+  their ratio (above 1: a parallel step costs less than the AEC steps it
+  replaces). The drivers differ by what the parallel API hands out: every agent's
+  observation and mask at every step, so its driver reads ``n`` masks where one
+  seat decides (a decision of Heckmeck at 2 seats reads two, of To Court the King
+  at 3 three), and the AEC driver one;
 * ``clone_us``, ``state_bytes`` and ``state_json_bytes``: the cost of copying
   a mid-game state, its size in memory (measured with tracemalloc over many
   copies) and its size as JSON (what search bots and stored tables pay).
@@ -58,7 +69,8 @@ ratios, not the absolute numbers.
 Targets, each game at its default seat count (``met`` says which are met). The native
 core: the engine from Python at least OpenSpiel's ``pig``, its own random playouts at
 least 50x the Python engine, ``observe`` at most one native decision, ``env()`` at least
-15x connect_four's ``env()`` and ``raw_env()`` at least ``env()``. The Python core keeps
+15x connect_four's ``env()``, ``raw_env()`` at least ``env()``, and ``parallel_env()``'s own
+cost of a decision at most ``env()``'s of a step. The Python core keeps
 its own: ``observe`` at most one engine decision, ``env()`` at least 10x and the engine
 at least 20x the reference's ``env()``, ``raw_env()`` at least ``env()``.
 """
@@ -92,6 +104,8 @@ OPENSPIEL_GAMES = ("pig", "leduc_poker")  # OpenSpiel's C++ games, at each measu
 ENGINE_TARGET = 20.0  # engine decisions per reference env() step, at least
 ENV_TARGET = 10.0  # env() steps per reference env() step, at least
 RAW_TARGET = 1.0  # raw_env() steps per env() step, at least
+PARALLEL_TARGET = 1.0  # env()'s own cost of a step per parallel_env()'s own cost of a decision, at least
+REPLAY_EPISODES = 8  # games recorded for the replayed drivers
 OBSERVE_TARGET = 1.0  # observe's cost in engine decisions, at most
 BATCH_TARGET = 3.0  # observe_batch's speed-up per state over a loop of observe, at least
 BATCH_SIZE = 64
@@ -122,6 +136,96 @@ class NullEnv:
 
     def step(self, action: int | None) -> None:
         self._steps += 1
+
+
+def record_aec(make_env: Callable[[], Any], episodes: int, seed: int) -> list[list[tuple[str, Any]]]:
+    """What an AEC env hands the driver over ``episodes`` games of random legal play: every
+    ``(agent, env.last())`` of :func:`aec_steps_per_second`'s loop, for :class:`ReplayAECEnv`."""
+    env = make_env()
+    pick = random.Random(seed)
+    recorded = []
+    for episode in range(episodes):
+        env.reset(seed=seed + episode)
+        turns = []
+        for agent in env.agent_iter():
+            last = env.last()
+            turns.append((agent, last))
+            obs, _, terminated, truncated, _ = last
+            legal = obs["action_mask"].nonzero()[0]
+            env.step(None if terminated or truncated else int(legal[int(pick.random() * len(legal))]))
+        recorded.append(turns)
+    return recorded
+
+
+class ReplayAECEnv:
+    """An AEC env that hands out again what a real one handed out (:func:`record_aec`) and does
+    nothing else: driven by :func:`aec_steps_per_second`, it measures the driver loop's own cost
+    on that game's observations and masks, which the env's own cost is measured beside."""
+
+    def __init__(self, recorded: list[list[tuple[str, Any]]]) -> None:
+        self._recorded = recorded
+        self._turns: list[tuple[str, Any]] = []
+        self._last: Any = None
+
+    def reset(self, seed: int | None = None) -> None:
+        self._turns = self._recorded[(seed or 0) % len(self._recorded)]
+
+    def agent_iter(self) -> Any:
+        for agent, last in self._turns:
+            self._last = last
+            yield agent
+
+    def last(self) -> Any:
+        return self._last
+
+    def step(self, action: int | None) -> None:
+        pass
+
+
+def record_parallel(make_env: Callable[[], Any], episodes: int, seed: int) -> list[list[Any]]:
+    """What a parallel env hands the driver over ``episodes`` games of random legal play: the
+    reset's observations, then every step's five dicts, for :class:`ReplayParallelEnv`."""
+    env = make_env()
+    pick = random.Random(seed)
+    recorded = []
+    for episode in range(episodes):
+        observations, infos = env.reset(seed=seed + episode)
+        outputs: list[Any] = [(observations, infos)]
+        while env.agents:
+            actions = {}
+            for agent, obs in observations.items():
+                legal = obs["action_mask"].nonzero()[0]
+                if len(legal):
+                    actions[agent] = int(legal[int(pick.random() * len(legal))])
+            out = env.step(actions)
+            outputs.append(out)
+            observations = out[0]
+        recorded.append(outputs)
+    return recorded
+
+
+class ReplayParallelEnv:
+    """A parallel env that hands out again what a real one handed out (:func:`record_parallel`):
+    the parallel driver's own cost on that game's observations and masks."""
+
+    def __init__(self, recorded: list[list[Any]]) -> None:
+        self._recorded = recorded
+        self._outputs: list[Any] = []
+        self._next = 0
+        self.agents: list[str] = []
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
+        self._outputs = self._recorded[(seed or 0) % len(self._recorded)]
+        self._next = 1
+        self.agents = list(self._outputs[0][0])
+        return self._outputs[0]
+
+    def step(self, actions: dict[str, Any]) -> Any:
+        out = self._outputs[self._next]
+        self._next += 1
+        if self._next == len(self._outputs):
+            self.agents = []
+        return out
 
 
 def aec_steps_per_second(make_env: Callable[[], Any], seconds: float, seed: int) -> float:
@@ -351,6 +455,18 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         for core in args.cores
         for size in (BATCH_SIZE, LARGE_BATCH)
     }
+    # what each env hands its driver in a few games, replayed to measure the driver's own cost
+    replays = {
+        (name, core): (
+            record_aec(lambda m=module, n=n, c=core: m.env(num_players=n, core=c), REPLAY_EPISODES, 1000),
+            record_parallel(
+                lambda m=module, n=n, c=core: m.parallel_env(num_players=n, core=c), REPLAY_EPISODES, 1000
+            ),
+        )
+        for name, module in modules.items()
+        for core in args.cores
+        for n in seat_counts[name][:1]
+    }
     for repeat in range(args.repeats):
         record("reference/env", aec_steps_per_second(connect_four_v3.env, args.seconds, repeat))
         record("reference/raw_env", aec_steps_per_second(connect_four_v3.raw_env, args.seconds, repeat))
@@ -388,6 +504,17 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     f"{key}/parallel_env",
                     parallel_decisions_per_second(
                         lambda f=parallel, n=n, core=core: f(num_players=n, core=core), args.seconds, repeat
+                    ),
+                )
+                aec_replay, parallel_replay = replays[name, core]
+                record(
+                    f"{key}/env_driver",
+                    aec_steps_per_second(lambda r=aec_replay: ReplayAECEnv(r), args.seconds / 2, repeat),
+                )
+                record(
+                    f"{key}/parallel_driver",
+                    parallel_decisions_per_second(
+                        lambda r=parallel_replay: ReplayParallelEnv(r), args.seconds / 2, repeat
                     ),
                 )
                 for size in (BATCH_SIZE, LARGE_BATCH):
@@ -452,6 +579,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             large = LARGE_BATCH * batch[LARGE_BATCH][1]
             marginal_us = (large - BATCH_SIZE * batch_us) / (LARGE_BATCH - BATCH_SIZE)
             env_ratio = median_ratio(f"{key}/env", "reference/env")
+            # each env's own cost: its loop's time less the same driver's on what it handed out
+            env_own = [
+                1e6 / e - 1e6 / d
+                for e, d in zip(slices[f"{key}/env"], slices[f"{key}/env_driver"], strict=True)
+            ]
+            parallel_own = [
+                1e6 / p - 1e6 / d
+                for p, d in zip(slices[f"{key}/parallel_env"], slices[f"{key}/parallel_driver"], strict=True)
+            ]
+            parallel_vs_env_own = statistics.median(e / p for e, p in zip(env_own, parallel_own, strict=True))
             raw_vs_env = median_ratio(f"{key}/raw_env", f"{key}/env")
             if core == "native":
                 met = {
@@ -461,6 +598,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     "observe": main_split["observe_vs_engine"] <= OBSERVE_TARGET,
                     "env": env_ratio >= NATIVE_ENV_TARGET,
                     "raw_env": raw_vs_env >= RAW_TARGET,
+                    "parallel_env": parallel_vs_env_own >= PARALLEL_TARGET,
                 }
             else:
                 met = {
@@ -478,6 +616,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 "raw_env_vs_env": round(raw_vs_env, 2),
                 "parallel_env_decisions_per_s": round(median(f"{key}/parallel_env")),
                 "parallel_env_vs_env": round(median_ratio(f"{key}/parallel_env", f"{key}/env"), 2),
+                "env_own_us": round(statistics.median(env_own), 3),
+                "parallel_env_own_us": round(statistics.median(parallel_own), 3),
+                "parallel_env_own_vs_env_own": round(parallel_vs_env_own, 2),
+                "env_driver_us": round(1e6 / median(f"{key}/env_driver"), 3),
+                "parallel_driver_us": round(1e6 / median(f"{key}/parallel_driver"), 3),
                 "adapter_us": round(adapter_us, 3),
                 "observe_batch": {
                     "n": BATCH_SIZE,
@@ -513,6 +656,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 "observe_vs_engine": f"<= {OBSERVE_TARGET}",
                 "env_vs_reference_env": f">= {NATIVE_ENV_TARGET}",
                 "raw_env_vs_env": f">= {RAW_TARGET}",
+                "parallel_env_own_vs_env_own": f">= {PARALLEL_TARGET}",
             },
             "python": {
                 "observe_vs_engine": f"<= {OBSERVE_TARGET}",
