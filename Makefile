@@ -14,7 +14,7 @@ TYPED := $(foreach p,$(PACKAGES),-p tablezoo.$(p)) -p tablezoo.commands -m table
 export TABLEZOO_REQUIRE_NATIVE := 1
 NATIVE := $(shell find native -type f) setup.py
 
-.PHONY: run demo check test browser servers compiler fuzzer fuzz-seeds lint docs docs-serve bench sanitize clean native-test native-test-sanitize fuzz fuzz-sanitize
+.PHONY: run demo check test browser servers compiler fuzzer fuzz-seeds lint docs docs-serve bench sanitize clean native-test native-test-sanitize fuzz fuzz-sanitize hostile-fuzz
 
 $(STAMP): pyproject.toml | compiler
 	$(PYTHON) -m venv $(VENV)
@@ -64,6 +64,32 @@ sanitize: $(LINKED)
 		tests/envs/test_batched.py tests/envs/test_parallel.py \
 		tests/bots/test_native_*.py tests/bots/test_think.py tests/training/test_search_selfplay.py
 	$(MAKE) --no-print-directory native-test-sanitize && $(MAKE) --no-print-directory fuzz FUZZ_SECONDS=15
+
+# The hostile-object fuzz alone, for as long as asked: HOSTILE_SECONDS each game, two games at a
+# time, on the core built with the sanitizers and gcc's line counts (TABLEZOO_COVERAGE=1, into
+# build/sanitize-coverage-site). Each game's log and trace (every example, written before it runs)
+# go to build/hostile/; then the lines of the bindings and of the core the runs reached, file by
+# file (build/hostile/coverage.json). A crash or a failed check stops it with the game's log.
+HOSTILE_SITE := build/sanitize-coverage-site
+HOSTILE_PAIRS := "heckmeck sechs_nimmt" "diamant court"
+hostile-fuzz: $(LINKED)
+	rm -rf $(HOSTILE_SITE) build/hostile && mkdir -p build/hostile
+	find build/sanitize-coverage -name '*.gcda' -delete 2>/dev/null || true
+	TABLEZOO_SANITIZE=1 TABLEZOO_COVERAGE=1 $(BIN)/pip install --quiet --no-deps --no-build-isolation --target $(HOSTILE_SITE) .
+	nm -D $(HOSTILE_SITE)/tablezoo/games/_native*.so | grep -q __asan_init || { echo "the core was not built with the sanitizers"; exit 1; }
+	for pair in $(HOSTILE_PAIRS); do \
+		pids=""; for game in $$pair; do \
+			PYTHONPATH=$(HOSTILE_SITE) LD_PRELOAD="$(SANITIZER_RUNTIME)" ASAN_OPTIONS=detect_leaks=0 \
+				UBSAN_OPTIONS=print_stacktrace=1 TABLEZOO_HOSTILE_TRACE=build/hostile/$$game.trace \
+				$(BIN)/python tests/games/test_hostile_objects.py $$game $(HOSTILE_SECONDS) > build/hostile/$$game.log 2>&1 & \
+			pids="$$pids $$!:$$game"; \
+		done; \
+		for entry in $$pids; do \
+			game=$${entry#*:}; if ! wait $${entry%%:*}; then tail -60 build/hostile/$$game.log; exit 1; fi; \
+			tail -2 build/hostile/$$game.log | head -1; \
+		done; \
+	done
+	$(BIN)/python native/fuzz/gcov_lines.py build/sanitize-coverage --json build/hostile/coverage.json
 
 # The native core's own tests (native/tests/test_core.cc): every game and configuration played
 # at random with an invariant check after every step, round trips of states through their field

@@ -6,6 +6,8 @@ optional: where no C++ compiler is found the package installs with the Python en
 alone (tablezoo.games.native.available() is then False). TABLEZOO_SANITIZE=1 builds it
 with AddressSanitizer and UndefinedBehaviorSanitizer, under build/sanitize (``make sanitize``
 installs that build into a folder of its own, never into the project's environment).
+TABLEZOO_COVERAGE=1 adds gcc's line counts (``--coverage``), in a build folder of its own
+(``make hostile-fuzz`` builds the sanitized core so and reports the lines its fuzz reached).
 
 The sources, their sections and the include folders are read from native/sources.txt, the one
 list every build of the core reads (the Makefile's C++ tests and fuzzer too).
@@ -30,6 +32,12 @@ if os.environ.get("TABLEZOO_SANITIZE"):
     link = sanitize
     # its own build folder: a plain build's objects and extension are never taken for it, nor it for them
     options = {"build": {"build_base": "build/sanitize"}}
+if os.environ.get("TABLEZOO_COVERAGE"):
+    # gcc's line counts (gcov): which lines of the core and its bindings a run reached, written
+    # beside the objects when the process ends (`make hostile-fuzz` reads them); a folder of its own
+    flags, link = [*flags, "--coverage"], [*link, "--coverage"]
+    base = options["build"]["build_base"] if options else "build/plain"
+    options = {"build": {"build_base": base + "-coverage"}}
 
 
 def native_sources(path: str = "native/sources.txt") -> dict[str, list[str]]:
