@@ -114,3 +114,25 @@ def test_the_makefile_builds_the_core_the_list_names() -> None:
     assert values["NATIVE_CORE"].split() == sections["core"]
     assert values["NATIVE_HEADERS"].split() == sections["headers"]
     assert values["NATIVE_INCLUDE"].split() == [f"-I{folder}" for folder in sections["include"]]
+
+
+def test_a_source_distribution_carries_every_file_the_build_reads() -> None:
+    """MANIFEST.in carries native/sources.txt and every file it names into an sdist (setup.py
+    reads the list and builds from those files), as setuptools reads the manifest."""
+    from setuptools._distutils.filelist import FileList
+
+    files = FileList()
+    files.allfiles = [str(p.relative_to(ROOT)) for p in (ROOT / "native").rglob("*") if p.is_file()]
+    for line in (ROOT / "MANIFEST.in").read_text().splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            files.process_template_line(line)
+    carried = set(files.files)
+    named = {
+        line
+        for section, lines in read_list(LIST.read_text()).items()
+        if section != "include"
+        for line in lines
+    }
+    assert "native/sources.txt" in carried
+    assert named - carried == set()
+    assert not [name for name in carried if name.endswith((".o", ".gcda", ".gcno"))]
