@@ -249,14 +249,7 @@ class Diamant {
     static constexpr bool exists = true;
     int haul = 10, hazards = 2;
     void reset() {}
-    int act(const Diamant&, const State& s, int seat, Rng&) const {
-      int seen = 0, inside = 0;
-      for (int h : s.seen) seen += h != 0;
-      for (Flag in : s.inside) inside += in;
-      const bool risky = seen >= hazards;
-      const bool rich = s.hauls[seat] + s.pool / std::max(1, inside) >= haul;
-      return risky || rich ? kCamp : kGo;
-    }
+    int act(const Diamant& game, const State& s, int seat, Rng& rng) const;
   };
 
   // The search bot (bots/diamant.py, DiamantSearchBot with its defaults): go or camp by the
