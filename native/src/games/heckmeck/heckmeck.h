@@ -123,21 +123,7 @@ class Heckmeck {
     int stop_at = 27, min_dice = 3;
     std::vector<int> legal;
     void reset() {}
-    int act(const Heckmeck& game, const State& s, int, Rng&) {
-      legal.clear();
-      game.legal_actions(s, legal);
-      auto has = [&](int a) { return std::find(legal.begin(), legal.end(), a) != legal.end(); };
-      if (s.phase == kKeeping) {
-        if (has(kWorm) && !s.kept[kWorm]) return kWorm;
-        int best = legal.front();  // the face whose dice add the most; ties go to the higher face
-        for (int f : legal)
-          if (s.roll[f] * kFaceValue[f] >= s.roll[best] * kFaceValue[best]) best = f;
-        return best;
-      }
-      const int claim = has(kSteal) ? kSteal : has(kTake) ? kTake : -1;
-      if (claim >= 0 && (!has(kRoll) || s.total >= stop_at || s.left < min_dice)) return claim;
-      return has(kRoll) ? kRoll : claim;
-    }
+    int act(const Heckmeck& game, const State& s, int seat, Rng& rng);
   };
   // The solver bot (bots/heckmeck.py, HeckmeckSolverBot): keeps the face and makes the stop
   // that TurnSolver values most, and values each legal move as the Python bot does. The
