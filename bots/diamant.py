@@ -274,9 +274,10 @@ class Rollout:
 class DiamantSearchBot:
     """Go or camp by Monte Carlo rollouts over the deck (see the module docstring).
 
-    On the native core, ``make_bot("search", game)`` seats its port (``Diamant::Search`` in
-    ``native/src/games/diamant/diamant.h``, with this simulator's ``Table``, ``threshold_camps``,
-    ``one_card_camps`` and ``Rollout`` piece for piece): the same futures, scored alike, each
+    On the native core, ``make_bot("search", game)`` seats its port (``Diamant::Search``, declared
+    in ``native/src/games/diamant/diamant.h`` and defined in ``native/src/games/diamant/bots.cc``,
+    with this simulator's ``Table``, ``threshold_camps``, ``one_card_camps`` and ``Rollout`` piece
+    for piece): the same futures, scored alike, each
     sample's stream of cards drawn from the core's generator (seeded by the bot's own) rather
     than ``random.Random``, so that its moves differ in the draws only. Given the same cards
     its rollouts end as these do; it is the same player (two ports against two of these bots

@@ -16,10 +16,11 @@ A turn's position is ``(kept faces, dice left, sum)``. After a roll the player
 keeps one new face; after a keep he stops with his best claim, or rolls the
 dice left. The value of each position is computed once per turn and cached.
 
-The native core has a port of the solver (``Heckmeck::Solver`` in ``native/src/games/heckmeck/heckmeck.h``),
-which :func:`~tablezoo.bots.registry.make_bot` seats on a native game: the same moves and
-values, many times faster. :class:`HeckmeckSolverBot` plays on the Python core and is the
-reference.
+The native core has a port of the solver (``Heckmeck::Solver``, declared in
+``native/src/games/heckmeck/heckmeck.h`` and defined, with its ``TurnSolver``, in
+``native/src/games/heckmeck/bots.cc``), which :func:`~tablezoo.bots.registry.make_bot` seats on a
+native game: the same moves and values, many times faster. :class:`HeckmeckSolverBot` plays on the
+Python core and is the reference.
 """
 
 from __future__ import annotations

@@ -394,8 +394,9 @@ class SechsNimmtSearchBot:
     """Determinised Monte Carlo search over the hidden hands (see the module docstring).
 
     On the native core :func:`~tablezoo.bots.registry.make_bot` seats its port
-    (``SechsNimmt::Search`` in ``native/src/games/sechs_nimmt/sechs_nimmt.h``; default settings, so ``model``
-    off): the same search and the same values, its determinisations and rollouts drawn from
+    (``SechsNimmt::Search``, declared in ``native/src/games/sechs_nimmt/sechs_nimmt.h`` and defined
+    in ``native/src/games/sechs_nimmt/bots.cc``; default settings, so ``model`` off): the same
+    search and the same values, its determinisations and rollouts drawn from
     the core's generator (its win share against this bot over seeded two-seat games holds 0.5
     in its 95% interval: ``tests/bots/test_native_sechs_nimmt_ports.py``). 20 to 38 times
     quicker per move (0.45 ms against 17 at 2 seats, 1.1 against 28 at 4, 2.0 against 41
@@ -534,8 +535,9 @@ class SechsNimmtMonteCarloBot:
     row with the fewest heads) and so is the ``logic`` draft.
 
     On the native core :func:`~tablezoo.bots.registry.make_bot` seats its port
-    (``SechsNimmt::MonteCarlo`` in ``native/src/games/sechs_nimmt/sechs_nimmt.h``; default settings): the same
-    player, its determinisations (the game's ``determinize``, the core's twin of
+    (``SechsNimmt::MonteCarlo``, declared in ``native/src/games/sechs_nimmt/sechs_nimmt.h`` and
+    defined in ``native/src/games/sechs_nimmt/bots.cc``; default settings): the same player, its
+    determinisations (the game's ``determinize``, the core's twin of
     :meth:`~tablezoo.games.sechs_nimmt.SechsNimmt.determinize`) and rollouts drawn from the
     core's generator (its win share against this bot over seeded two-seat games holds 0.5 in
     its 95% interval: ``tests/bots/test_native_sechs_nimmt_ports.py``). About 35 times

@@ -1,6 +1,6 @@
 """6 nimmt!'s native ports of ``montecarlo`` and ``search`` (``SechsNimmt::MonteCarlo`` and
-``SechsNimmt::Search`` in native/src/games/sechs_nimmt/sechs_nimmt.h) are the same players as
-their Python twins.
+``SechsNimmt::Search``, declared in native/src/games/sechs_nimmt/sechs_nimmt.h and defined in
+native/src/games/sechs_nimmt/bots.cc) are the same players as their Python twins.
 
 They draw from the core's generator, not numpy's and Python's, so their moves cannot be their
 twins' move for move. What draws nothing is compared exactly: the determinisation drawn from a

@@ -6,6 +6,9 @@
 // observe) so that the two read side by side. The lockstep tests hold them to the same
 // games. What is for people (view, render, command aliases, the card table's texts)
 // stays in the reference.
+//
+// The rules are defined in court.cc (with rules.h, their helpers the bot uses too); the
+// heuristic bot declared here with the game's class in bots.cc, as its twin in bots/court.py.
 #pragma once
 
 #include <array>

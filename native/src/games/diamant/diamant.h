@@ -3,6 +3,9 @@
 // The module docstring of diamant.py is the spec; this file follows its Python twin
 // function by function (_apply, _reveal_choices, _end_cave, chance, _double, observe)
 // so that the two read side by side. The lockstep tests hold them to the same games.
+//
+// The rules are defined in diamant.cc; the bots declared here with the game's class (its
+// heuristic, the search port and its simulator) in bots.cc, as their twins in bots/diamant.py.
 #pragma once
 
 #include <array>

@@ -3,6 +3,9 @@
 // The module docstring of heckmeck.py is the spec; this file follows its Python twin
 // function by function (claims, legal_actions, _apply, _bust, _end_turn, chance, observe)
 // so that the two read side by side. The lockstep tests hold them to the same games.
+//
+// The rules are defined in heckmeck.cc; the bots declared here with the game's class (its
+// heuristic, TurnSolver, the solver port) in bots.cc, as their twins in bots/heckmeck.py.
 #pragma once
 
 #include <algorithm>

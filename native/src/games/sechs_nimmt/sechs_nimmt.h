@@ -4,6 +4,10 @@
 // function by function (target, legal_actions, _apply, _reveal, _place, _take,
 // _end_round, _start_draft, chance, observe) so that the two read side by side. The
 // lockstep tests hold them to the same games.
+//
+// The rules are defined in sechs_nimmt.cc; the bots declared here with the game's class (its
+// heuristic, the montecarlo and search ports, their rollouts) in bots.cc, as their twins in
+// bots/sechs_nimmt.py.
 #pragma once
 
 #include <algorithm>
