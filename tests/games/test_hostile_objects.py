@@ -5,9 +5,9 @@ Hypothesis draws objects whose protocols misbehave (``__index__``, ``__len__``, 
 garbage collector): each may call back into the native API, change or re-initialise the very
 state being read, empty the list being read, drop what is referenced, or raise. One such object
 goes into one argument of one entry point (the game's methods and fast methods, the state's,
-the batch's, the ports', the network's constructor). Every call must end in a Python error or a
-correct result; a state the object did not touch must be as it was, and any state must stay a
-valid state of its game.
+the batch's, the ports', the network's constructor and forward pass, the network's search and
+the Gumbel self-play loop). Every call must end in a Python error or a correct result; a state
+the object did not touch must be as it was, and any state must stay a valid state of its game.
 
 The fuzz of each game runs in a child process (a crash fails the test instead of ending
 pytest), for ``TABLEZOO_HOSTILE_SECONDS`` (default 4) a game: ``make test`` runs the default,
@@ -239,7 +239,7 @@ def entry_points(world: World, value: Any) -> dict[str, Any]:
     agents = [f"player_{seat}" for seat in range(n)]
     generator = np.random.default_rng(0)
     no_moves = np.zeros(native.num_actions, np.int8)
-    forms = (
+    forms: tuple[Any, ...] = (
         agents,
         dict.fromkeys(agents, 0),
         no_moves,
@@ -308,7 +308,48 @@ def entry_points(world: World, value: Any) -> dict[str, Any]:
     if hasattr(native, "determinize"):
         calls["determinize"] = lambda: native.determinize(target, 0, value)
         calls["determinize seat"] = lambda: native.determinize(target, value, _native.Rng(0))
+    # the network's search (the Gumbel root and PUCT, as AgentBot drives it) and the Gumbel
+    # self-play loop, on a small network of the game's (4 simulations, 2 games of 3 decisions)
+    net = small_net(world)
+    search = getattr(_native, name + "AgentSearch")
+    selfplay = getattr(_native, name + "GumbelSelfPlay")
+    calls |= {
+        "net evaluate": lambda: net.evaluate(value),
+        "search net": lambda: search(native, value, 4),
+        "search simulations": lambda: search(native, net, value),
+        "search setting": lambda: search(native, net, 4, leaf=value),
+        "search act": lambda: search(native, net, 4).act(value),
+        "search think": lambda: search(native, net, 4).think(value, 1.0),
+        "search think gumbel": lambda: search(native, net, 4).think(target, value),
+        "search root noise": lambda: search(native, net, 4).root(target, value),
+        "search reset": lambda: search(native, net, 4).reset(value),
+        "selfplay games": lambda: selfplay(native, value, 0, simulations=2, considered=2, max_decisions=3),
+        "selfplay play": lambda: _selfplay(native, selfplay).play(value, 2),
+        "selfplay answer": lambda: _selfplay(native, selfplay).answer(value, value),
+        "selfplay state": lambda: _selfplay(native, selfplay).state(value),
+        "selfplay searched": lambda: _selfplay(native, selfplay).searched(value),
+    }
     return calls
+
+
+_NETS: dict[str, Any] = {}
+
+
+def small_net(world: World) -> Any:
+    """A small network of the world's game with a value head (made once a game), as the core's."""
+    from tablezoo.bots.native import native_net
+    from tablezoo.bots.net import PolicyValueNet
+
+    name = world.game.info.name
+    if name not in _NETS:
+        _NETS[name] = native_net(PolicyValueNet.initial(world.game, (8,), seed=1))
+    return _NETS[name]
+
+
+def _selfplay(native: Any, selfplay: type) -> Any:
+    loop = selfplay(native, 2, 0, simulations=2, considered=2, max_decisions=3)
+    loop.reset()
+    return loop
 
 
 def _batch(native: Any, name: str) -> Any:
@@ -364,7 +405,7 @@ def check_one(name: str, data: st.DataObject) -> str:
         if not mutated and label.startswith("fast parallel_step"):
             assert result is None and after == before, label  # nothing applied: the Python path's
         if not mutated and label.startswith(
-            ("game", "set_", "net", "rng", "port", "batch", "observe", "state eq")
+            ("game", "set_", "net", "rng", "port", "batch", "observe", "state eq", "search", "selfplay")
         ):
             assert after == before, label
     finally:
