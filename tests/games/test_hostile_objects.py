@@ -220,7 +220,12 @@ def hostile_objects(draw: st.DrawFn, world: World) -> Any:
         "_length": draw(st.integers(0, 9)),
         "_items": items,
         "_equal": draw(st.booleans()),
-        "_hash": draw(st.sampled_from([hash("hands"), hash("rows"), hash("quick"), 0, 7])),
+        # the options' names and the agents': a key of that hash is compared with them (its __eq__ runs)
+        "_hash": draw(
+            st.sampled_from(
+                [hash("hands"), hash("rows"), hash("quick"), hash("player_0"), hash("player_1"), 0, 7]
+            )
+        ),
     }.items():
         object.__setattr__(obj, key, value)
     return obj
@@ -304,6 +309,15 @@ def entry_points(world: World, value: Any) -> dict[str, Any]:
         "fast parallel_step decisions": lambda: fast["parallel_step"](
             target, generator, {}, (agents, value, *forms[2:])
         ),
+        # a step the core takes (every due seat's first legal move) with the object among the
+        # keys of the dicts it reads and fills: its __eq__ and __hash__ run while the step's
+        # results are made, after the state has moved on
+        "parallel step masks": lambda: fast["parallel_step"](
+            target, generator, due_actions(world), (*forms[:5], {value: no_moves}, 64)
+        ),
+        "parallel step decisions": lambda: fast["parallel_step"](
+            target, generator, due_actions(world), (agents, {**forms[1], value: 0}, *forms[2:])
+        ),
     }
     if hasattr(native, "determinize"):
         calls["determinize"] = lambda: native.determinize(target, 0, value)
@@ -330,6 +344,22 @@ def entry_points(world: World, value: Any) -> dict[str, Any]:
         "selfplay searched": lambda: _selfplay(native, selfplay).searched(value),
     }
     return calls
+
+
+def due_actions(world: World) -> dict[str, int]:
+    """Each agent due in the target's next parallel step with its first legal move (the round
+    as the parallel env finds it: in a secret choice, every seat that chooses in it)."""
+    game = world.game
+    probe = game.clone(world.target)
+    actions: dict[str, int] = {}
+    while (mover := game.to_move(probe)) >= 0 and f"player_{mover}" not in actions:
+        action = game.legal_actions(probe)[0]
+        actions[f"player_{mover}"] = action
+        secret = game.secret_decision(probe)
+        game.apply(probe, action)
+        if not secret:
+            break
+    return actions
 
 
 _NETS: dict[str, Any] = {}
@@ -404,6 +434,10 @@ def check_one(name: str, data: st.DataObject) -> str:
             assert result == native.legal_actions(target), label
         if not mutated and label.startswith("fast parallel_step"):
             assert result is None and after == before, label  # nothing applied: the Python path's
+        if not mutated and label.startswith("parallel step") and isinstance(result, tuple):
+            # the step was taken: what it hands out is the state it left
+            for seat, entry in enumerate(result[0].values()):
+                assert np.array_equal(entry["observation"], native.observe(target, seat)), label
         if not mutated and label.startswith(
             ("game", "set_", "net", "rng", "port", "batch", "observe", "state eq", "search", "selfplay")
         ):

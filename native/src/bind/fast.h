@@ -353,8 +353,13 @@ struct Fast {
         counts[k] = PyLong_AsLong(count);
         if (counts[k] == -1 && PyErr_Occurred()) throw py::error_already_set();
       }
-      // No Python from here until the state has moved on: each choice checked against the
-      // state as it is (the round's assumption), then applied; chance resolved.
+      // the next round's observations go into this table, made now: making an object may run
+      // a collector, and so Python, which must not run from here until they are written
+      const Py_intptr_t size = b.game.observation_size();
+      Py_intptr_t shape[2] = {n, size};
+      const py::object table = new_array(py::detail::npy_api::NPY_FLOAT_, 2, shape);
+      // No Python from here until the next round is found and observed: each choice checked
+      // against the state as it is (the round's assumption), then applied; chance resolved.
       for (int k = 0; k < due.size; ++k) {
         const int now = b.game.to_move(s);
         scratch.v.clear();
@@ -364,22 +369,32 @@ struct Fast {
         b.game.apply(s, chosen[k]);
       }
       const int next = core_rng ? b.advance(s, *core_rng) : b.advance(s, *bits);
-      for (int k = 0; k < due.size; ++k) {
+      int decided[Round::kMaxSeats];  // the seats whose choices were applied
+      const int num_decided = due.size;
+      std::copy(due.seats, due.seats + num_decided, decided);
+      if (next >= 0) {
+        decision_round(b.game, s, next, due, scratch.v);
+        auto* rows = static_cast<float*>(array_data(table));
+        for (int seat = 0; seat < n; ++seat) b.game.observe(s, seat, rows + seat * size);
+      }
+      // Python may run again from here (a dict's keys compared, a collector): everything of
+      // the state this step hands out has been read
+      for (int k = 0; k < num_decided; ++k) {
         py::object raised = py::reinterpret_steal<py::object>(PyLong_FromLong(counts[k] + 1));
-        if (!raised || PyDict_SetItem(decisions, PyList_GET_ITEM(agents, due.seats[k]), raised.ptr()) < 0)
+        if (!raised || PyDict_SetItem(decisions, PyList_GET_ITEM(agents, decided[k]), raised.ptr()) < 0)
           throw py::error_already_set();
       }
       if (next < 0) return PyLong_FromLong(next);
-      decision_round(b.game, s, next, due, scratch.v);
-      return step_result(b, s, due, agents, no_moves, zeros, falses, masks, cache_size).release().ptr();
+      return step_result(b, table, due, agents, no_moves, zeros, falses, masks, cache_size).release().ptr();
     });
   }
 
-  // The step's five dicts for a game that goes on (see parallel_step): every agent observes,
-  // the due ones with the mask of their legal moves (read-only), the others `no_moves`; rewards
-  // 0.0, no agent done, infos empty. Every array is made before any is written (making one may
-  // run a collector, and so Python).
-  static py::tuple step_result(B& b, const typename G::State& s, const Round& due, PyObject* agents,
+  // The step's five dicts for a game that goes on (see parallel_step): every agent's
+  // observation a row of `table` (written by the caller), the due ones with the mask of their
+  // legal moves (read-only), the others `no_moves`; rewards 0.0, no agent done, infos empty.
+  // Nothing here reads the state: the Python this may run (a collector, a key's __eq__) cannot
+  // make the result describe another state than the one observed.
+  static py::tuple step_result(B& b, const py::object& table, const Round& due, PyObject* agents,
                                PyObject* no_moves, PyObject* zeros, PyObject* falses, PyObject* masks,
                                Py_ssize_t cache_size) {
     static PyObject* const observation_key = PyUnicode_InternFromString("observation");
@@ -397,9 +412,6 @@ struct Fast {
     const Py_intptr_t size = b.game.observation_size();
     py::object vectors[Round::kMaxSeats], due_masks[Round::kMaxSeats];
     if (n > Round::kMaxSeats) throw std::logic_error("more than 16 seats");
-    // every seat's observation a row of one table
-    Py_intptr_t shape[2] = {n, size};
-    const py::object table = new_array(api::NPY_FLOAT_, 2, shape);
     for (int seat = 0; seat < n; ++seat) vectors[seat] = row_of(table, seat, size);
     // each due seat's mask: the env's for these legal moves, else made (read-only) and kept
     for (int k = 0; k < due.size; ++k) {
@@ -409,7 +421,7 @@ struct Fast {
         if (!action) throw py::error_already_set();
         PyTuple_SET_ITEM(key.ptr(), i - due.start[k], action);
       }
-      PyObject* known = PyDict_GetItemWithError(masks, key.ptr());  // a tuple of ints: no Python
+      PyObject* known = PyDict_GetItemWithError(masks, key.ptr());
       if (known) {
         due_masks[k] = py::reinterpret_borrow<py::object>(known);
         continue;
@@ -424,8 +436,6 @@ struct Fast {
       if (PyDict_SetItem(masks, key.ptr(), mask.ptr()) < 0) throw py::error_already_set();
       due_masks[k] = std::move(mask);
     }
-    auto* rows = static_cast<float*>(array_data(table));
-    for (int seat = 0; seat < n; ++seat) b.game.observe(s, seat, rows + seat * size);
     auto copy = [](PyObject* form) {
       PyObject* out = PyDict_Copy(form);
       if (!out) throw py::error_already_set();
