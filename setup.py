@@ -66,6 +66,8 @@ def extension(name: str, sources: list[str]) -> Pybind11Extension:
         name,
         sources,
         include_dirs=SOURCES["include"],
+        # a changed header rebuilds the module (setuptools compares only these with the module)
+        depends=[*SOURCES["headers"], "native/sources.txt"],
         cxx_std=17,
         define_macros=[("PYBIND11_DETAILED_ERROR_MESSAGES", "1")],  # a wrong argument's type is named
         extra_compile_args=flags,

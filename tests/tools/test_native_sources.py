@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -136,3 +137,22 @@ def test_a_source_distribution_carries_every_file_the_build_reads() -> None:
     assert "native/sources.txt" in carried
     assert named - carried == set()
     assert not [name for name in carried if name.endswith((".o", ".gcda", ".gcno"))]
+
+
+def test_a_changed_header_rebuilds_the_extension_modules(monkeypatch: pytest.MonkeyPatch) -> None:
+    """setuptools rebuilds a module only when a file it is told of is newer than the module: every
+    header of the list (and the list) is one, so that a build after a change to a header (say
+    bind/fast.h) is not the module of before."""
+    import runpy
+
+    import setuptools
+
+    given: dict[str, Any] = {}
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr(setuptools, "setup", lambda **kwargs: given.update(kwargs))  # what it would build
+    runpy.run_path(str(ROOT / "setup.py"))
+    sections = read_list(LIST.read_text())
+    assert given["ext_modules"]
+    for module in given["ext_modules"]:
+        assert set(sections["headers"]) <= set(module.depends), module.name
+        assert "native/sources.txt" in module.depends, module.name
