@@ -26,9 +26,10 @@ On the native core a step is one call into the core in the common case
 that is legal, the game going on and under its cap): the core applies the due
 seats' actions, resolves chance from the env's generator, finds the next
 round's seats and writes every agent's observation (each a row of one array,
-writeable and the agent's own) and mask, and the step's five dicts with them. Anything else (a missing, illegal or numpy action, the
-last step, ``obs_type="flat"``, ``reward="score"``) takes the Python path,
-which the core's step follows result for result.
+writeable and the agent's own) and mask, and the step's five dicts with them.
+Anything else (a missing, illegal or numpy action, the last step,
+``obs_type="flat"``, ``reward="score"``) takes the Python path, which the
+core's step follows result for result.
 """
 
 from __future__ import annotations
