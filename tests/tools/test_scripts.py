@@ -64,34 +64,6 @@ def test_benchmark_writes_json(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert table.count("\n| Heckmeck ") == 4  # two seat counts on each core
 
 
-def test_the_replayed_envs_hand_the_driver_what_the_real_ones_did() -> None:
-    """The drivers' own costs are measured on replays: they must hand out the recorded games."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import throughput
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
-    from tablezoo.envs import diamant_v0
-
-    recorded = throughput.record_parallel(lambda: diamant_v0.parallel_env(num_players=3), 2, 7)
-    replay = throughput.ReplayParallelEnv(recorded)
-    for seed, outputs in enumerate(recorded):
-        assert replay.reset(seed=seed) is outputs[0] and replay.agents == ["player_0", "player_1", "player_2"]
-        handed = [replay.step({}) for _ in outputs[1:]]
-        assert handed == outputs[1:] and replay.agents == []
-    real = diamant_v0.parallel_env(num_players=3)
-    observations, _ = real.reset(seed=7)  # the first recorded game is seed 7's
-    assert observations.keys() == recorded[0][0][0].keys()
-    assert all(
-        (observations[a]["observation"] == o["observation"]).all() for a, o in recorded[0][0][0].items()
-    )
-    turns = throughput.record_aec(lambda: diamant_v0.env(num_players=3), 1, 7)[0]
-    aec = throughput.ReplayAECEnv([turns])
-    aec.reset(seed=0)
-    assert [(agent, aec.last()) for agent in aec.agent_iter()] == turns
-    assert turns[-1][1][2] or turns[-1][1][3]  # the game's last steps: every agent done
-
-
 def test_batched_benchmark_writes_json(tmp_path: Path) -> None:
     from tablezoo.games.native import available
 
