@@ -93,6 +93,34 @@ def test_the_native_forward_pass_is_numpys(name: str) -> None:
                 np.testing.assert_allclose([n[1] for n in native], batch_values, rtol=0, atol=1e-5)
 
 
+@pytest.mark.parametrize("name", list(GAMES))
+def test_the_native_forward_pass_computes_only_what_is_asked(name: str) -> None:
+    """``evaluate(x, only)``, as the search asks at its play-outs: an empty list gives the win
+    share alone (every logit NaN), the same as the whole pass; an action head (6 nimmt!'s) gives
+    the asked actions' logits bit for bit as the whole pass does, so that a search asking only
+    for the legal moves plays the same moves. A bad list is refused and names what is allowed."""
+    game = make(name, core="native")
+    net = shipped_agent(game)
+    twin = native_net(net)
+    for state in positions(game, 8, seed=3):
+        x = net.reads(game, game.observe(state, game.to_move(state)))
+        logits, value = twin.evaluate(x)
+        alone, alone_value = twin.evaluate(x, [])
+        assert alone_value == value and np.isnan(alone).all()
+        legal = game.legal_actions(state)
+        asked, asked_value = twin.evaluate(x, legal)
+        assert asked_value == value
+        if net.head is not None:
+            np.testing.assert_array_equal(asked[legal], logits[legal])
+        else:
+            np.testing.assert_allclose(asked[legal], logits[legal], rtol=0, atol=1e-5)
+        assert np.isnan(np.delete(asked, legal)).all()
+    with pytest.raises(ValueError, match=f"only lists actions 0..{game.num_actions - 1}, not -1"):
+        twin.evaluate(x, [0, -1])
+    with pytest.raises(ValueError, match=r"only\[0\] should be a whole number, not '0'"):
+        twin.evaluate(x, ["0"])
+
+
 def test_the_native_network_refuses_malformed_arrays() -> None:
     """Every array is checked when the network is handed over: a Python error names it and
     what it should be; nothing is read out of bounds."""

@@ -329,6 +329,7 @@ def entry_points(world: World, value: Any) -> dict[str, Any]:
     selfplay = getattr(_native, name + "GumbelSelfPlay")
     calls |= {
         "net evaluate": lambda: net.evaluate(value),
+        "net evaluate only": lambda: net.evaluate(np.zeros(net.observation_size, np.float32), value),
         "search net": lambda: search(native, value, 4),
         "search simulations": lambda: search(native, net, value),
         "search setting": lambda: search(native, net, 4, leaf=value),

@@ -3,6 +3,8 @@
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <string>
@@ -177,14 +179,25 @@ inline void bind_net(py::module_& m) {
       .def_property_readonly("num_actions", &PolicyValueNet::num_actions)
       .def_property_readonly("has_value_head", &PolicyValueNet::has_value_head)
       .def_property_readonly("padded", &PolicyValueNet::padded)
-      .def("evaluate", [](const PolicyValueNet& net, py::handle x_in) {
+      .def("evaluate", [](const PolicyValueNet& net, py::handle x_in, py::handle only_in) {
+        // `only` read first: reading it may run Python, converting x may not be followed by any
+        std::optional<std::vector<int>> only;
+        if (!only_in.is_none()) read_value(only_in, only.emplace(), "only");
         const FloatArray x = float_input(x_in, 1, "the observation");
         require_shape(x, {net.observation_size()}, "the observation", "the network reads that many entries");
+        if (only)
+          for (int a : *only)
+            if (a < 0 || a >= net.num_actions())
+              throw py::value_error("only lists actions 0.." + std::to_string(net.num_actions() - 1) + ", not " +
+                                    std::to_string(a));
         py::array_t<float> logits(net.num_actions());
+        std::fill(logits.mutable_data(), logits.mutable_data() + net.num_actions(), std::nanf(""));
         PolicyValueNet::Work work;
-        const double value = net.evaluate(x.data(), logits.mutable_data(), work);
+        const double value = net.evaluate(x.data(), logits.mutable_data(), work, only ? &*only : nullptr);
         return py::make_tuple(logits, value);
-      }, py::arg("x"), "Logits and win share of one observation (PolicyValueNet.evaluate; 0 without a value head).");
+      }, py::arg("x"), py::arg("only") = py::none(),
+      "Logits and win share of one observation (PolicyValueNet.evaluate; 0 without a value head). `only`: "
+      "the actions whose logits are computed (the others NaN; an empty list: the win share alone); all by default.");
 }
 
 // AgentBot's search on this game, a port (BoundPort) built from the game, a native network and

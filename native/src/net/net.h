@@ -63,6 +63,9 @@ class PolicyValueNet {
   int observation_size() const { return static_cast<int>(scale_.size()); }
   int num_actions() const { return head_ ? head_->num_actions() : layers_.back().out; }
   bool has_value_head() const { return has_value_; }
+  // Whether the logits come from an ActionHead (each action's own, so that `only` writes the
+  // same numbers as the whole evaluation) rather than a dense policy layer.
+  bool has_action_head() const { return head_.has_value(); }
   bool padded() const { return padded_; }
   // Whether the scale is folded into the first layer (net.py folds_scale: a padded network).
   bool folds_scale() const { return padded_; }

@@ -437,10 +437,10 @@ class AgentSearch {
         mover = game.to_move(x);
       }
       if (mover == kTerminal) return win_share(game, x, seat);
+      moves_.clear();
+      game.legal_actions(x, moves_);
       if (mover != seat && others < limit) {
-        moves_.clear();
-        game.legal_actions(x, moves_);
-        evaluate_at(game, x, mover);
+        evaluate_at(game, x, mover, &moves_);
         if (think_.others_likeliest) {
           game.apply(x, likeliest());
         } else {
@@ -450,13 +450,12 @@ class AgentSearch {
         ++others;
         continue;
       }
-      const double v = evaluate_at(game, x, seat);
-      if (mover != seat || think_.leaf == Leaf::kHead || (think_.leaf == Leaf::kTurn && others)) return v;
-      moves_.clear();
-      game.legal_actions(x, moves_);
+      if (mover != seat || think_.leaf == Leaf::kHead || (think_.leaf == Leaf::kTurn && others))
+        return evaluate_at(game, x, seat, &kValueOnly);  // a leaf: its value, no logits
+      evaluate_at(game, x, seat, &moves_);
       game.apply(x, likeliest());
     }
-    return evaluate_at(game, x, seat);
+    return evaluate_at(game, x, seat, &kValueOnly);
   }
 
   // The legal move of moves_ with the highest logit in logits_ (the first of equals).
@@ -468,14 +467,17 @@ class AgentSearch {
   }
 
   // The seat's value of x and its logits (into logits_): the oracle's, or the network's on the
-  // seat's observation.
-  double evaluate_at(const G& game, const State& x, int seat) {
+  // seat's observation. `only`: the moves whose logits are read (the legal ones, or none at a
+  // leaf), which a network spares the rest of where that leaves the logits read as they were
+  // (PolicyValueNet::evaluate's `only`: none for the win share alone, the asked ones of an
+  // ActionHead, every card of 6 nimmt!'s scored by the same arithmetic); all of them by default.
+  double evaluate_at(const G& game, const State& x, int seat, const std::vector<int>* only = nullptr) {
     if (oracle_) {
       logits_.assign(game.num_actions(), 0.0f);
       return oracle_(x, seat, logits_);
     }
     observe(game, x, seat);
-    return evaluate();
+    return evaluate(only && (only->empty() || net_->has_action_head()) ? only : nullptr);
   }
 
  public:
@@ -579,10 +581,12 @@ class AgentSearch {
 
   // NetworkEvaluator on one request: the network's logits (into logits_) and win share of obs_
   // (the observation of the seat asked about, observe's).
-  double evaluate() {
+  double evaluate(const std::vector<int>* only = nullptr) {
     logits_.resize(net_->num_actions());
-    return net_->evaluate(reading_.read(obs_, input_), logits_.data(), work_);
+    return net_->evaluate(reading_.read(obs_, input_), logits_.data(), work_, only);
   }
+
+  inline static const std::vector<int> kValueOnly{};  // evaluate_at's `only` for a leaf: no logits
 
   std::shared_ptr<const PolicyValueNet> net_;
   Reading reading_;
