@@ -24,7 +24,9 @@ PUCT root of earlier versions); ``--agent FILE.npz`` searches with another netwo
 and games) are kept, not played again, and so are the chunks of 50 games of an unfinished row
 (``OUT.chunks.json``): a stopped run goes on where it stopped. ``--plot FILE``
 draws the curves of a results file, ``--markdown`` prints its rows as a table (a cell: the win share,
-its interval, the milliseconds a move and the games).
+its interval, the milliseconds a move and the games, and the paired gain over the network alone, or
+with ``--against SEARCHER`` over that searcher's row of the same games: two settings compared on the
+same deals and dice).
 """
 
 from __future__ import annotations
@@ -180,17 +182,23 @@ def key(row: dict[str, Any]) -> tuple[Any, ...]:
     return row["game"], row["seats"], row["opponent"], row["searcher"], row["games"]
 
 
-def paired_gain(row: dict[str, Any], rows: list[dict[str, Any]]) -> tuple[float, float, float] | None:
+def paired_gain(
+    row: dict[str, Any], rows: list[dict[str, Any]], against: str | None = None
+) -> tuple[float, float, float] | None:
     """The searcher's gain in win share over the network alone in the same games: the mean of the
     per-game differences between ``row`` and the row of one simulation (the network alone) with the
     same game, seats, opponent, network and seed, over the games both played (a row of ``n`` games
     plays the first ``n`` games of the seed), and its 95% interval (normal, paired). The games are
     the same deals and dice, so only games where the search changed a move differ: a much narrower
-    interval than two rows' own. None where either row has no per-game credits."""
+    interval than two rows' own. ``against``: the gain over that searcher's row instead (another
+    setting at the same budget, say). None where either row has no per-game credits."""
     agent = row["searcher"].split(":")[0]
     for base in rows:
         same = all(base[k] == row[k] for k in ("game", "seats", "opponent", "seed"))
-        alone = same and simulations_of(base) == 1 and base["searcher"].split(":")[0] == agent
+        if against is None:
+            alone = same and simulations_of(base) == 1 and base["searcher"].split(":")[0] == agent
+        else:
+            alone = same and base["searcher"] == against and base is not row
         if alone and "credits" in base and "credits" in row:
             n = min(len(base["credits"]), len(row["credits"]))
             d = np.asarray(row["credits"][:n]) - np.asarray(base["credits"][:n])
@@ -199,8 +207,9 @@ def paired_gain(row: dict[str, Any], rows: list[dict[str, Any]]) -> tuple[float,
     return None
 
 
-def markdown(rows: list[dict[str, Any]]) -> str:
-    """A table of ``rows``: one line per game, seats, opponent and searcher settings, a column per budget."""
+def markdown(rows: list[dict[str, Any]], against: str | None = None) -> str:
+    """A table of ``rows``: one line per game, seats, opponent and searcher settings, a column per budget;
+    a cell's gain is over the network alone, or over the row of the searcher ``against``."""
     budgets = sorted({simulations_of(r) for r in rows})
     lines: dict[tuple[str, int, str, str], dict[int, dict[str, Any]]] = {}
     for r in rows:
@@ -217,9 +226,10 @@ def markdown(rows: list[dict[str, Any]]) -> str:
                 r = found[n]
                 low, high = r["win_share_95ci"]
                 cell = f"{r['win_share']:.3f} [{low:.3f}, {high:.3f}] {r['ms_per_move']:.1f} ms, {r['games']}"
-                gain = paired_gain(r, rows) if simulations_of(r) > 1 else None
+                gain = paired_gain(r, rows, against) if against or simulations_of(r) > 1 else None
                 if gain is not None:
-                    cell += f"; gain {gain[0]:+.3f} [{gain[1]:+.3f}, {gain[2]:+.3f}]"
+                    over = f" over `{against}`" if against else ""
+                    cell += f"; gain{over} {gain[0]:+.3f} [{gain[1]:+.3f}, {gain[2]:+.3f}]"
                 cells.append(cell)
         out.append(f"| {game_name} | {seats} | {opponent} | `{settings}` | " + " | ".join(cells) + " |")
     return "\n".join(out)
@@ -277,6 +287,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, default=None, help="JSON file: rows kept and added to")
     parser.add_argument("--plot", type=Path, default=None, help="draw the curves of --out into this PNG")
     parser.add_argument("--markdown", action="store_true", help="print the rows of --out as a table")
+    parser.add_argument(
+        "--against",
+        default=None,
+        help="with --markdown: each row's paired gain over this searcher's row (default: the network alone)",
+    )
     args = parser.parse_args(argv)
     if args.games_per_point < 1 or args.jobs < 1:
         parser.error("--games-per-point and --jobs are 1 or more")
@@ -309,7 +324,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.plot is not None:
         plot(rows, args.plot)
     if args.markdown:
-        print(markdown(rows))
+        print(markdown(rows, args.against))
 
 
 if __name__ == "__main__":

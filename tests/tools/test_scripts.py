@@ -192,3 +192,42 @@ def test_scoring_speed_times_a_torch_an_onnx_and_a_numpy_policy_at_one_and_two_j
     assert {("torch", 1), ("torch", 2), ("onnx", 1), ("onnx", 2), ("numpy", 1), ("numpy", 2)} <= rows
     assert all(row["games"] == 8 and row["games_per_second"] > 0 for row in result["rows"])
     assert "| torch (`" in table
+
+
+def test_search_scaling_keeps_its_chunks_and_pairs_its_rows(tmp_path: Path) -> None:
+    """Two budgets of a tiny row: each row's credits, its chunks kept (a second run plays nothing
+    again), and the table's paired gains, over the network alone and over another searcher."""
+    out = tmp_path / "scaling.json"
+    args = [
+        "--games",
+        "heckmeck",
+        "--opponents",
+        "agent",
+        "--simulations",
+        "1",
+        "4",
+        "--games-per-point",
+        "4",
+    ]
+    first = script("search_scaling", *args, "--out", str(out)).stdout
+    rows = json.loads(out.read_text())["rows"]
+    assert [r["searcher"] for r in rows] == ["agent:search=1", "agent:search=4"]
+    assert all(len(r["credits"]) == r["games"] == 4 and 0 <= r["win_share"] <= 1 for r in rows)
+    assert rows[0]["changed"] == 0  # one simulation plays the network's move
+    chunks = json.loads(out.with_suffix(".chunks.json").read_text())
+    assert len(chunks) == 2 and first.count('"searcher"') == 2
+    again = script("search_scaling", *args, "--out", str(out), "--markdown").stdout
+    assert '"searcher"' not in again  # nothing played again
+    assert "; gain " in again and "agent:search=N" in again
+    against = script(
+        "search_scaling", "--simulations", "--out", str(out), "--markdown", "--against", "agent:search=1"
+    )
+    assert "; gain over `agent:search=1` " in against.stdout
+
+
+def test_turn_values_pairs_the_exact_turn_with_the_network(tmp_path: Path) -> None:
+    out = tmp_path / "turn.json"
+    script("turn_values", "--games-played", "4", "--out", str(out))
+    row = json.loads(out.read_text())
+    assert row["games"] == 4 and 0 <= row["turn_solver_win_share"] <= 1 and 0 <= row["agent_win_share"] <= 1
+    assert row["paired_gain"] == pytest.approx(row["turn_solver_win_share"] - row["agent_win_share"])
