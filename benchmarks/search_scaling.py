@@ -191,20 +191,25 @@ def paired_gain(
     plays the first ``n`` games of the seed), and its 95% interval (normal, paired). The games are
     the same deals and dice, so only games where the search changed a move differ: a much narrower
     interval than two rows' own. ``against``: the gain over that searcher's row instead (another
-    setting at the same budget, say). None where either row has no per-game credits."""
+    setting at the same budget, say). Of several rows of the baseline (a row of 100 games and one
+    of 400), the longest is taken. None where either row has no per-game credits."""
     agent = row["searcher"].split(":")[0]
-    for base in rows:
+
+    def baseline(base: dict[str, Any]) -> bool:
         same = all(base[k] == row[k] for k in ("game", "seats", "opponent", "seed"))
         if against is None:
-            alone = same and simulations_of(base) == 1 and base["searcher"].split(":")[0] == agent
-        else:
-            alone = same and base["searcher"] == against and base is not row
-        if alone and "credits" in base and "credits" in row:
-            n = min(len(base["credits"]), len(row["credits"]))
-            d = np.asarray(row["credits"][:n]) - np.asarray(base["credits"][:n])
-            half = 1.96 * float(d.std(ddof=1)) / math.sqrt(len(d)) if len(d) > 1 else 0.0
-            return float(d.mean()), float(d.mean()) - half, float(d.mean()) + half
-    return None
+            return same and simulations_of(base) == 1 and base["searcher"].split(":")[0] == agent
+        return same and base["searcher"] == against and base is not row
+
+    # the longest of the baseline's rows (a row of more games holds a shorter one's games)
+    bases = [base for base in rows if baseline(base) and "credits" in base]
+    if not bases or "credits" not in row:
+        return None
+    base = max(bases, key=lambda b: len(b["credits"]))
+    n = min(len(base["credits"]), len(row["credits"]))
+    d = np.asarray(row["credits"][:n]) - np.asarray(base["credits"][:n])
+    half = 1.96 * float(d.std(ddof=1)) / math.sqrt(len(d)) if len(d) > 1 else 0.0
+    return float(d.mean()), float(d.mean()) - half, float(d.mean()) + half
 
 
 def markdown(rows: list[dict[str, Any]], against: str | None = None) -> str:

@@ -231,3 +231,26 @@ def test_turn_values_pairs_the_exact_turn_with_the_network(tmp_path: Path) -> No
     row = json.loads(out.read_text())
     assert row["games"] == 4 and 0 <= row["turn_solver_win_share"] <= 1 and 0 <= row["agent_win_share"] <= 1
     assert row["paired_gain"] == pytest.approx(row["turn_solver_win_share"] - row["agent_win_share"])
+
+
+def test_search_scaling_pairs_a_row_with_the_longest_of_its_baseline(tmp_path: Path) -> None:
+    """Where the baseline has a short row and a long one, the gain is over the long one's games
+    (the first of them as many as the row has), whichever comes first in the file."""
+
+    def row(searcher: str, credits: list[float]) -> dict[str, object]:
+        share = sum(credits) / len(credits)
+        return {"game": "heckmeck", "seats": 2, "opponent": "agent", "seed": 0, "searcher": searcher,
+                "games": len(credits), "win_share": share, "win_share_95ci": [share, share],
+                "ms_per_move": 1.0, "credits": credits}  # fmt: skip
+
+    rows = [
+        row("agent:search=8", [0.0, 1.0]),  # the short row: its 2 games alone would give +0.5
+        row("agent:search=8,confidence=1", [1.0, 1.0, 1.0, 0.0]),
+        row("agent:search=8", [0.0, 1.0, 1.0, 1.0]),  # the long row: +0.0 over its 4 games
+    ]
+    out = tmp_path / "rows.json"
+    out.write_text(json.dumps({"command": "", "rows": rows}))
+    table = script(
+        "search_scaling", "--simulations", "--out", str(out), "--markdown", "--against", "agent:search=8"
+    )
+    assert "gain over `agent:search=8` +0.000 " in table.stdout
