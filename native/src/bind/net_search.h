@@ -180,7 +180,7 @@ inline void bind_net(py::module_& m) {
       .def_property_readonly("has_value_head", &PolicyValueNet::has_value_head)
       .def_property_readonly("padded", &PolicyValueNet::padded)
       .def("evaluate", [](const PolicyValueNet& net, py::handle x_in, py::handle only_in) {
-        // `only` read first: reading it may run Python, converting x may not be followed by any
+        // `only` is read first: reading it may run Python, and nothing after x is converted does
         std::optional<std::vector<int>> only;
         if (!only_in.is_none()) read_value(only_in, only.emplace(), "only");
         const FloatArray x = float_input(x_in, 1, "the observation");

@@ -467,10 +467,11 @@ class AgentSearch {
   }
 
   // The seat's value of x and its logits (into logits_): the oracle's, or the network's on the
-  // seat's observation. `only`: the moves whose logits are read (the legal ones, or none at a
-  // leaf), which a network spares the rest of where that leaves the logits read as they were
-  // (PolicyValueNet::evaluate's `only`: none for the win share alone, the asked ones of an
-  // ActionHead, every card of 6 nimmt!'s scored by the same arithmetic); all of them by default.
+  // seat's observation. `only`: the moves whose logits will be read (the legal ones; none at a
+  // leaf, where the value alone is read). The network skips the rest where the logits read come
+  // out exactly as the whole pass computes them: with none asked, and with an ActionHead (6
+  // nimmt!'s), which scores each action on its own. A dense policy layer is computed whole (its
+  // `only` path sums in another order). By default every logit is computed.
   double evaluate_at(const G& game, const State& x, int seat, const std::vector<int>* only = nullptr) {
     if (oracle_) {
       logits_.assign(game.num_actions(), 0.0f);
