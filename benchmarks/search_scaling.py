@@ -26,12 +26,14 @@ and games) are kept, not played again, and so are the chunks of 50 games of an u
 draws the curves of a results file, ``--markdown`` prints its rows as a table (a cell: the win share,
 its interval, the milliseconds a move and the games, and the paired gain over the network alone, or
 with ``--against SEARCHER`` over that searcher's row of the same games: two settings compared on the
-same deals and dice).
+same deals and dice; a line's last column, ``curve``, says where it falls below the point before by more
+than its interval, else ``rises`` or ``level`` as its last point is above its first or not).
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import multiprocessing
@@ -212,6 +214,19 @@ def paired_gain(
     return float(d.mean()), float(d.mean()) - half, float(d.mean()) + half
 
 
+def falls_at(line: dict[int, dict[str, Any]]) -> list[int]:
+    """The budgets of one curve (its rows by simulations) whose win share is below the one before by
+    more than its own 95% interval reaches: where the curve falls. None: each point is at or above
+    the one before within its interval (the table then says whether its last point is above its
+    first, ``rises``, or not, ``level``)."""
+    budgets = sorted(line)
+    return [
+        n
+        for before, n in itertools.pairwise(budgets)
+        if line[n]["win_share_95ci"][1] < line[before]["win_share"]
+    ]
+
+
 def markdown(rows: list[dict[str, Any]], against: str | None = None) -> str:
     """A table of ``rows``: one line per game, seats, opponent and searcher settings, a column per budget;
     a cell's gain is over the network alone, or over the row of the searcher ``against``."""
@@ -220,8 +235,8 @@ def markdown(rows: list[dict[str, Any]], against: str | None = None) -> str:
     for r in rows:
         settings = r["searcher"].replace(f"search={simulations_of(r)}", "search=N")
         lines.setdefault((r["game"], r["seats"], r["opponent"], settings), {})[simulations_of(r)] = r
-    head = "| game | seats | against | searcher | " + " | ".join(f"N={n}" for n in budgets) + " |"
-    out = [head, "|" + " --- |" * (4 + len(budgets))]
+    head = "| game | seats | against | searcher | " + " | ".join(f"N={n}" for n in budgets) + " | curve |"
+    out = [head, "|" + " --- |" * (5 + len(budgets))]
     for (game_name, seats, opponent, settings), found in sorted(lines.items()):
         cells = []
         for n in budgets:
@@ -236,7 +251,13 @@ def markdown(rows: list[dict[str, Any]], against: str | None = None) -> str:
                     over = f" over `{against}`" if against else ""
                     cell += f"; gain{over} {gain[0]:+.3f} [{gain[1]:+.3f}, {gain[2]:+.3f}]"
                 cells.append(cell)
-        out.append(f"| {game_name} | {seats} | {opponent} | `{settings}` | " + " | ".join(cells) + " |")
+        falls = falls_at(found)
+        ends = [found[n]["win_share"] for n in (min(found), max(found))]
+        curve = "rises" if ends[1] > ends[0] else "level"
+        if falls:
+            curve = "falls at " + ", ".join(f"N={n}" for n in falls)
+        line = f"| {game_name} | {seats} | {opponent} | `{settings}` | " + " | ".join(cells)
+        out.append(line + f" | {curve if len(found) > 1 else '-'} |")
     return "\n".join(out)
 
 

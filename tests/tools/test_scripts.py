@@ -219,6 +219,7 @@ def test_search_scaling_keeps_its_chunks_and_pairs_its_rows(tmp_path: Path) -> N
     again = script("search_scaling", *args, "--out", str(out), "--markdown").stdout
     assert '"searcher"' not in again  # nothing played again
     assert "; gain " in again and "agent:search=N" in again
+    assert again.splitlines()[-1].split("|")[-2].strip() in ("rises", "level", "falls at N=4")
     against = script(
         "search_scaling", "--simulations", "--out", str(out), "--markdown", "--against", "agent:search=1"
     )
@@ -254,3 +255,8 @@ def test_search_scaling_pairs_a_row_with_the_longest_of_its_baseline(tmp_path: P
         "search_scaling", "--simulations", "--out", str(out), "--markdown", "--against", "agent:search=8"
     )
     assert "gain over `agent:search=8` +0.000 " in table.stdout
+    rows[2]["searcher"] = "agent:search=16"  # a curve: 0.75 at 16 simulations, 0.0 [0.0, 0.4] at 32
+    rows.append(row("agent:search=32", [0.0, 0.0, 0.0, 0.0]) | {"win_share_95ci": [0.0, 0.4]})
+    out.write_text(json.dumps({"command": "", "rows": rows[1:]}))
+    curves = script("search_scaling", "--simulations", "--out", str(out), "--markdown").stdout
+    assert "| falls at N=32 |" in curves
