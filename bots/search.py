@@ -383,7 +383,9 @@ CONFIDENCE = 0.25
 """How many standard errors of a move's simulated win share count as one unit of the network's
 logits, by default: a move the network gives half a logit less than its favourite must be better
 by two standard errors to be played instead (measured: at 1.0, a noisy estimate overrode a right
-prior more often than a wrong one in Heckmeck)."""
+prior more often than a wrong one in Heckmeck; in 6 nimmt! played out, ``leaf=end``, whose values
+are the games' own outcomes, 1.0 lost 0.117 to the default over 200 paired games at 32
+simulations)."""
 
 SPREAD_FLOOR = 0.05
 """The least spread of a move's simulated values :func:`think` assumes: a move whose few
