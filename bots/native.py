@@ -226,6 +226,7 @@ class NativeAgentBot(AgentBot):
             value0=float(found["value0"]),
             choice=int(found["choice"]),
             simulations=int(found["simulations"]),
+            settled=bool(found["settled"]),
             **arrays,
         )
 

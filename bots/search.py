@@ -373,6 +373,10 @@ class Root:
     """The index (into :attr:`legal`) of the move to play."""
     simulations: int
     """The simulations run (below the budget where time ran out or the choice was settled)."""
+    settled: bool = False
+    """Whether a timed search (``seconds``) stopped early because its choice was settled: its
+    leading move would still lead with every simulation the time left allowed, unless the
+    evidence against the others was off by more than :data:`SETTLED` standard errors."""
 
     @property
     def move(self) -> int:
@@ -386,6 +390,12 @@ by two standard errors to be played instead (measured: at 1.0, a noisy estimate 
 prior more often than a wrong one in Heckmeck; in 6 nimmt! played out, ``leaf=end``, whose values
 are the games' own outcomes, 1.0 lost 0.117 to the default over 200 paired games at 32
 simulations)."""
+
+SETTLED = 3.0
+"""How many standard errors of the difference of two moves' simulated win shares a timed
+:func:`think` holds against its leading move before it stops early, settled: it stops once its
+leader would still lead if its lead over each other move were that much smaller, with every
+simulation the time left allows to come."""
 
 SPREAD_FLOOR = 0.05
 """The least spread of a move's simulated values :func:`think` assumes: a move whose few
@@ -415,7 +425,8 @@ def think(
     one unit of the network's logits. ``seconds``: a time budget; the search is timed after
     every world, the rest of the halving planned anew for the simulations the time left allows
     at the rate measured (``simulations`` stays the most it runs), and it stops when the time
-    is up. ``others`` (:data:`OTHERS`): how the other seats move in a simulation. One simulation
+    is up, or sooner where the choice is settled (:attr:`Root.settled`, :data:`SETTLED`).
+    ``others`` (:data:`OTHERS`): how the other seats move in a simulation. One simulation
     (or one considered move) plays the network's own move."""
     game, seat = at.game, at.seat
     guide = as_evaluator(evaluator)
@@ -434,21 +445,40 @@ def think(
     candidates = sorted(range(k), key=lambda i: -(noise[i] + logits[i]))[:m]
     spent = 0
 
+    def spread() -> float:
+        tried = visits > 0
+        if not tried.any():
+            return SPREAD_FLOOR
+        mean = totals[tried] / visits[tried]
+        variance = float(np.mean(squares[tried] / visits[tried] - mean**2))
+        return max(math.sqrt(max(variance, 0.0)), SPREAD_FLOOR)
+
     def scores() -> np.ndarray:
         q = np.where(visits > 0, totals / np.maximum(visits, 1), value0)
-        tried = visits > 0
-        if tried.any():
-            mean = totals[tried] / visits[tried]
-            spread = np.sqrt(max(float(np.mean(squares[tried] / visits[tried] - mean**2)), 0.0))
-        else:
-            spread = 0.0
-        spread = max(spread, SPREAD_FLOOR)
-        return noise + logits + confidence * q * np.sqrt(visits) / spread
+        return noise + logits + confidence * q * np.sqrt(visits) / spread()
+
+    def settled(left: int) -> bool:
+        # the leader's lead over each other move still weighed (which has had as many worlds), cut
+        # by SETTLED standard errors of the difference of their means, still ranks it first with
+        # `left` more simulations each (where the cut lead is negative, the most it may weigh)
+        now, s = scores(), spread()
+        lead = max(candidates, key=lambda i: now[i])
+        for i in candidates:
+            if i != lead:
+                n = visits[i]
+                kept = (totals[lead] - totals[i]) / n - SETTLED * s * math.sqrt(2 / n)
+                reach = n + (left if kept < 0 else 0)
+                prior = noise[lead] + logits[lead] - noise[i] - logits[i]
+                if prior + confidence * kept * math.sqrt(reach) / s <= 0:
+                    return False
+        return True
 
     phases = max(1, math.ceil(math.log2(m))) if m > 1 else 0
     budget = simulations
+    stopped = False
     for phase in range(phases):
-        per = max(1, (budget - spent) // ((phases - phase) * len(candidates)))
+        before = spent  # this phase's worlds: its share of the budget left when it began
+        per = max(1, (budget - before) // ((phases - phase) * len(candidates)))
         world = 0
         while world < per:
             if deadline is not None and spent and time.perf_counter() > deadline:
@@ -467,17 +497,23 @@ def think(
             world += 1
             if deadline is not None:
                 # timed after every world: the budget is what is spent and what the time left allows
-                # at the rate measured so far, this phase's share of it the worlds still to play
+                # at the rate measured so far, this phase's worlds its share of it planned anew
                 elapsed = time.perf_counter() - started
                 rate = spent / max(elapsed, 1e-9)
                 budget = min(simulations, spent + max(0, int(rate * (deadline - started - elapsed))))
-                per = world + (budget - spent) // ((phases - phase) * len(candidates))
+                per = max(1, (budget - before) // ((phases - phase) * len(candidates)))
+                # stop where more would come but would not change the choice (settled): a move gets
+                # at most what is left of the budget, and a world each phase to come
+                more = world < per or phase < phases - 1
+                if more and settled(max(0, budget - spent) + phases - phase):
+                    stopped = True
+                    break
         else:
             now = scores()
             ranked = sorted(candidates, key=lambda i: -now[i])
             candidates = ranked[: max(1, math.ceil(len(candidates) / 2))]
             continue
-        break  # out of time: the moves are ranked as they stand
+        break  # out of time, or settled: the moves are ranked as they stand
     final = scores()
     considered_mask = np.zeros(k, bool)
     considered_mask[candidates] = True
@@ -492,6 +528,7 @@ def think(
         score=np.where(considered_mask, final, -np.inf),
         choice=int(choice),
         simulations=spent,
+        settled=stopped,
     )
 
 

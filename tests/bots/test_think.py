@@ -22,7 +22,7 @@ import pytest
 
 from tablezoo.bots.core import Seat
 from tablezoo.bots.native import NativeAgentBot
-from tablezoo.bots.net import win_share
+from tablezoo.bots.net import PolicyValueNet, win_share
 from tablezoo.bots.registry import make_bot, shipped_agent
 from tablezoo.bots.search import THINK_SIMULATIONS, AgentBot, NetworkEvaluator, think
 from tablezoo.games import make
@@ -304,6 +304,67 @@ def test_a_time_budget_stops_the_search_after_the_first_world(core: str) -> None
     considered = int((root.visits > 0).sum())
     assert root.simulations == considered == min(16, len(at.legal))
     assert root.visits[root.choice] == 1
+
+
+def timed_and_whole(game: Game[Any], net: Any, at: Seat, budget: int, seed: int) -> tuple[Any, Any]:
+    """The root of a search timed at a minute (which never runs out here) and of the same search
+    untimed, both of ``budget`` simulations at most, on the same random stream."""
+    if game.core == "native":
+        return (
+            NativeAgentBot(game, net, budget, think=60.0, seed=seed).think(at),
+            NativeAgentBot(game, net, budget, seed=seed).think(at),
+        )
+    return (
+        think(at, net, budget, np.random.default_rng(seed), seconds=60.0),
+        think(at, net, budget, np.random.default_rng(seed)),
+    )
+
+
+@pytest.mark.parametrize("core", ["python", "native"])
+def test_a_timed_search_stops_once_its_choice_is_settled(core: str) -> None:
+    """``think=SECONDS`` stops before its budget where the leading move would lead whatever the
+    simulations left bring, unless the evidence is off by ``SETTLED`` standard errors
+    (``Root.settled``): Diamant's network is sure of most of its moves, and its timed search
+    stops early at most decisions, playing the move the whole budget plays. A search of ``N``
+    simulations (untimed) always runs them all."""
+    game = make("diamant", 3, core=core)
+    net = shipped_agent(game)
+    stopped = 0
+    for j, x in enumerate(positions(game, lambda x, seat: True, games=3, seed=4)[:8]):
+        at = Seat.of(game, x, game.to_move(x))
+        timed, whole = timed_and_whole(game, net, at, 64, seed=j)
+        assert not whole.settled
+        assert timed.move == whole.move
+        if timed.settled:
+            stopped += 1
+            assert timed.simulations < whole.simulations
+        else:
+            assert timed.simulations == whole.simulations
+    assert stopped >= 6
+
+
+@pytest.mark.parametrize("core", ["python", "native"])
+def test_a_choice_the_evidence_does_not_separate_is_never_settled(core: str) -> None:
+    """A network that knows nothing (every weight 0: uniform logits, a win share of one half
+    everywhere) gives no move a lead: the timed search runs its whole budget, each phase of its
+    halving the worlds the untimed search gives it."""
+    game = make("court", 2, core=core)
+    shipped = shipped_agent(game)
+    blank = PolicyValueNet(
+        [np.zeros_like(w) for w in shipped.weights],
+        [np.zeros_like(b) for b in shipped.biases],
+        np.zeros_like(shipped.value_w),
+        0.0,
+        shipped.scale,
+        shipped.meta,
+    )
+    found = positions(game, lambda x, seat: len(game.legal_actions(x)) >= 3, games=2, seed=6)
+    for j, x in enumerate(found[:3]):
+        at = Seat.of(game, x, game.to_move(x))
+        timed, whole = timed_and_whole(game, blank, at, 48, seed=j)
+        assert not timed.settled
+        assert timed.simulations == whole.simulations >= 48
+        np.testing.assert_array_equal(timed.visits, whole.visits)  # a budget kept is halved as planned
 
 
 @pytest.mark.parametrize("core", ["python", "native"])

@@ -310,10 +310,11 @@ py::object bind_search(py::module_& m, const std::string& game_name) {
           out["score"] = root.score;
           out["choice"] = root.choice;
           out["simulations"] = root.simulations;
+          out["settled"] = root.settled;
           return out;
         }, py::arg("state"), py::arg("gumbel") = 0.0,
         "The Gumbel root of the seat to move (tablezoo.bots.search.think's Root, as a dict): legal, logits, "
-        "value0, visits, q, score, choice, simulations.");
+        "value0, visits, q, score, choice, simulations, settled.");
     return cls;
   }
 }

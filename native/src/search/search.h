@@ -237,7 +237,8 @@ struct ThinkConfig {
   double seconds = 0.0;
 };
 
-// search.py SPREAD_FLOOR and MAX_PLAYOUT.
+// search.py SETTLED, SPREAD_FLOOR and MAX_PLAYOUT.
+constexpr double kSettled = 3.0;
 constexpr double kSpreadFloor = 0.05;
 constexpr int kMaxPlayout = 10000;
 
@@ -256,6 +257,7 @@ class AgentSearch {
     double value0 = 0;
     int choice = 0;
     int64_t simulations = 0;
+    bool settled = false;  // a timed search stopped early, its choice settled (search.py Root.settled)
   };
 
   // search.py Node: one information state of the searching seat.
@@ -350,14 +352,15 @@ class AgentSearch {
     candidates_.resize(static_cast<size_t>(m));
     const int phases = m > 1 ? std::max(1, static_cast<int>(std::ceil(std::log2(m)))) : 0;
     int64_t spent = 0, budget = simulations_;
-    bool out_of_time = false;
-    for (int phase = 0; phase < phases && !out_of_time; ++phase) {
+    bool stopped = false;
+    for (int phase = 0; phase < phases && !stopped; ++phase) {
       const int64_t weighed = static_cast<int64_t>(candidates_.size());
-      int64_t per = std::max<int64_t>(1, (budget - spent) / ((phases - phase) * weighed));
+      const int64_t before = spent;  // this phase's worlds: its share of the budget left when it began
+      int64_t per = std::max<int64_t>(1, (budget - before) / ((phases - phase) * weighed));
       for (int64_t world = 0; world < per; ++world) {
         if (think_.seconds > 0 && spent &&
             std::chrono::duration<double>(Clock::now() - start).count() > think_.seconds) {
-          out_of_time = true;
+          stopped = true;
           break;
         }
         if (spent == 0)
@@ -376,14 +379,21 @@ class AgentSearch {
         }
         if (think_.seconds > 0) {
           // timed after every world: the budget is what is spent and what the time left allows at
-          // the rate measured so far, this phase's share of it the worlds still to play
+          // the rate measured so far, this phase's worlds its share of it planned anew
           const double elapsed = std::max(std::chrono::duration<double>(Clock::now() - start).count(), 1e-9);
           const double affordable = static_cast<double>(spent) / elapsed * std::max(think_.seconds - elapsed, 0.0);
           budget = std::min<int64_t>(simulations_, spent + static_cast<int64_t>(std::min(affordable, 1e15)));
-          per = world + 1 + (budget - spent) / ((phases - phase) * weighed);
+          per = std::max<int64_t>(1, (budget - before) / ((phases - phase) * weighed));
+          // stop where more would come but would not change the choice (settled): a move gets at most
+          // what is left of the budget, and a world each phase to come
+          const bool more = world + 1 < per || phase < phases - 1;
+          if (more && settled(r, std::max<int64_t>(0, budget - spent) + phases - phase)) {
+            r.settled = stopped = true;
+            break;
+          }
         }
       }
-      if (out_of_time) break;
+      if (stopped) break;
       scores(r);
       std::stable_sort(candidates_.begin(), candidates_.end(), [&](int a, int b) { return r.score[a] > r.score[b]; });
       candidates_.resize((candidates_.size() + 1) / 2);
@@ -403,7 +413,7 @@ class AgentSearch {
  private:
   // think's scores: gumbel + logit + confidence * q * sqrt(visits) / spread, spread the pooled
   // standard deviation of the simulated values (at least kSpreadFloor); r.q filled too.
-  void scores(Root& r) {
+  double scores(Root& r) {
     const size_t k = r.legal.size();
     double variance = 0.0;
     int tried = 0;
@@ -420,6 +430,27 @@ class AgentSearch {
       r.q[i] = r.visits[i] > 0 ? totals_[i] / r.visits[i] : r.value0;
       r.score[i] = noise_[i] + r.logits[i] + think_.confidence * r.q[i] * std::sqrt(r.visits[i]) / spread;
     }
+    return spread;
+  }
+
+  // search.py think's settled: the leader's lead over each other move still weighed (which has
+  // had as many worlds), cut by kSettled standard errors of the difference of their means, still
+  // ranks it first with `left` more simulations each (where the cut lead is negative, the most it
+  // may weigh).
+  bool settled(Root& r, int64_t left) {
+    const double spread = scores(r);
+    int lead = candidates_[0];
+    for (int i : candidates_)
+      if (r.score[i] > r.score[lead]) lead = i;
+    for (int i : candidates_) {
+      if (i == lead) continue;
+      const double n = r.visits[i];
+      const double kept = (totals_[lead] - totals_[i]) / n - kSettled * spread * std::sqrt(2.0 / n);
+      const double reach = n + (kept < 0 ? static_cast<double>(left) : 0.0);
+      const double prior = noise_[lead] + r.logits[lead] - noise_[i] - r.logits[i];
+      if (prior + think_.confidence * kept * std::sqrt(reach) / spread <= 0) return false;
+    }
+    return true;
   }
 
   // search.py _lookahead: move played in x_, then chance and the others (sampled from the
