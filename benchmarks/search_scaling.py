@@ -18,15 +18,17 @@ the network alone, is measured game by game: ``--markdown`` shows it with its pa
         --simulations 1 8 32 128 512 --games-per-point 1000 --out benchmarks/results/search_scaling.json
 
 The searcher is ``agent:search=N`` with ``--settings`` appended (``agent:search=N,root=puct`` is the
-PUCT root of earlier versions); ``--agent FILE.npz`` searches with another network of the game (its
-``changed`` share is still counted against the shipped network's moves). Rows already in ``--out``
-(the same game, seats, opponent, searcher
-and games) are kept, not played again, and so are the chunks of 50 games of an unfinished row
-(``OUT.chunks.json``): a stopped run goes on where it stopped. ``--plot FILE``
-draws the curves of a results file, ``--markdown`` prints its rows as a table (a cell: the win share,
-its interval, the milliseconds a move and the games, and the paired gain over the network alone, or
-with ``--against SEARCHER`` over that searcher's row of the same games: two settings compared on the
-same deals and dice; a line's last column, ``curve``, says where it falls below the point before by more
+PUCT root of earlier versions); ``--think SECONDS ...`` adds rows of the game's thinking agent
+(``agent:think=SECONDS`` with the settings ``tablezoo play`` and the site give it in that game,
+``tablezoo.bots.registry.thinking_agent``), whose budget is a time a move (a column ``T=1s``).
+``--agent FILE.npz`` searches with another network of the game (its ``changed`` share is still
+counted against the shipped network's moves). Rows already in ``--out`` (the same game, seats,
+opponent, searcher and games) are kept, not played again, and so are the chunks of 50 games of an
+unfinished row (``OUT.chunks.json``): a stopped run goes on where it stopped. ``--plot FILE`` draws
+the curves of a results file, ``--markdown`` prints its rows as a table (a cell: the win share, its
+interval, the milliseconds a move and the games, and the paired gain over the network alone, or with
+``--against SEARCHER`` over that searcher's row of the same games: two settings compared on the same
+deals and dice; a line's last column, ``curve``, says where it falls below the point before by more
 than its interval, else ``rises`` or ``level`` as its last point is above its first or not).
 """
 
@@ -45,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from tablezoo.bots.core import Seat
-from tablezoo.bots.registry import make_bot, shipped_agent
+from tablezoo.bots.registry import make_bot, shipped_agent, thinking_agent
 from tablezoo.evaluation.stats import wilson
 from tablezoo.games import GAMES, make
 from tablezoo.games.core import TERMINAL
@@ -175,9 +177,39 @@ def searcher_name(simulations: int, settings: str, agent: str = "agent") -> str:
     return f"{agent}:search={simulations}" + (f",{settings}" if settings else "")
 
 
-def simulations_of(row: dict[str, Any]) -> int:
-    """The simulations of a row's searcher (``...:search=N,...``)."""
-    return int(row["searcher"].split("search=")[1].split(",")[0])
+def thinker_name(game_name: str, seconds: float, settings: str, agent: str = "agent") -> str:
+    """The thinking agent of ``game_name`` (``agent:think=SECONDS`` with the game's thinking settings,
+    as ``tablezoo play`` and the site seat it), searching with ``agent``, ``settings`` appended."""
+    name = thinking_agent(game_name, seconds).replace("agent:", f"{agent}:", 1)
+    return name + (f",{settings}" if settings else "")
+
+
+Budget = tuple[str, float]
+"""A row's budget: ``("N", simulations)`` for ``search=N``, ``("T", seconds)`` for ``think=T``."""
+
+
+def budget_of(row: dict[str, Any]) -> Budget:
+    """The budget of a row's searcher (``...:search=N,...`` or ``...:think=T,...``)."""
+    for setting in row["searcher"].partition(":")[2].split(","):
+        name, _, value = setting.partition("=")
+        if name == "search":
+            return ("N", int(value))
+        if name == "think":
+            return ("T", float(value))
+    raise ValueError(f"{row['searcher']!r} has no budget: search=N or think=SECONDS")
+
+
+def label(budget: Budget) -> str:
+    """``N=32`` or ``T=1s``: a budget as the table heads its column."""
+    kind, amount = budget
+    return f"N={amount:g}" if kind == "N" else f"T={amount:g}s"
+
+
+def generic(searcher: str, budget: Budget) -> str:
+    """``searcher`` with its budget left open: ``agent:search=N,...`` or ``agent:think=T,...``."""
+    kind, amount = budget
+    setting = f"search={amount:g}" if kind == "N" else f"think={amount:g}"
+    return searcher.replace(setting, "search=N" if kind == "N" else "think=T", 1)
 
 
 def key(row: dict[str, Any]) -> tuple[Any, ...]:
@@ -200,7 +232,7 @@ def paired_gain(
     def baseline(base: dict[str, Any]) -> bool:
         same = all(base[k] == row[k] for k in ("game", "seats", "opponent", "seed"))
         if against is None:
-            return same and simulations_of(base) == 1 and base["searcher"].split(":")[0] == agent
+            return same and budget_of(base) == ("N", 1) and base["searcher"].split(":")[0] == agent
         return same and base["searcher"] == against and base is not row
 
     # the longest of the baseline's rows (a row of more games holds a shorter one's games)
@@ -214,8 +246,8 @@ def paired_gain(
     return float(d.mean()), float(d.mean()) - half, float(d.mean()) + half
 
 
-def falls_at(line: dict[int, dict[str, Any]]) -> list[int]:
-    """The budgets of one curve (its rows by simulations) whose win share is below the one before by
+def falls_at(line: dict[Budget, dict[str, Any]]) -> list[Budget]:
+    """The budgets of one curve (its rows by budget) whose win share is below the one before by
     more than its own 95% interval reaches: where the curve falls. None: each point is at or above
     the one before within its interval (the table then says whether its last point is above its
     first, ``rises``, or not, ``level``)."""
@@ -230,12 +262,12 @@ def falls_at(line: dict[int, dict[str, Any]]) -> list[int]:
 def markdown(rows: list[dict[str, Any]], against: str | None = None) -> str:
     """A table of ``rows``: one line per game, seats, opponent and searcher settings, a column per budget;
     a cell's gain is over the network alone, or over the row of the searcher ``against``."""
-    budgets = sorted({simulations_of(r) for r in rows})
-    lines: dict[tuple[str, int, str, str], dict[int, dict[str, Any]]] = {}
+    budgets = sorted({budget_of(r) for r in rows})
+    lines: dict[tuple[str, int, str, str], dict[Budget, dict[str, Any]]] = {}
     for r in rows:
-        settings = r["searcher"].replace(f"search={simulations_of(r)}", "search=N")
-        lines.setdefault((r["game"], r["seats"], r["opponent"], settings), {})[simulations_of(r)] = r
-    head = "| game | seats | against | searcher | " + " | ".join(f"N={n}" for n in budgets) + " | curve |"
+        settings = generic(r["searcher"], budget_of(r))
+        lines.setdefault((r["game"], r["seats"], r["opponent"], settings), {})[budget_of(r)] = r
+    head = "| game | seats | against | searcher | " + " | ".join(map(label, budgets)) + " | curve |"
     out = [head, "|" + " --- |" * (5 + len(budgets))]
     for (game_name, seats, opponent, settings), found in sorted(lines.items()):
         cells = []
@@ -246,7 +278,7 @@ def markdown(rows: list[dict[str, Any]], against: str | None = None) -> str:
                 r = found[n]
                 low, high = r["win_share_95ci"]
                 cell = f"{r['win_share']:.3f} [{low:.3f}, {high:.3f}] {r['ms_per_move']:.1f} ms, {r['games']}"
-                gain = paired_gain(r, rows, against) if against or simulations_of(r) > 1 else None
+                gain = paired_gain(r, rows, against) if against or n != ("N", 1) else None
                 if gain is not None:
                     over = f" over `{against}`" if against else ""
                     cell += f"; gain{over} {gain[0]:+.3f} [{gain[1]:+.3f}, {gain[2]:+.3f}]"
@@ -255,19 +287,21 @@ def markdown(rows: list[dict[str, Any]], against: str | None = None) -> str:
         ends = [found[n]["win_share"] for n in (min(found), max(found))]
         curve = "rises" if ends[1] > ends[0] else "level"
         if falls:
-            curve = "falls at " + ", ".join(f"N={n}" for n in falls)
+            curve = "falls at " + ", ".join(map(label, falls))
         line = f"| {game_name} | {seats} | {opponent} | `{settings}` | " + " | ".join(cells)
         out.append(line + f" | {curve if len(found) > 1 else '-'} |")
     return "\n".join(out)
 
 
 def plot(rows: list[dict[str, Any]], path: Path) -> None:
-    """The curves of ``rows``: win share against simulations, a panel per game and seat count."""
+    """The curves of ``rows``: win share against simulations, a panel per game and seat count (a
+    thinking agent's rows, budgeted in seconds, are in the table only)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    rows = [r for r in rows if budget_of(r)[0] == "N"]
     panels = sorted({(r["game"], r["seats"]) for r in rows})
     fig, axes = plt.subplots(1, len(panels), figsize=(4 * len(panels), 3.4), squeeze=False)
     for ax, (game_name, seats) in zip(axes[0], panels, strict=True):
@@ -279,8 +313,8 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
                 settings = f"{network} {rest.partition(',')[2]}".strip()
                 lines.setdefault((r["opponent"], settings), []).append(r)
         for (opponent, settings), line in sorted(lines.items()):
-            line.sort(key=simulations_of)
-            x = [simulations_of(r) for r in line]
+            line.sort(key=budget_of)
+            x = [budget_of(r)[1] for r in line]
             y = [r["win_share"] for r in line]
             err = [[r["win_share"] - r["win_share_95ci"][0] for r in line],
                    [r["win_share_95ci"][1] - r["win_share"] for r in line]]  # fmt: skip
@@ -302,8 +336,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--simulations", nargs="*", type=int, default=[1, 8, 32, 128, 512], help="budgets (none: play no row)"
     )
+    parser.add_argument(
+        "--think",
+        nargs="*",
+        type=float,
+        default=[],
+        help="time budgets, seconds a move: the game's thinking agent (agent:think=SECONDS)",
+    )
     parser.add_argument("--opponents", nargs="+", choices=["bot", "agent"], default=["bot", "agent"])
-    parser.add_argument("--settings", default="", help="the searcher's settings after search=N")
+    parser.add_argument(
+        "--settings", default="", help="the searcher's settings after search=N (or the thinking agent's)"
+    )
     parser.add_argument(
         "--agent", default="agent", help="the searching network: the shipped agent, or a network file (.npz)"
     )
@@ -321,6 +364,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.games_per_point < 1 or args.jobs < 1:
         parser.error("--games-per-point and --jobs are 1 or more")
+    if not all(0 < t < math.inf for t in args.think):
+        parser.error(f"--think takes seconds above 0, not {' '.join(map(str, args.think))}")
     rows: list[dict[str, Any]] = []
     if args.out is not None and args.out.exists():
         rows = json.loads(args.out.read_text())["rows"]
@@ -331,8 +376,9 @@ def main(argv: list[str] | None = None) -> None:
             seats = max(seats, info.min_seats)
             for opponent in args.opponents:
                 other = STRONGEST[game_name] if opponent == "bot" else "agent"
-                for n in args.simulations:
-                    searcher = searcher_name(n, args.settings, args.agent)
+                searchers = [searcher_name(n, args.settings, args.agent) for n in args.simulations]
+                searchers += [thinker_name(game_name, t, args.settings, args.agent) for t in args.think]
+                for searcher in searchers:
                     row_key = (game_name, seats, other, searcher, args.games_per_point)
                     if row_key in done:
                         continue

@@ -226,6 +226,21 @@ def test_search_scaling_keeps_its_chunks_and_pairs_its_rows(tmp_path: Path) -> N
     assert "; gain over `agent:search=1` " in against.stdout
 
 
+def test_search_scaling_measures_the_thinking_agent_by_its_time(tmp_path: Path) -> None:
+    """``--think SECONDS``: a row of the game's thinking agent (6 nimmt!'s plays its games out), in
+    a column of its own, its gain over the network alone in the same games."""
+    out = tmp_path / "think.json"
+    args = ["--games", "sechs_nimmt", "--opponents", "agent", "--games-per-point", "2", "--out", str(out)]
+    script("search_scaling", *args, "--simulations", "1", "--think", "0.01")
+    rows = json.loads(out.read_text())["rows"]
+    assert [r["searcher"] for r in rows] == ["agent:search=1", "agent:think=0.01,leaf=end"]
+    table = script("search_scaling", "--simulations", "--out", str(out), "--markdown").stdout
+    assert "| N=1 | T=0.01s | curve |" in table and "`agent:think=T,leaf=end`" in table
+    assert "; gain " in table
+    refused = script("search_scaling", "--simulations", "--think", "0", ok=False)
+    assert refused.returncode == 2 and "--think takes seconds above 0" in refused.stderr
+
+
 def test_turn_values_pairs_the_exact_turn_with_the_network(tmp_path: Path) -> None:
     out = tmp_path / "turn.json"
     script("turn_values", "--games-played", "4", "--out", str(out))
