@@ -430,7 +430,7 @@ void search_known_answers() {
   using namespace heckmeck;
   const Heckmeck game(2, {{"quick", false}});
   Rng rng(7);
-  int solved = 0;
+  int solved = 0, settled = 0;
   for (int g = 0; g < 40 && solved < 12; ++g) {
     State s = game.initial_state();
     std::vector<int> legal;
@@ -478,7 +478,8 @@ void search_known_answers() {
           think.leaf = Leaf::kHead;
           AgentSearch<Heckmeck> search(nullptr, Reading{}, 400, 1.5, 1, think);  // one decision of the other
           search.set_oracle(exact);
-          const auto& root = search.think(game, s, seat, rng);
+          Rng same = rng;  // the timed search below draws the same worlds
+          const auto root = search.think(game, s, seat, rng);
           const double best = *std::max_element(values.begin(), values.end());
           check(values[root.choice] >= best - 1e-9, "the search chose a move worth " +
                                                         std::to_string(values[root.choice]) + ", the best is worth " +
@@ -488,12 +489,27 @@ void search_known_answers() {
               check(std::fabs(root.q[i] - (values[i] + 4.0) / 8.0) < 0.08,
                     "a move's mean value is far from the solver's: " + std::to_string(root.q[i] * 8 - 4) + " against " +
                         std::to_string(values[i]));
+          // A time budget that does not run out: the same halving, stopped early only where the
+          // choice is settled, and then on the same move.
+          ThinkConfig timed_config = think;
+          timed_config.seconds = 600.0;
+          AgentSearch<Heckmeck> timed(nullptr, Reading{}, 400, 1.5, 1, timed_config);
+          timed.set_oracle(exact);
+          const auto& early = timed.think(game, s, seat, same);
+          check(early.choice == root.choice, "the timed search chose another move than the untimed one");
+          if (early.settled) {
+            ++settled;
+            check(early.simulations < root.simulations, "a settled search ran its whole budget");
+          } else {
+            check(early.visits == root.visits, "a time that did not run out changed the halving's plan");
+          }
         });
       }
       game.apply(s, legal[rng.below(legal.size())]);
     }
   }
   run("the search's known answers: enough positions", [&] { check(solved >= 8, "too few positions"); });
+  run("the timed search settles some of them early", [&] { check(settled >= 1, "no timed search settled"); });
 }
 
 }  // namespace
