@@ -171,3 +171,6 @@ def test_play_seats_the_thinking_agent_where_no_bot_is_named(monkeypatch: pytest
     # 6 nimmt!'s thinking agent plays its games out (its head misleads the search at the next trick)
     cmd_play(cli.build_parser().parse_args(["play", "sechs_nimmt", "--players", "2"]))
     assert seated[-1] == ["agent:think=1,leaf=end"]
+    # To Court the King's trusts its values more than the default (its network is very sure of itself)
+    cmd_play(cli.build_parser().parse_args(["play", "court", "--players", "2"]))
+    assert seated[-1] == ["agent:think=1,confidence=1"]
