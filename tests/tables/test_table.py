@@ -314,10 +314,11 @@ def test_a_bare_agent_thinks_for_the_tables_seconds_and_keeps_its_name() -> None
     assert table.handle("ann", "/bot agent").ok
     assert table.handle("ann", "/bot agent:search=2").ok
     assert [o.name for o in table.seats] == ["Ann", "agent bot", "agent:search=2 bot"]
-    assert [o.bot for o in table.seats[1:]] == ["agent:think=0.25", "agent:search=2"]
+    # the game's thinking agent (THINKING_SETTINGS: To Court the King's trusts its values more)
+    assert [o.bot for o in table.seats[1:]] == ["agent:think=0.25,confidence=1", "agent:search=2"]
     assert table.handle("ann", "/start").ok
     thinking, counted = table.bots[1], table.bots[2]
-    assert isinstance(thinking, AgentBot) and thinking.seconds == 0.25
+    assert isinstance(thinking, AgentBot) and (thinking.seconds, thinking.confidence) == (0.25, 1.0)
     assert isinstance(counted, AgentBot) and (counted.seconds, counted.simulations) == (None, 2)
     again = Table.from_record(json.loads(json.dumps(table.to_record())))
     assert again.agent_think == 0.25 and again.bots[1].seconds == 0.25  # type: ignore[attr-defined]
