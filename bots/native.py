@@ -128,6 +128,7 @@ NATIVE_SEARCH_SETTINGS = (
     "root",
     "leaf",
     "others",
+    "bias",
 )
 """The settings of :class:`~tablezoo.bots.search.AgentBot` the native search plays (any values);
 another (``batch`` other than 1) is the Python search's."""
@@ -172,6 +173,7 @@ class NativeAgentBot(AgentBot):
         root: str = "gumbel",
         leaf: str = "turn",
         others: str = "sample",
+        bias: float = 0.0,
     ) -> None:
         if batch != 1:
             raise ValueError(
@@ -190,6 +192,7 @@ class NativeAgentBot(AgentBot):
             root=root,
             leaf=leaf,
             others=others,
+            bias=bias,
         )
         if self.simulations < 1:
             raise ValueError("the native search searches: search=N (1 or more) or think=SECONDS")
@@ -206,6 +209,7 @@ class NativeAgentBot(AgentBot):
             leaf=leaf,
             seconds=think,
             others=others,
+            bias=bias,
         )
 
     def reset(self, seed: int | None = None) -> None:

@@ -32,7 +32,10 @@ planning with Gumbel", 2022), from seat ``s`` deciding:
 5. a move's score is ``logit + confidence · q · sqrt(visits) / spread``, ``q`` its
    mean simulated win share and ``spread`` their pooled standard deviation: a move
    overtakes one the network prefers by ``d`` logits only when its mean is better by
-   ``d / confidence`` standard errors (:data:`CONFIDENCE`). The move left is played.
+   ``d / confidence`` standard errors (:data:`CONFIDENCE`). With ``bias=B`` the standard
+   error is ``sqrt(spread² / visits + B²)``: ``B`` is the error of the simulated values that
+   no number of simulations averages away, so a long search's evidence weighs at most
+   ``confidence / B`` logits a unit of win share. The move left is played.
 
 With one simulation (or one legal move) it is the network alone. With exact values at
 its leaves it finds the best move of positions solved exactly, on both cores
@@ -57,7 +60,11 @@ alone; Heckmeck's ``agent:search=16`` 0.483 against the solver over 1,000 games.
 at 2 seats, in the same games as the network alone: Heckmeck's ``agent:search=256,others=likeliest``
 gains 0.042 (1,000 games); 6 nimmt! valued at the next trick loses (-0.110 at 256 simulations) and
 played out (``leaf=end``) gains 0.092 at 8, so its thinking agent plays out
-(:func:`~tablezoo.bots.registry.thinking_agent`).
+(:func:`~tablezoo.bots.registry.thinking_agent`). A second's search runs thousands of worlds
+where its choice is not settled, and unbounded its evidence overrules the network on differences
+no simulation can see past: Diamant's ``agent:think=1`` lost 0.085 to the network alone against
+the ``search`` bot at 4 seats (1,000 games); with ``bias=0.03``, which bounds what the evidence
+weighs, it holds the network's share there and gains 0.028 at 3 seats.
 
 **The PUCT root** (``root=puct``, :func:`search`), described below, runs ``N``
 simulations of a tree of ``s``'s information states and plays the move it visited most.
@@ -367,7 +374,7 @@ class Root:
     q: np.ndarray
     """Each move's mean win share over its simulations (:attr:`value0` where it had none)."""
     score: np.ndarray
-    """Each move's final score: ``gumbel + logit + confidence · q / (spread / sqrt(visits))``
+    """Each move's final score: ``gumbel + logit + confidence · q / sqrt(spread² / visits + bias²)``
     (``-inf`` for a move not considered); the chosen move has the highest among those left."""
     choice: int
     """The index (into :attr:`legal`) of the move to play."""
@@ -415,6 +422,7 @@ def think(
     seconds: float | None = None,
     leaf: str = "turn",
     others: str = "sample",
+    bias: float = 0.0,
 ) -> Root:
     """A Gumbel root with sequential halving over ``simulations`` simulations from the decision
     ``at``: the move to play and what it found (see the module docstring).
@@ -426,8 +434,12 @@ def think(
     every world, the rest of the halving planned anew for the simulations the time left allows
     at the rate measured (``simulations`` stays the most it runs), and it stops when the time
     is up, or sooner where the choice is settled (:attr:`Root.settled`, :data:`SETTLED`).
-    ``others`` (:data:`OTHERS`): how the other seats move in a simulation. One simulation
-    (or one considered move) plays the network's own move."""
+    ``others`` (:data:`OTHERS`): how the other seats move in a simulation. ``bias``: the error of a
+    move's simulated win share that no number of simulations averages away (the model's own: of
+    the others, of the values); its standard error is ``sqrt(spread² / visits + bias²)``, so that
+    the evidence a long search gathers weighs at most ``confidence / bias`` logits for each unit
+    of win share (0: no bound). One simulation (or one considered move) plays the network's own
+    move."""
     game, seat = at.game, at.seat
     guide = as_evaluator(evaluator)
     legal = at.legal
@@ -453,9 +465,17 @@ def think(
         variance = float(np.mean(squares[tried] / visits[tried] - mean**2))
         return max(math.sqrt(max(variance, 0.0)), SPREAD_FLOOR)
 
+    def weight(n: Any, s: float) -> Any:
+        # one unit of q over its standard error: s / sqrt(n) from the simulations' noise, and `bias`
+        # that no number of them averages away (0 where a move has none)
+        if bias == 0:
+            return np.sqrt(n) / s
+        n = np.asarray(n, np.float64)
+        return np.where(n > 0, 1 / np.sqrt(s * s / np.maximum(n, 1) + bias * bias), 0.0)
+
     def scores() -> np.ndarray:
         q = np.where(visits > 0, totals / np.maximum(visits, 1), value0)
-        return noise + logits + confidence * q * np.sqrt(visits) / spread()
+        return noise + logits + confidence * q * weight(visits, spread())
 
     def settled(left: int) -> bool:
         # the leader's lead over each other move still weighed (which has had as many worlds), cut
@@ -469,7 +489,7 @@ def think(
                 kept = (totals[lead] - totals[i]) / n - SETTLED * s * math.sqrt(2 / n)
                 reach = n + (left if kept < 0 else 0)
                 prior = noise[lead] + logits[lead] - noise[i] - logits[i]
-                if prior + confidence * kept * math.sqrt(reach) / s <= 0:
+                if prior + confidence * kept * float(weight(reach, s)) <= 0:
                     return False
         return True
 
@@ -690,6 +710,7 @@ class AgentBot:
         root: str = "gumbel",
         leaf: str = "turn",
         others: str = "sample",
+        bias: float = 0.0,
     ) -> None:
         if search < 0 or horizon < 0 or c_puct <= 0 or batch < 1:
             raise ValueError("search and horizon are 0 or more, c_puct above 0, batch 1 or more")
@@ -701,8 +722,12 @@ class AgentBot:
             raise ValueError(f"leaf is one of {', '.join(LEAVES)}, not {leaf!r}")
         if others not in OTHERS:
             raise ValueError(f"others is one of {', '.join(OTHERS)}, not {others!r}")
+        if not 0 <= bias <= 1:
+            raise ValueError(f"bias is a win share, 0 to 1, not {bias}")
         if root == "puct" and think:
             raise ValueError("think (a time budget) is the gumbel root's: the puct root takes search=N")
+        if root == "puct" and bias:
+            raise ValueError("bias (a bound on the evidence) is the gumbel root's: the puct root averages")
         if batch != 1 and root != "puct":
             raise ValueError("batch (simulations side by side) is the puct root's: add root=puct")
         self.net = evaluator if isinstance(evaluator, PolicyValueNet) else None
@@ -718,6 +743,7 @@ class AgentBot:
         self.root_kind = root
         self.leaf = leaf
         self.others = others
+        self.bias = bias
         self.name = name
         self.rng = np.random.default_rng(seed)
 
@@ -747,6 +773,7 @@ class AgentBot:
                 seconds=self.seconds,
                 leaf=self.leaf,
                 others=self.others,
+                bias=self.bias,
             ).move
         root = search(
             seat,

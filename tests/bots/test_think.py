@@ -24,7 +24,7 @@ from tablezoo.bots.core import Seat
 from tablezoo.bots.native import NativeAgentBot
 from tablezoo.bots.net import PolicyValueNet, win_share
 from tablezoo.bots.registry import make_bot, shipped_agent
-from tablezoo.bots.search import THINK_SIMULATIONS, AgentBot, NetworkEvaluator, think
+from tablezoo.bots.search import CONFIDENCE, THINK_SIMULATIONS, AgentBot, NetworkEvaluator, think
 from tablezoo.games import make
 from tablezoo.games.core import CHANCE, TERMINAL, ConfigError, Game
 from tablezoo.games.heckmeck import worms
@@ -368,6 +368,41 @@ def test_a_choice_the_evidence_does_not_separate_is_never_settled(core: str) -> 
 
 
 @pytest.mark.parametrize("core", ["python", "native"])
+def test_bias_bounds_what_the_evidence_weighs(core: str) -> None:
+    """``bias=B``: a move's simulated win share ``q`` weighs ``confidence · q / sqrt(spread² /
+    visits + B²)`` logits, less than ``confidence · q / B`` however many simulations it had, where
+    without it the weight grows with their square root. So with ``bias=1`` the evidence moves a
+    score by at most a quarter of a logit (at the default confidence), and the search plays the
+    network's move wherever it leads the next by more than that."""
+    game = make("heckmeck", 2, core=core)
+    net = shipped_agent(game)
+    found = positions(game, lambda x, seat: len(game.legal_actions(x)) >= 2, games=4, seed=8)[:12]
+    unbounded = bounded = 0
+    for j, x in enumerate(found):
+        at = Seat.of(game, x, game.to_move(x))
+        roots = {}
+        for bias in (0.0, 0.1, 1.0):
+            if core == "native":
+                roots[bias] = NativeAgentBot(game, net, 256, bias=bias, seed=j).think(at)
+            else:
+                roots[bias] = think(at, net, 256, np.random.default_rng(j), bias=bias)
+        for bias, root in roots.items():
+            tried = (root.visits > 0) & np.isfinite(root.score)  # weighed to the end
+            evidence = (root.score - root.logits)[tried]
+            if bias:
+                assert np.all(np.abs(evidence) <= CONFIDENCE * root.q[tried] / bias + 1e-9)
+                bounded += 1
+            else:
+                unbounded += int(np.any(np.abs(evidence) > CONFIDENCE * root.q[tried] / 0.1))
+        sure = roots[1.0]
+        gaps = np.sort(sure.logits)[::-1]
+        if gaps[0] - gaps[1] > CONFIDENCE:
+            assert sure.choice == int(np.argmax(sure.logits))
+    assert bounded == 2 * len(found)
+    assert unbounded >= 1  # without a bound, 256 simulations weigh more than bias=0.1 allows
+
+
+@pytest.mark.parametrize("core", ["python", "native"])
 def test_the_root_reads_nothing_its_seat_cannot_see(core: str) -> None:
     """The same seat's decision with the others' hands dealt anew (what it cannot see) gets the same
     Gumbel root from the same seed: logits, visits, values and choice."""
@@ -397,6 +432,8 @@ def test_the_root_reads_nothing_its_seat_cannot_see(core: str) -> None:
         ("think=-1", "think is 0 seconds or more"),
         ("considered=0", "considered 1 or more"),
         ("think=1,root=puct", "the puct root takes search=N"),
+        ("bias=2", "bias is a win share, 0 to 1"),
+        ("bias=0.1,search=8,root=puct", "bias .a bound on the evidence. is the gumbel root's"),
     ],
 )
 def test_bad_settings_are_refused_naming_what_is_allowed(settings: str, message: str) -> None:

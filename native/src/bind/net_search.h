@@ -213,7 +213,7 @@ py::object bind_search(py::module_& m, const std::string& game_name) {
     py::class_<BP> cls(m, (game_name + "AgentSearch").c_str(), doc.c_str());
     cls.def(py::init([](py::object game_object, py::handle net_in, int simulations, double c_puct, int horizon,
                         uint64_t seed, const std::string& root, int considered, double confidence,
-                        const std::string& leaf, double seconds, const std::string& others) {
+                        const std::string& leaf, double seconds, const std::string& others, double bias) {
              if (!py::isinstance<Bound<G>>(game_object))
                throw py::type_error("a native " + std::string(py::str(py::type::of<Bound<G>>().attr("__name__"))) +
                                     " game is needed, not " +
@@ -254,6 +254,8 @@ py::object bind_search(py::module_& m, const std::string& game_name) {
              if (!(seconds >= 0 && seconds < 1e6))
                throw py::value_error("seconds is 0 (no time budget) or more, not " + std::to_string(seconds));
              think.seconds = seconds;
+             if (!(bias >= 0 && bias <= 1)) throw py::value_error("bias is a win share, 0 to 1, not " + std::to_string(bias));
+             think.bias = bias;
              Reading reading;
              if (net->padded()) {
                if (b.pad_size == 0) throw py::value_error("set_padding first: the network reads the padded observation");
@@ -274,7 +276,7 @@ py::object bind_search(py::module_& m, const std::string& game_name) {
            py::arg("game"), py::arg("net"), py::arg("simulations"), py::arg("c_puct") = 1.5, py::arg("horizon") = 0,
            py::arg("seed") = 0, py::kw_only(), py::arg("root") = "gumbel", py::arg("considered") = 16,
            py::arg("confidence") = 0.25, py::arg("leaf") = "turn", py::arg("seconds") = 0.0,
-           py::arg("others") = "sample")
+           py::arg("others") = "sample", py::arg("bias") = 0.0)
         .def("__copy__", [](BP& bp) { return bp.copy(); })
         .def("__deepcopy__", [](BP& bp, py::handle) { return bp.copy(); }, py::arg("memo"))
         .def("reset", [](BP& bp, std::optional<uint64_t> seed) {

@@ -235,6 +235,7 @@ struct ThinkConfig {
   Leaf leaf = Leaf::kTurn;
   bool others_likeliest = false;  // the others play the network's likeliest move (else a draw from its policy)
   double seconds = 0.0;
+  double bias = 0.0;  // the error of a simulated win share no number of simulations averages away
 };
 
 // search.py SETTLED, SPREAD_FLOOR and MAX_PLAYOUT.
@@ -411,7 +412,14 @@ class AgentSearch {
   }
 
  private:
-  // think's scores: gumbel + logit + confidence * q * sqrt(visits) / spread, spread the pooled
+  // search.py think's weight: a unit of q over its standard error, sqrt(spread^2 / n + bias^2) (0 for
+  // n = 0; sqrt(n) / spread, as before bias, where bias is 0).
+  double weight(double n, double spread) const {
+    if (think_.bias == 0.0) return std::sqrt(n) / spread;
+    return n > 0 ? 1.0 / std::sqrt(spread * spread / n + think_.bias * think_.bias) : 0.0;
+  }
+
+  // think's scores: gumbel + logit + confidence * q * weight(visits, spread), spread the pooled
   // standard deviation of the simulated values (at least kSpreadFloor); r.q filled too.
   double scores(Root& r) {
     const size_t k = r.legal.size();
@@ -428,7 +436,7 @@ class AgentSearch {
     r.score.resize(k);
     for (size_t i = 0; i < k; ++i) {
       r.q[i] = r.visits[i] > 0 ? totals_[i] / r.visits[i] : r.value0;
-      r.score[i] = noise_[i] + r.logits[i] + think_.confidence * r.q[i] * std::sqrt(r.visits[i]) / spread;
+      r.score[i] = noise_[i] + r.logits[i] + think_.confidence * r.q[i] * weight(r.visits[i], spread);
     }
     return spread;
   }
@@ -448,7 +456,7 @@ class AgentSearch {
       const double kept = (totals_[lead] - totals_[i]) / n - kSettled * spread * std::sqrt(2.0 / n);
       const double reach = n + (kept < 0 ? static_cast<double>(left) : 0.0);
       const double prior = noise_[lead] + r.logits[lead] - noise_[i] - r.logits[i];
-      if (prior + think_.confidence * kept * std::sqrt(reach) / spread <= 0) return false;
+      if (prior + think_.confidence * kept * weight(reach, spread) <= 0) return false;
     }
     return true;
   }
