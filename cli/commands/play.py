@@ -8,8 +8,8 @@
 :func:`tablezoo.tables.terminal.play`; ``bots`` lists :func:`~tablezoo.bots.registry.bot_names`.
 Seats no ``--bot`` names take the game's shipped agent searching for :data:`PLAY_THINK` seconds a
 move (:func:`~tablezoo.bots.registry.thinking_agent`: ``agent:think=1``, with ``leaf=end`` in
-6 nimmt! and ``confidence=1`` in To Court the King), which a person at a table does not mind
-waiting for. Both run on the core install.
+6 nimmt!, ``confidence=1`` in To Court the King and ``bias=0.03`` in Diamant), which a person at
+a table does not mind waiting for. Both run on the core install.
 """
 
 from __future__ import annotations

@@ -167,7 +167,9 @@ def test_play_seats_the_thinking_agent_where_no_bot_is_named(monkeypatch: pytest
     monkeypatch.setattr(terminal, "play", lambda game, bots, *args, **kw: seated.append(bots))
     args = cli.build_parser().parse_args(["play", "diamant", "--players", "4", "--bot", "heuristic"])
     cmd_play(args)
-    assert seated == [["heuristic", "agent:think=1", "agent:think=1"]] and play_command.PLAY_THINK == 1.0
+    # Diamant's bounds what its evidence weighs (a long search there overruled the network on its bias)
+    assert seated == [["heuristic", "agent:think=1,bias=0.03", "agent:think=1,bias=0.03"]]
+    assert play_command.PLAY_THINK == 1.0
     # 6 nimmt!'s thinking agent plays its games out (its head misleads the search at the next trick)
     cmd_play(cli.build_parser().parse_args(["play", "sechs_nimmt", "--players", "2"]))
     assert seated[-1] == ["agent:think=1,leaf=end"]
