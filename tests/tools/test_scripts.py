@@ -249,6 +249,20 @@ def test_turn_values_pairs_the_exact_turn_with_the_network(tmp_path: Path) -> No
     assert row["paired_gain"] == pytest.approx(row["turn_solver_win_share"] - row["agent_win_share"])
 
 
+def test_diamant_models_joins_its_parts_and_pairs_each_model_with_the_network_alone(tmp_path: Path) -> None:
+    out = tmp_path / "models.json"
+    common = ["--seats", "3", "--simulations", "4", "--models", "network", "earlier", "--out", str(out)]
+    script("diamant_models", *common, "--games-played", "2")
+    script("diamant_models", *common, "--games-played", "1", "--first", "2")
+    rows = {row["model"]: row for row in json.loads(out.read_text())["rows"]}
+    assert set(rows) == {"alone", "network", "earlier"}
+    for row in rows.values():
+        assert row["games"] == 3 and sorted(row["credits"]) == ["0", "1", "2"]
+        assert row["paired_gain"] == pytest.approx(row["win_share"] - rows["alone"]["win_share"], abs=1e-3)
+    refused = script("diamant_models", "--models", "oracle", ok=False)
+    assert refused.returncode == 2 and "invalid choice: 'oracle'" in refused.stderr
+
+
 def test_search_scaling_pairs_a_row_with_the_longest_of_its_baseline(tmp_path: Path) -> None:
     """Where the baseline has a short row and a long one, the gain is over the long one's games
     (the first of them as many as the row has), whichever comes first in the file."""
