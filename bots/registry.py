@@ -116,7 +116,7 @@ against the network alone, ``others=likeliest``, the same games paired):
 * 6 nimmt!'s games are short, and its win-share head misleads the search valued at the next
   trick (``leaf=turn``: ``agent:search=256`` won 0.343 over 150 games, 0.110 below the network
   alone), while games played out to their end (``leaf=end``) won 0.562 at 8 simulations, 0.092
-  above it (400 games), and 0.702 at 256 (250 games);
+  above it (400 games), and 0.720 at 256 (350 games);
 * To Court the King's network is so sure of its moves (half its decisions have a gap of 6 logits
   or more) that the default confidence almost never overrules it (0.7% of its moves changed at
   32 simulations, +0.020 [-0.001, +0.041] over 1,000 games), while its values, informative here,
