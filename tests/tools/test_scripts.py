@@ -289,3 +289,18 @@ def test_search_scaling_pairs_a_row_with_the_longest_of_its_baseline(tmp_path: P
     out.write_text(json.dumps({"command": "", "rows": rows[1:]}))
     curves = script("search_scaling", "--simulations", "--out", str(out), "--markdown").stdout
     assert "| falls at N=32 |" in curves
+
+
+def test_value_capacity_sets_the_head_beside_a_refit_and_a_value_network(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    out = tmp_path / "capacity.json"
+    args = ["--games", "heckmeck", "--fit-games", "20", "--test-games", "5", "--width", "8", "--epochs", "2"]
+    script("value_capacity", *args, "--out", str(out))
+    (row,) = json.loads(out.read_text())["rows"]
+    assert (row["game"], row["seats"], row["fit_games"], row["test_games"]) == ("heckmeck", 2, 20, 5)
+    assert set(row["squared_error"]) == {"constant", "shipped", "refit", "network"}
+    errors = row["squared_error"]
+    assert all(0 <= e <= 1 for e in errors.values()) and errors["constant"] <= 0.25
+    assert row["fit_samples"] > row["test_samples"] > 0 and 1 <= row["best_epoch"] <= 2
+    refused = script("value_capacity", "--epochs", "0", ok=False)
+    assert refused.returncode == 2 and "1 or more" in refused.stderr
