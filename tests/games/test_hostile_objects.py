@@ -460,9 +460,14 @@ def check_one(name: str, data: st.DataObject) -> str:
     return label
 
 
+MIN_EXAMPLES = 200
+"""Examples a fuzz runs at least, however long they take: on a busy machine a time budget alone
+ran too few to reach every entry point."""
+
+
 def fuzz(name: str, seconds: float, batch: int = 40) -> tuple[int, set[str]]:
-    """Run the hostile-object fuzz of game ``name`` for about ``seconds``: the examples run and
-    the entry points reached."""
+    """Run the hostile-object fuzz of game ``name`` for about ``seconds`` (and at least
+    :data:`MIN_EXAMPLES` examples): the examples run and the entry points reached."""
     reached: set[str] = set()
     runs = 0
 
@@ -480,7 +485,7 @@ def fuzz(name: str, seconds: float, batch: int = 40) -> tuple[int, set[str]]:
         reached.add(check_one(name, data))
 
     start = time.monotonic()
-    while time.monotonic() - start < seconds:
+    while time.monotonic() - start < seconds or runs < MIN_EXAMPLES:
         one()
     return runs, reached
 
