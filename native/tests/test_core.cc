@@ -303,9 +303,9 @@ struct RandomBot {
   void reset() {}
 };
 
-// Search self-play (search/gumbel.h) answered by a stand-in network: random logits and win shares. The
-// loop must keep every game legal, make samples that follow their definition, and refuse answers
-// that are not numbers it can use. Game 0 has a random opponent: its samples are all of the seat
+// Search self-play (search/gumbel.h) answered by a stand-in network: random logits and win shares, at
+// every leaf setting and model of the others. The loop must keep every game legal, make samples that
+// follow their definition, and refuse answers that are not numbers it can use. Game 0 has a random opponent: its samples are all of the seat
 // searched, and the loop refuses opponents it cannot seat.
 template <class G>
 void gumbel_selfplay(const Config& config, uint64_t seed) {
@@ -318,6 +318,11 @@ void gumbel_selfplay(const Config& config, uint64_t seed) {
   settings.considered = 4;
   settings.max_decisions = 300;
   settings.opponent_games = 1;
+  // each configuration its own leaf and model of the others; games played out are cut sooner (every
+  // simulation of theirs plays to the end, a wave a decision)
+  settings.leaf = static_cast<Leaf>(seed % 3);
+  settings.others_likeliest = seed / 3 % 2 == 1;
+  if (settings.leaf == Leaf::kEnd) settings.max_decisions = 20;
   const OpponentFactory<G> random_bot = [] { return std::make_unique<BotOpponent<G, RandomBot<G>>>(); };
   for (int wrong : {-1, 4}) {
     GumbelConfig bad = settings;
@@ -333,7 +338,7 @@ void gumbel_selfplay(const Config& config, uint64_t seed) {
   const int actions = game.num_actions();
   std::vector<float> rows, logits, values;
   int64_t samples = 0;
-  for (int wave = 0; wave < 20000 && loop.counts().episodes + loop.counts().truncated < 2; ++wave) {
+  for (int wave = 0; wave < 400000 && loop.counts().episodes + loop.counts().truncated < 2; ++wave) {
     const int n = loop.pending();
     check(n >= 1, "every game waits on the network");
     rows.resize(static_cast<size_t>(n) * loop.read_size());

@@ -122,6 +122,30 @@ def test_gumbel_rounds_against_an_opponent_learn_its_games_searched_seat(tmp_pat
         ExpertConfig(game="diamant", selfplay="gumbel", gumbel_opponent="oracle")
 
 
+def test_gumbel_rounds_value_their_simulations_as_the_table_search_does(tmp_path: Path) -> None:
+    config = ExpertConfig(
+        game="sechs_nimmt",
+        out=str(tmp_path),
+        teacher_rounds=1,
+        rounds=2,
+        selfplay="gumbel",
+        considered=2,
+        gumbel_games=2,
+        gumbel_leaf="end",
+        gumbel_others="likeliest",
+        num_players=[2],
+        eval_bot="random",
+        **(TINY | {"games": 2, "teacher_games": 2}),  # type: ignore[arg-type]
+    )
+    log = [json.loads(line) for line in (run_expert(config) / "log.jsonl").open()]
+    assert log[1]["player"] == "gumbel simulations=4 considered=2 leaf=end others=likeliest"
+    assert log[1]["decisions"] > 0
+    with pytest.raises(ConfigError, match=r"--gumbel-leaf and --gumbel-others .* add --selfplay gumbel"):
+        ExpertConfig(game="sechs_nimmt", gumbel_leaf="end")
+    with pytest.raises(ConfigError, match="--gumbel-leaf is one of head, turn, end, not 'root'"):
+        ExpertConfig(game="sechs_nimmt", selfplay="gumbel", gumbel_leaf="root")
+
+
 def test_recorded_games_teach_the_mover_and_value_every_seat() -> None:
     samples = play_one(Recording(ExpertConfig(game="court"), seats=3, player="heuristic", seed=5))
     has_policy = samples.policy.sum(axis=1) > 0

@@ -202,6 +202,80 @@ def test_settings_given_as_numpy_or_the_wrong_kind() -> None:
         loop("court", 2).play(small_net("heckmeck", 2), 1)
 
 
+def constant_value(net: PolicyValueNet, value: float) -> Any:
+    """``net``'s policy with a win-share head that always says ``value``."""
+
+    def evaluate(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        logits, _ = net.forward(obs)
+        return logits, np.full(len(obs), value, np.float32)
+
+    return evaluate
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_games_played_out_are_valued_by_their_ends_alone(name: str) -> None:
+    # a head that says 0.3 everywhere: a simulation valued by it adds 0.3 to its move's sum, one
+    # played out a win share of 0, 1/3, 1/2 or 1 at 2 or 3 seats, so 6 q visits is whole
+    seats = game_class(name).info.min_seats
+    net = shipped_agent(make(name, seats, core="native"))
+    visited = {}
+    for leaf in ("head", "end"):
+        lp = loop(name, seats, num_games=2, simulations=8, leaf=leaf, others="likeliest")
+        s = play_until_samples(lp, constant_value(net, 0.3))
+        rows = s["action"] >= 0
+        visits, q = s["visits"][rows], s["q"][rows]
+        sums = 6 * q[visits > 0] * visits[visits > 0]
+        visited[leaf] = np.abs(sums - np.round(sums)) < 1e-3
+    assert visited["end"].all(), "a simulation played out is valued at the game's end"
+    assert not visited["head"].all(), "the head's 0.3 values the simulations that stop early"
+
+
+def test_a_turn_is_played_out_before_the_head_values_it() -> None:
+    # in Heckmeck a turn is many decisions of one seat: valued at its next decision (head) a
+    # simulation asks the network once; at the start of its next turn (turn) it plays its turn out,
+    # and the other's; to the game's end (end) far more
+    net = shipped_agent(make("heckmeck", 2, core="native"))
+    asked = {}
+    for leaf in ("head", "turn", "end"):
+        lp = loop("heckmeck", 2, num_games=2, leaf=leaf, gumbel=False)
+        lp.play(net, 6)
+        counts = lp.counts()
+        asked[leaf] = counts["questions"] / counts["simulations"]
+    assert asked["head"] < asked["turn"] < asked["end"], asked
+
+
+def test_the_others_play_their_likeliest_moves_or_draws() -> None:
+    net = shipped_agent(make("sechs_nimmt", 2, core="native"))
+    runs = {
+        others: play_until_samples(
+            loop("sechs_nimmt", 2, num_games=1, gumbel=False, leaf="end", others=others), net
+        )
+        for others in ("likeliest", "sample")
+    }
+    # the game's first decision: the same position, searched in the same worlds
+    first = {others: {key: s[key][0] for key in ("obs", "q", "visits")} for others, s in runs.items()}
+    np.testing.assert_array_equal(first["likeliest"]["obs"], first["sample"]["obs"])
+    np.testing.assert_array_equal(first["likeliest"]["visits"], first["sample"]["visits"])
+    assert not np.array_equal(first["likeliest"]["q"], first["sample"]["q"]), "the same worlds, other moves"
+
+
+@pytest.mark.parametrize(
+    ("settings", "words"),
+    [
+        ({"leaf": "root"}, "leaf is (one of )?head, turn,? (or )?end, not 'root'"),
+        ({"others": "best"}, "others is (one of )?sample,? (or )?likeliest, not 'best'"),
+    ],
+)
+def test_a_leaf_or_others_not_known_is_named_with_those_known(settings: dict[str, Any], words: str) -> None:
+    with pytest.raises(ConfigError, match=words):
+        loop("court", 2, **settings)
+    core_class = type(loop("court", 2)._core)
+    with pytest.raises(ValueError, match=words):  # the core's own check, below the Python face
+        core_class(make("court", 2, core="native")._native, num_games=2, seed=0, **settings)
+    with pytest.raises(ValueError, match="leaf is head"):
+        core_class(make("court", 2, core="native")._native, num_games=2, seed=0, leaf="head\0x")
+
+
 def test_a_game_past_the_cap_is_cut_and_its_samples_dropped() -> None:
     net = small_net("court", 2)
     lp = loop("court", 2, num_games=2, max_decisions=10)

@@ -129,6 +129,13 @@ class ExpertConfig:
     learns against it."""
     gumbel_opponent_share: float = setting(0.5, at_least=0, at_most=1)
     """--selfplay gumbel: the share of the games played side by side that seat --gumbel-opponent."""
+    gumbel_leaf: str = setting("head", choices=("head", "turn", "end"))
+    """--selfplay gumbel: where a simulation is valued, as the table's search's leaf= setting: 'head' at the
+    mover's next decision (the network's win share), 'turn' at the start of its next turn, 'end' at the
+    game's end (the network plays it out)."""
+    gumbel_others: str = setting("sample", choices=("sample", "likeliest"))
+    """--selfplay gumbel: how the other seats move in a simulation: a draw from the network's policy, or its
+    likeliest move (as the table's search's others= setting)."""
     root_noise: float = setting(0.25, at_least=0, at_most=1)
     """Weight of the Dirichlet noise mixed into the search's root priors in self-play."""
     dirichlet_alpha: float = setting(0.3, above=0)
@@ -253,6 +260,11 @@ class ExpertConfig:
                 make_bot(name, make(self.game, self.num_players[0]))  # a bad name fails now, not in a worker
 
     def _check_opponent(self) -> None:
+        if self.selfplay != "gumbel" and (self.gumbel_leaf, self.gumbel_others) != ("head", "sample"):
+            raise ConfigError(
+                "--gumbel-leaf and --gumbel-others set how --selfplay gumbel's simulations play: "
+                "add --selfplay gumbel"
+            )
         if not self.gumbel_opponent:
             return
         if self.selfplay != "gumbel":

@@ -48,7 +48,9 @@ search of :mod:`tablezoo.bots.search`):
    the policy target, and value-only samples where chance is due. With
    ``gumbel_opponent`` a native bot sits at every seat but one of a share of
    those games (``gumbel_opponent_share``): the seat left is searched and learns
-   against the bot, the rest of the games stay pure self-play.
+   against the bot, the rest of the games stay pure self-play. ``gumbel_leaf`` and
+   ``gumbel_others`` value and play its simulations as the table's search's ``leaf`` and
+   ``others`` do (6 nimmt!'s games played out, ``end``, as its thinking agent plays them).
 
 Every round logs, beside its losses, how well the win-share head foretold the outcomes of the
 round's new games before learning from them (:func:`calibration`), and the network alone
@@ -326,6 +328,8 @@ def generate_gumbel(config: ExpertConfig, net: PolicyValueNet, games: int, seed:
             opponent_games=round(config.gumbel_opponent_share * min(config.gumbel_games, wanted))
             if config.gumbel_opponent
             else 0,
+            leaf=config.gumbel_leaf,
+            others=config.gumbel_others,
         )
         taken: list[dict[str, np.ndarray]] = []
         while loop.counts()["episodes"] < wanted:
@@ -463,7 +467,10 @@ def _player(config: ExpertConfig, stage: str, learner: str) -> str:
             if config.gumbel_opponent
             else ""
         )
-        return f"gumbel simulations={config.simulations} considered={config.considered}{against}"
+        how = f"simulations={config.simulations} considered={config.considered}"
+        how += "" if config.gumbel_leaf == "head" else f" leaf={config.gumbel_leaf}"
+        how += "" if config.gumbel_others == "sample" else f" others={config.gumbel_others}"
+        return f"gumbel {how}{against}"
     return f"search={config.simulations}"
 
 

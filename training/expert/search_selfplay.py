@@ -15,10 +15,14 @@ decision of every seat is searched the way Gumbel AlphaZero's root is (Danihelka
    phases, keeping the better half after each by ``g(a) + logit(a) + sigma(q(a))``;
 4. a simulation plays the move in a *world*: a determinisation of the real state drawn from what
    the mover can see (the game's ``determinize``). Chance follows the engine's odds, every other
-   seat samples the network's policy on its own observation of that world, and the simulation
-   ends when the mover is to move again (the network's win share), after ``horizon`` decisions
-   of the others (the same), or when the game ends (the mover's win share). The moves of a phase
-   are all played in the same worlds with the same dice (common random numbers);
+   seat samples the network's policy on its own observation of that world (``others="likeliest"``:
+   plays its likeliest move), and where the simulation ends is ``leaf``, as at a table
+   (:data:`~tablezoo.bots.search.LEAVES`): ``head`` (the default) when the mover is to move again
+   (the network's win share) or after ``horizon`` decisions of the others (the same); ``turn`` at
+   the start of the mover's next turn, its own moves within its turn the network's likeliest;
+   ``end`` when the game ends, the network playing it out. The game's end always ends it (the
+   mover's win share). The moves of a phase are all played in the same worlds with the same dice
+   (common random numbers);
 5. the move left is played; the sample is the mover's observation, its legal moves, the improved
    policy ``softmax(logit + sigma(completed q))`` (``q = v0`` for a move not simulated,
    ``sigma(q) = (c_visit + most visits) * c_scale * q``) and, once the game is over, the win share
@@ -53,6 +57,7 @@ import numpy as np
 
 from tablezoo.bots.native import native_net
 from tablezoo.bots.net import PolicyValueNet
+from tablezoo.bots.search import LEAVES, OTHERS
 from tablezoo.envs import MAX_CYCLES
 from tablezoo.games import make
 from tablezoo.games.core import ConfigError
@@ -80,7 +85,9 @@ class SearchSelfPlay:
     chance is due (dice to roll, cards to deal) the seat that moved last gets a value-only sample
     of the position, so that the win-share head learns positions before the luck too.
     ``opponent`` and ``opponent_games``: the native bot at every seat but one of the first
-    ``opponent_games`` games (see the module's text)."""
+    ``opponent_games`` games (see the module's text). ``leaf`` and ``others``: where a simulation
+    is valued and how the other seats move in it, as in the table's search
+    (:data:`~tablezoo.bots.search.LEAVES`, :data:`~tablezoo.bots.search.OTHERS`)."""
 
     def __init__(
         self,
@@ -101,8 +108,14 @@ class SearchSelfPlay:
         chance_values: bool = True,
         opponent: str | None = None,
         opponent_games: int = 0,
+        leaf: str = "head",
+        others: str = "sample",
         **options: bool,
     ) -> None:
+        if leaf not in LEAVES:
+            raise ConfigError(f"leaf is one of {', '.join(LEAVES)}, not {leaf!r}")
+        if others not in OTHERS:
+            raise ConfigError(f"others is one of {', '.join(OTHERS)}, not {others!r}")
         resolve_core("native")  # the loop runs in the native core alone; this names why not
         self.game = make(game, num_players, core="native", **options)
         loop_class = getattr(self.game._native, "gumbel_selfplay", None)  # type: ignore[attr-defined]
@@ -152,6 +165,8 @@ class SearchSelfPlay:
             chance_values=bool(chance_values),
             opponent=opponent or "",
             opponent_games=self.opponent_games,
+            leaf=leaf,
+            others=others,
         )
         self._core.reset()
 

@@ -76,7 +76,7 @@ py::object bind_gumbel(py::module_& m, const std::string& name) {
     cls.def(py::init([](py::object game_object, int num_games, uint64_t seed, int num_threads, int simulations,
                          int considered, int horizon, double c_visit, double c_scale, bool gumbel, bool padded,
                          int64_t max_decisions, bool chance_values, const std::string& opponent,
-                         int opponent_games) {
+                         int opponent_games, const std::string& leaf, const std::string& others) {
                if (!py::isinstance<B>(game_object))
                  throw py::type_error("a native " + std::string(py::str(py::type::of<B>().attr("__name__"))) +
                                       " game is needed, not " + type_name(game_object));
@@ -102,6 +102,8 @@ py::object bind_gumbel(py::module_& m, const std::string& name) {
                                        std::to_string(opponent_games));
                if (opponent_games > 0 && opponent.empty())
                  throw py::value_error("opponent_games needs an opponent: the native bot at their other seats");
+               const Leaf leaf_is = leaf_named(leaf);
+               const bool likeliest = others_likeliest_named(others);
                OpponentFactory<G> factory;
                if (!opponent.empty())
                  factory = opponent_named<G>(opponent, std::make_index_sequence<std::tuple_size_v<PortsOf<G>>>{});
@@ -113,7 +115,7 @@ py::object bind_gumbel(py::module_& m, const std::string& name) {
                  reading.seats_at = b.pad_seats_at;
                }
                GumbelConfig config{num_games, seed, num_threads, simulations, considered, horizon, c_visit, c_scale, gumbel, max_decisions,
-                                   chance_values, opponent_games};
+                                   chance_values, opponent_games, leaf_is, likeliest};
                auto bg = std::make_unique<BG>();
                bg->game_object = game_object;
                bg->loop = std::make_unique<GumbelSelfPlay<G>>(b.game, config, std::move(reading), factory);
@@ -123,7 +125,7 @@ py::object bind_gumbel(py::module_& m, const std::string& name) {
              py::arg("simulations") = 16, py::arg("considered") = 16, py::arg("horizon") = 0,
              py::arg("c_visit") = 50.0, py::arg("c_scale") = 1.0, py::arg("gumbel") = true, py::arg("padded") = true,
              py::arg("max_decisions") = 0, py::arg("chance_values") = true, py::arg("opponent") = "",
-             py::arg("opponent_games") = 0)
+             py::arg("opponent_games") = 0, py::arg("leaf") = "head", py::arg("others") = "sample")
         .def_property_readonly("read_size", [](const BG& bg) { return bg.loop->read_size(); })
         .def_property_readonly("num_actions", [](const BG& bg) { return bg.loop->num_actions(); })
         .def_property_readonly("num_games", [](const BG& bg) { return bg.loop->num_games(); })

@@ -170,6 +170,20 @@ inline std::shared_ptr<PolicyValueNet> make_net(py::handle weights_in, py::handl
 
 // The native network as the Python class tablezoo.games._native.PolicyValueNet (built by
 // tablezoo.bots.native.native_net from a tablezoo.bots.net.PolicyValueNet).
+// The search's `leaf` and `others` settings by name (search.py's LEAVES and OTHERS), checked.
+inline Leaf leaf_named(const std::string& leaf) {
+  if (leaf == "head") return Leaf::kHead;
+  if (leaf == "turn") return Leaf::kTurn;
+  if (leaf == "end") return Leaf::kEnd;
+  throw py::value_error("leaf is head, turn or end, not " + std::string(py::repr(py::str(leaf))));
+}
+
+inline bool others_likeliest_named(const std::string& others) {
+  if (others != "sample" && others != "likeliest")
+    throw py::value_error("others is sample or likeliest, not " + std::string(py::repr(py::str(others))));
+  return others == "likeliest";
+}
+
 inline void bind_net(py::module_& m) {
   py::class_<PolicyValueNet, std::shared_ptr<PolicyValueNet>>(
       m, "PolicyValueNet", "The forward pass of tablezoo.bots.net.PolicyValueNet in the core, from the same arrays.")
@@ -240,17 +254,8 @@ py::object bind_search(py::module_& m, const std::string& game_name) {
              if (!(confidence > 0 && confidence < 1e9))
                throw py::value_error("confidence is above 0, not " + std::to_string(confidence));
              think.confidence = confidence;
-             if (leaf == "head")
-               think.leaf = Leaf::kHead;
-             else if (leaf == "turn")
-               think.leaf = Leaf::kTurn;
-             else if (leaf == "end")
-               think.leaf = Leaf::kEnd;
-             else
-               throw py::value_error("leaf is head, turn or end, not " + std::string(py::repr(py::str(leaf))));
-             if (others != "sample" && others != "likeliest")
-               throw py::value_error("others is sample or likeliest, not " + std::string(py::repr(py::str(others))));
-             think.others_likeliest = others == "likeliest";
+             think.leaf = leaf_named(leaf);
+             think.others_likeliest = others_likeliest_named(others);
              if (!(seconds >= 0 && seconds < 1e6))
                throw py::value_error("seconds is 0 (no time budget) or more, not " + std::to_string(seconds));
              think.seconds = seconds;

@@ -19,9 +19,15 @@
 //      its own, and every move is simulated in each world (common random numbers: the moves are
 //      compared on the same hidden cards and the same dice);
 //   4. a simulation of move a in world y: apply a; chance by the engine's odds; every other seat
-//      samples its move from the network's policy on its own observation; it ends when s is to
-//      move again (the network's win share on s's observation), after `horizon` decisions of
-//      the others (the same), or at the end of the game (s's win share);
+//      samples its move from the network's policy on its own observation (its likeliest move
+//      with `others_likeliest`); where it ends is the leaf setting (search.py's LEAVES):
+//      - Leaf::kHead (AlphaZero's leaf): when s is to move again (the network's win share on s's
+//        observation), or after `horizon` decisions of the others (the same);
+//      - Leaf::kTurn: at the start of s's next turn, a decision of s after another seat's; s's
+//        own moves within its turn are the network's likeliest;
+//      - Leaf::kEnd: nowhere, the network plays the game out (s's moves its likeliest);
+//      and always at the end of the game (s's win share), or after kMaxPlayout decisions (the
+//      network's win share there);
 //   5. the move played is the one left; the decision's training target is the improved policy
 //      softmax(logit + sigma(completed q)) over the legal moves, where a move never simulated
 //      has q = v0 and sigma(q) = (c_visit + the most visits of a move) * c_scale * q (q is a win
@@ -78,6 +84,8 @@ struct GumbelConfig {
   int64_t max_decisions = 0;  // a game's decisions (every seat's) before it is cut, its samples dropped (0: no cap)
   bool chance_values = true;  // a value-only sample where chance is due, from the last mover's view
   int opponent_games = 0;     // the first K games: one seat searched (drawn each episode), a bot at every other
+  Leaf leaf = Leaf::kHead;    // where a simulation is valued (search.h's Leaf, search.py's LEAVES)
+  bool others_likeliest = false;  // the others play their likeliest move in a simulation (else a policy draw)
 };
 
 // A bot at the seats the search does not play (opponent_games). Each game with one has its own.
@@ -304,6 +312,7 @@ class GumbelSelfPlay {
     State y;
     Rng rng{0};
     int others = 0;     // decisions of the others so far
+    int steps = 0;      // decisions played in the simulation so far (the root's move not counted)
     bool leaf = false;  // what it waits for: the leaf's win share (else the mover's policy)
     double value = 0;
     bool done = false;
@@ -491,15 +500,25 @@ class GumbelSelfPlay {
         w.done = true;
         continue;
       }
-      // the mover's move, sampled from the network's policy
+      // the mover's move: the searching seat's own (within its turn, or played out) its likeliest,
+      // another seat's sampled from the network's policy (or its likeliest)
+      const int mover = game_.to_move(w.y);
       p.moves.clear();
       game_.legal_actions(w.y, p.moves);
-      p.policy.resize(p.moves.size());
-      float top = finite(row[p.moves[0]]);
-      for (int a : p.moves) top = std::max(top, finite(row[a]));
-      for (size_t k = 0; k < p.moves.size(); ++k) p.policy[k] = std::exp(finite(row[p.moves[k]]) - top);
-      game_.apply(w.y, p.moves[sample(p.policy, w.rng)]);
-      ++w.others;
+      size_t chosen = 0;
+      if (mover == p.seat || config_.others_likeliest) {
+        for (size_t j = 1; j < p.moves.size(); ++j)
+          if (finite(row[p.moves[j]]) > finite(row[p.moves[chosen]])) chosen = j;  // the first of equals
+      } else {
+        p.policy.resize(p.moves.size());
+        float top = finite(row[p.moves[0]]);
+        for (int a : p.moves) top = std::max(top, finite(row[a]));
+        for (size_t j = 0; j < p.moves.size(); ++j) p.policy[j] = std::exp(finite(row[p.moves[j]]) - top);
+        chosen = static_cast<size_t>(sample(p.policy, w.rng));
+      }
+      game_.apply(w.y, p.moves[chosen]);
+      if (mover != p.seat) ++w.others;
+      ++w.steps;
       walk(p, w, waiting[k]);
     }
     // a phase whose walkers are all done: halve, and the next phase or the decision's end
@@ -585,8 +604,13 @@ class GumbelSelfPlay {
       w.done = true;
       return;
     }
-    w.leaf = mover == p.seat || w.others >= horizon_;
-    ask(p, w.y, w.leaf ? p.seat : mover, k);
+    if (w.steps >= kMaxPlayout)
+      w.leaf = true;
+    else if (config_.leaf == Leaf::kHead)
+      w.leaf = mover == p.seat || w.others >= horizon_;
+    else  // turn: at the seat's decision after another seat's; end: never before the game's end
+      w.leaf = config_.leaf == Leaf::kTurn && mover == p.seat && w.others > 0;
+    ask(p, w.y, w.leaf || mover == p.seat ? p.seat : mover, k);
   }
 
   // The phase's values into the moves' sums; the better half of the moves kept.
