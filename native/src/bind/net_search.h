@@ -168,8 +168,6 @@ inline std::shared_ptr<PolicyValueNet> make_net(py::handle weights_in, py::handl
                                           activation == "relu" ? Activation::kRelu : Activation::kTanh, padded);
 }
 
-// The native network as the Python class tablezoo.games._native.PolicyValueNet (built by
-// tablezoo.bots.native.native_net from a tablezoo.bots.net.PolicyValueNet).
 // The search's `leaf` and `others` settings by name (search.py's LEAVES and OTHERS), checked.
 inline Leaf leaf_named(const std::string& leaf) {
   if (leaf == "head") return Leaf::kHead;
@@ -184,6 +182,8 @@ inline bool others_likeliest_named(const std::string& others) {
   return others == "likeliest";
 }
 
+// The native network as the Python class tablezoo.games._native.PolicyValueNet (built by
+// tablezoo.bots.native.native_net from a tablezoo.bots.net.PolicyValueNet).
 inline void bind_net(py::module_& m) {
   py::class_<PolicyValueNet, std::shared_ptr<PolicyValueNet>>(
       m, "PolicyValueNet", "The forward pass of tablezoo.bots.net.PolicyValueNet in the core, from the same arrays.")
