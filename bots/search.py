@@ -750,6 +750,28 @@ class AgentBot:
     def reset(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
 
+    def think(self, seat: Seat, gumbel: float = 0.0) -> Root:
+        """The Gumbel root :func:`think` searches from ``seat`` with this bot's settings: the move it
+        plays and what it found (Gumbel noise of scale ``gumbel`` at the root: 0 at a table)."""
+        if self.root_kind != "gumbel" or not self.simulations:
+            raise ValueError(
+                f"{self.name} thinks with the gumbel root only where it searches: search=N or think=SECONDS"
+            )
+        return think(
+            seat,
+            self.evaluator,
+            self.simulations,
+            self.rng,
+            considered=self.considered,
+            confidence=self.confidence,
+            horizon=self.horizon,
+            gumbel=gumbel,
+            seconds=self.seconds,
+            leaf=self.leaf,
+            others=self.others,
+            bias=self.bias,
+        )
+
     def act(self, seat: Seat) -> int:
         legal = seat.legal
         if self.simulations == 0:
@@ -760,21 +782,7 @@ class AgentBot:
                 ((logits, _),) = self.evaluator.evaluate_batch(seat.game, [request])
             return legal[int(np.argmax(logits[legal]))]
         if self.root_kind == "gumbel":
-            if len(legal) == 1:
-                return legal[0]
-            return think(
-                seat,
-                self.evaluator,
-                self.simulations,
-                self.rng,
-                considered=self.considered,
-                confidence=self.confidence,
-                horizon=self.horizon,
-                seconds=self.seconds,
-                leaf=self.leaf,
-                others=self.others,
-                bias=self.bias,
-            ).move
+            return legal[0] if len(legal) == 1 else self.think(seat).move
         root = search(
             seat,
             self.evaluator,

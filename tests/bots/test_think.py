@@ -276,6 +276,25 @@ def test_the_native_root_is_the_reference_root() -> None:
         assert native.score[native.choice] == native.score.max()
 
 
+def test_the_python_bot_thinks_as_it_plays() -> None:
+    """``AgentBot.think`` is the root its ``act`` plays, with the bot's settings, as the native bot's
+    ``think`` is; a bot that does not search with the Gumbel root has none to give."""
+    game = make("court", 2, core="python")
+    net = shipped_agent(game)
+    for x in positions(game, lambda x, seat: len(game.legal_actions(x)) > 1, games=2, seed=3)[:6]:
+        at = Seat.of(game, x, game.to_move(x))
+        root = AgentBot(net, 8, seed=4, leaf="head", others="likeliest", confidence=1.0).think(at)
+        reference = think(
+            at, net, 8, np.random.default_rng(4), leaf="head", others="likeliest", confidence=1.0
+        )
+        assert root.legal == reference.legal and root.choice == reference.choice
+        np.testing.assert_array_equal(root.q, reference.q)
+        assert root.move == AgentBot(net, 8, seed=4, leaf="head", others="likeliest", confidence=1.0).act(at)
+    for bot in (AgentBot(net), AgentBot(net, 8, root="puct")):
+        with pytest.raises(ValueError, match="thinks with the gumbel root only where it searches"):
+            bot.think(at)
+
+
 @pytest.mark.parametrize("core", ["python", "native"])
 @pytest.mark.parametrize("name", ["heckmeck", "court", "diamant", "sechs_nimmt"])
 def test_one_simulation_plays_the_networks_move(core: str, name: str) -> None:

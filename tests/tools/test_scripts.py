@@ -304,3 +304,47 @@ def test_value_capacity_sets_the_head_beside_a_refit_and_a_value_network(tmp_pat
     assert row["fit_samples"] > row["test_samples"] > 0 and 1 <= row["best_epoch"] <= 2
     refused = script("value_capacity", "--epochs", "0", ok=False)
     assert refused.returncode == 2 and "1 or more" in refused.stderr
+
+
+def test_search_changes_values_each_changed_move_afresh(tmp_path: Path) -> None:
+    out = tmp_path / "changes.json"
+    common = ["--games", "sechs_nimmt", "--games-played", "2", "--playouts", "3", "--out", str(out)]
+    script("search_changes", *common, "--searcher", "agent:search=8")
+    script("search_changes", *common, "--searcher", "agent:search=1")  # the network alone: no change
+    first = json.loads(out.read_text())["rows"][0]["changes"]
+    script("search_changes", *common, "--searcher", "agent:search=8")  # played again: replaces its row
+    rows = {row["searcher"]: row for row in json.loads(out.read_text())["rows"]}
+    assert set(rows) == {"agent:search=8", "agent:search=1"}
+    assert rows["agent:search=1"]["changes"] == [] and rows["agent:search=1"]["decisions"] > 0
+    changes = rows["agent:search=8"]["changes"]
+    assert changes == first, "the same seed plays the same games and playouts"
+    assert changes, "8 simulations change some of 6 nimmt!'s moves (a third of them, measured)"
+    for change in changes:
+        assert change["game"] in (0, 1)
+        for key in ("fresh_network", "fresh_choice"):  # a mean of 3 win shares, each 0, 1/2 or 1
+            assert change[key] * 6 == pytest.approx(round(change[key] * 6), abs=1e-3)
+    table = script("search_changes", "--out", str(out), "--markdown").stdout
+    alone = rows["agent:search=1"]["decisions"]
+    assert f"| 6 nimmt! | 2 | `agent:search=1` | 2 | {alone} | 0.0% (0) | - |" in table
+    (line,) = [line for line in table.splitlines() if f"({len(changes)}) |" in line]
+    a_game = float(line.split("|")[-2].split("[")[0])  # the gains summed a game, over the 2 games
+    assert a_game == pytest.approx(sum(c["fresh_choice"] - c["fresh_network"] for c in changes) / 2, abs=2e-3)
+
+
+def test_search_changes_judges_the_rollouts_best_move_on_other_playouts(tmp_path: Path) -> None:
+    out = tmp_path / "rooms.json"
+    args = ["--games", "heckmeck", "--rollouts", "--every", "4", "--moves", "3", "--games-played", "1"]
+    script("search_changes", *args, "--playouts", "4", "--out", str(out))
+    (row,) = json.loads(out.read_text())["rows"]
+    assert (row["searcher"], row["every"]) == ("rollouts, 3 moves", 4)
+    assert len(row["changes"]) == row["decisions"] // 4 > 0
+    for sample in row["changes"]:
+        assert 2 <= sample["moves"] <= 3 and sample["switched"] in (0, 0.5, 1)
+        # the mean of two differences of means of 4 win shares (each 0, 1/2 or 1): a multiple of 1/16
+        assert -1 <= sample["gain"] <= 1 and sample["gain"] * 16 == pytest.approx(
+            round(sample["gain"] * 16), abs=2e-3
+        )
+    table = script("search_changes", "--out", str(out), "--markdown").stdout
+    assert f"({len(row['changes'])} sampled) |" in table
+    refused = script("search_changes", "--rollouts", "--moves", "1", ok=False)
+    assert refused.returncode == 2 and "--moves 2 or more" in refused.stderr
