@@ -247,9 +247,9 @@ def summary(row: dict[str, Any]) -> dict[str, Any]:
 
 def markdown(rows: list[dict[str, Any]]) -> str:
     lines = [
-        "| game | seats | searcher | games | decisions | changed | estimated gain | gain a change [95%] |"
-        " overrated choice | underrated network move | gain a game [95%] |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| game | seats | searcher | games | seed | decisions | changed | estimated gain |"
+        " gain a change [95%] | overrated choice | underrated network move | gain a game [95%] |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
 
     def cell(triple: list[float] | None) -> str:
@@ -260,7 +260,7 @@ def markdown(rows: list[dict[str, Any]]) -> str:
         counted = f"{len(row['changes'])} sampled" if "every" in row else str(len(row["changes"]))
         lines.append(
             f"| {make(row['game']).info.title} | {row['seats']} | `{row['searcher']}` | {row['games']:,} |"
-            f" {row['decisions']:,} | {s['changed']:.1%} ({counted}) |"
+            f" {row['seed']} | {row['decisions']:,} | {s['changed']:.1%} ({counted}) |"
             f" {'-' if 'estimated' not in s else format(s['estimated'][0], '+.3f')} | {cell(s.get('gain'))} |"
             f" {cell(s.get('overrated'))} | {cell(s.get('underrated'))} | {cell(s.get('a_game'))} |"
         )

@@ -325,7 +325,7 @@ def test_search_changes_values_each_changed_move_afresh(tmp_path: Path) -> None:
             assert change[key] * 6 == pytest.approx(round(change[key] * 6), abs=1e-3)
     table = script("search_changes", "--out", str(out), "--markdown").stdout
     alone = rows["agent:search=1"]["decisions"]
-    assert f"| 6 nimmt! | 2 | `agent:search=1` | 2 | {alone} | 0.0% (0) | - |" in table
+    assert f"| 6 nimmt! | 2 | `agent:search=1` | 2 | 0 | {alone} | 0.0% (0) | - |" in table
     (line,) = [line for line in table.splitlines() if f"({len(changes)}) |" in line]
     a_game = float(line.split("|")[-2].split("[")[0])  # the gains summed a game, over the 2 games
     assert a_game == pytest.approx(sum(c["fresh_choice"] - c["fresh_network"] for c in changes) / 2, abs=2e-3)
