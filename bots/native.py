@@ -129,6 +129,7 @@ NATIVE_SEARCH_SETTINGS = (
     "leaf",
     "others",
     "bias",
+    "fresh",
 )
 """The settings of :class:`~tablezoo.bots.search.AgentBot` the native search plays (any values);
 another (``batch`` other than 1) is the Python search's."""
@@ -174,6 +175,7 @@ class NativeAgentBot(AgentBot):
         leaf: str = "turn",
         others: str = "sample",
         bias: float = 0.0,
+        fresh: float = 0.0,
     ) -> None:
         if batch != 1:
             raise ValueError(
@@ -193,6 +195,7 @@ class NativeAgentBot(AgentBot):
             leaf=leaf,
             others=others,
             bias=bias,
+            fresh=fresh,
         )
         if self.simulations < 1:
             raise ValueError("the native search searches: search=N (1 or more) or think=SECONDS")
@@ -210,6 +213,7 @@ class NativeAgentBot(AgentBot):
             seconds=think,
             others=others,
             bias=bias,
+            fresh=fresh,
         )
 
     def reset(self, seed: int | None = None) -> None:

@@ -36,6 +36,11 @@ planning with Gumbel", 2022), from seat ``s`` deciding:
    error is ``sqrt(spread² / visits + B²)``: ``B`` is the error of the simulated values that
    no number of simulations averages away, so a long search's evidence weighs at most
    ``confidence / B`` logits a unit of win share. The move left is played.
+6. the worlds that carried a move through a phase were lucky for it, more often than not:
+   counted again when the last two moves are compared, they overrate the move kept (the
+   winner's curse). With ``fresh=F`` the last phase runs a share ``F`` of the simulations on
+   worlds of its own, and its two moves are scored on those worlds alone (``F=0``, the
+   default: each phase an equal share, every world counted).
 
 With one simulation (or one legal move) it is the network alone. With exact values at
 its leaves it finds the best move of positions solved exactly, on both cores
@@ -370,9 +375,12 @@ class Root:
     value0: float
     """The network's win share of the position."""
     visits: np.ndarray
-    """Simulations of each legal move (0: a move not considered, or dropped before it was tried)."""
+    """Simulations of each legal move (0: a move not considered, or dropped before it was tried);
+    with ``fresh``, the last phase's two moves count those of the last phase alone, as they were
+    judged."""
     q: np.ndarray
-    """Each move's mean win share over its simulations (:attr:`value0` where it had none)."""
+    """Each move's mean win share over the simulations :attr:`visits` counts (:attr:`value0` where
+    it had none)."""
     score: np.ndarray
     """Each move's final score: ``gumbel + logit + confidence · q / sqrt(spread² / visits + bias²)``
     (``-inf`` for a move not considered); the chosen move has the highest among those left."""
@@ -423,6 +431,7 @@ def think(
     leaf: str = "turn",
     others: str = "sample",
     bias: float = 0.0,
+    fresh: float = 0.0,
 ) -> Root:
     """A Gumbel root with sequential halving over ``simulations`` simulations from the decision
     ``at``: the move to play and what it found (see the module docstring).
@@ -438,8 +447,11 @@ def think(
     move's simulated win share that no number of simulations averages away (the model's own: of
     the others, of the values); its standard error is ``sqrt(spread² / visits + bias²)``, so that
     the evidence a long search gathers weighs at most ``confidence / bias`` logits for each unit
-    of win share (0: no bound). One simulation (or one considered move) plays the network's own
-    move."""
+    of win share (0: no bound). ``fresh``: the share of the simulations the halving's last phase
+    runs, on worlds of its own, and the final choice between its two moves is judged on those
+    worlds alone (0: each phase has an equal share, and every world a move had counts): the
+    worlds that carried a move through the earlier phases, where it was lucky to be kept, do not
+    count again for it. One simulation (or one considered move) plays the network's own move."""
     game, seat = at.game, at.seat
     guide = as_evaluator(evaluator)
     legal = at.legal
@@ -453,6 +465,8 @@ def think(
     logits = logits - logits.max()
     noise = gumbel * rng.gumbel(size=k) if gumbel > 0 else np.zeros(k)
     visits, totals, squares = np.zeros(k), np.zeros(k), np.zeros(k)
+    # what the scores read: every world a move had, less those before the last phase with `fresh`
+    base_visits, base_totals = np.zeros(k), np.zeros(k)
     m = min(considered, k, max(1, simulations // 2))
     candidates = sorted(range(k), key=lambda i: -(noise[i] + logits[i]))[:m]
     spent = 0
@@ -473,20 +487,25 @@ def think(
         n = np.asarray(n, np.float64)
         return np.where(n > 0, 1 / np.sqrt(s * s / np.maximum(n, 1) + bias * bias), 0.0)
 
+    def judged() -> tuple[np.ndarray, np.ndarray]:
+        n = visits - base_visits
+        return n, np.where(n > 0, (totals - base_totals) / np.maximum(n, 1), value0)
+
     def scores() -> np.ndarray:
-        q = np.where(visits > 0, totals / np.maximum(visits, 1), value0)
-        return noise + logits + confidence * q * weight(visits, spread())
+        n, q = judged()
+        return noise + logits + confidence * q * weight(n, spread())
 
     def settled(left: int) -> bool:
         # the leader's lead over each other move still weighed (which has had as many worlds), cut
         # by SETTLED standard errors of the difference of their means, still ranks it first with
         # `left` more simulations each (where the cut lead is negative, the most it may weigh)
         now, s = scores(), spread()
+        worlds, q = judged()
         lead = max(candidates, key=lambda i: now[i])
         for i in candidates:
             if i != lead:
-                n = visits[i]
-                kept = (totals[lead] - totals[i]) / n - SETTLED * s * math.sqrt(2 / n)
+                n = worlds[i]
+                kept = q[lead] - q[i] - SETTLED * s * math.sqrt(2 / n)
                 reach = n + (left if kept < 0 else 0)
                 prior = noise[lead] + logits[lead] - noise[i] - logits[i]
                 if prior + confidence * kept * float(weight(reach, s)) <= 0:
@@ -496,9 +515,21 @@ def think(
     phases = max(1, math.ceil(math.log2(m))) if m > 1 else 0
     budget = simulations
     stopped = False
+
+    def share(phase: int, before: int) -> int:
+        # a phase's worlds: its equal share of the budget left when it began, or with `fresh` the
+        # last phase the rest of the budget and each other phase its share of the rest but `fresh`
+        if fresh and phases > 1:
+            screening = budget - round(fresh * budget)
+            if phase < phases - 1:
+                return max(1, (screening - before) // ((phases - 1 - phase) * len(candidates)))
+        return max(1, (budget - before) // ((phases - phase) * len(candidates)))
+
     for phase in range(phases):
-        before = spent  # this phase's worlds: its share of the budget left when it began
-        per = max(1, (budget - before) // ((phases - phase) * len(candidates)))
+        before = spent
+        if fresh and phase == phases - 1 and phase > 0:  # the last phase judges on its own worlds
+            base_visits[candidates], base_totals[candidates] = visits[candidates], totals[candidates]
+        per = share(phase, before)
         world = 0
         while world < per:
             if deadline is not None and spent and time.perf_counter() > deadline:
@@ -521,7 +552,7 @@ def think(
                 elapsed = time.perf_counter() - started
                 rate = spent / max(elapsed, 1e-9)
                 budget = min(simulations, spent + max(0, int(rate * (deadline - started - elapsed))))
-                per = max(1, (budget - before) // ((phases - phase) * len(candidates)))
+                per = share(phase, before)
                 # stop where more would come but would not change the choice (settled): a move gets
                 # at most what is left of the budget, and a world each phase to come
                 more = world < per or phase < phases - 1
@@ -538,12 +569,12 @@ def think(
     considered_mask = np.zeros(k, bool)
     considered_mask[candidates] = True
     choice = max(candidates, key=lambda i: final[i])
-    q = np.where(visits > 0, totals / np.maximum(visits, 1), value0)
+    judged_visits, q = judged()
     return Root(
         legal=legal,
         logits=logits,
         value0=float(value0),
-        visits=visits,
+        visits=judged_visits,
         q=q,
         score=np.where(considered_mask, final, -np.inf),
         choice=int(choice),
@@ -711,6 +742,7 @@ class AgentBot:
         leaf: str = "turn",
         others: str = "sample",
         bias: float = 0.0,
+        fresh: float = 0.0,
     ) -> None:
         if search < 0 or horizon < 0 or c_puct <= 0 or batch < 1:
             raise ValueError("search and horizon are 0 or more, c_puct above 0, batch 1 or more")
@@ -724,10 +756,16 @@ class AgentBot:
             raise ValueError(f"others is one of {', '.join(OTHERS)}, not {others!r}")
         if not 0 <= bias <= 1:
             raise ValueError(f"bias is a win share, 0 to 1, not {bias}")
+        if not 0 <= fresh < 1:
+            raise ValueError(
+                f"fresh is the share of the simulations the last phase runs, 0 to below 1, not {fresh}"
+            )
         if root == "puct" and think:
             raise ValueError("think (a time budget) is the gumbel root's: the puct root takes search=N")
         if root == "puct" and bias:
             raise ValueError("bias (a bound on the evidence) is the gumbel root's: the puct root averages")
+        if root == "puct" and fresh:
+            raise ValueError("fresh (the halving's last phase on worlds of its own) is the gumbel root's")
         if batch != 1 and root != "puct":
             raise ValueError("batch (simulations side by side) is the puct root's: add root=puct")
         self.net = evaluator if isinstance(evaluator, PolicyValueNet) else None
@@ -744,6 +782,7 @@ class AgentBot:
         self.leaf = leaf
         self.others = others
         self.bias = bias
+        self.fresh = fresh
         self.name = name
         self.rng = np.random.default_rng(seed)
 
@@ -770,6 +809,7 @@ class AgentBot:
             leaf=self.leaf,
             others=self.others,
             bias=self.bias,
+            fresh=self.fresh,
         )
 
     def act(self, seat: Seat) -> int:

@@ -508,6 +508,25 @@ void search_known_answers() {
           } else {
             check(early.visits == root.visits, "a time that did not run out changed the halving's plan");
           }
+          // The last phase on worlds of its own (fresh): a best move too, the two moves it judged
+          // valued on those worlds alone, half the budget.
+          ThinkConfig fresh_config = think;
+          fresh_config.fresh = 0.5;
+          AgentSearch<Heckmeck> fresh(nullptr, Reading{}, 400, 1.5, 1, fresh_config);
+          fresh.set_oracle(exact);
+          Rng fresh_rng = rng;  // a copy: the positions tested stay those drawn before
+          const auto& judged = fresh.think(game, s, seat, fresh_rng);
+          check(values[judged.choice] >= best - 1e-9, "the search judging on fresh worlds chose a move worth " +
+                                                          std::to_string(values[judged.choice]) + ", the best is worth " +
+                                                          std::to_string(best));
+          int finalists = 0;
+          for (size_t i = 0; i < values.size(); ++i)
+            if (std::isfinite(judged.score[i])) {
+              ++finalists;
+              check(judged.visits[i] >= 100, "a move judged on fresh worlds had " + std::to_string(judged.visits[i]));
+            }
+          check(finalists <= 2, "more than two moves left to judge");
+          check(judged.simulations == 400, "the fresh search spent another budget");
         });
       }
       game.apply(s, legal[rng.below(legal.size())]);

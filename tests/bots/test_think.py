@@ -248,12 +248,13 @@ def test_think_finds_the_best_move_of_positions_solved_exactly(
         checked += 1
         if checked > 8:
             break
-        root = think(at, oracle, 400, rng, horizon=0, leaf="head")
         best = max(values.values())
-        assert values[root.move] >= best - 1e-9, (values, root)
-        tried = root.visits > 0
-        exact_q = np.array([values[a] for a in root.legal])
-        assert np.all(np.abs(root.q[tried] - exact_q[tried]) < 0.08), (root.q, exact_q)
+        exact_q = np.array([values[a] for a in at.legal])
+        for fresh in (0.0, 0.5):  # the last phase judging on worlds of its own too
+            root = think(at, oracle, 400, rng, horizon=0, leaf="head", fresh=fresh)
+            assert values[root.move] >= best - 1e-9, (fresh, values, root)
+            tried = root.visits > 0
+            assert np.all(np.abs(root.q[tried] - exact_q[tried]) < 0.08), (fresh, root.q, exact_q)
     assert checked >= 4, f"too few test positions where the move matters: {checked}"
 
 
@@ -274,6 +275,56 @@ def test_the_native_root_is_the_reference_root() -> None:
         assert np.array_equal(native.visits > 0, python.visits > 0)
         assert native.simulations == python.simulations
         assert native.score[native.choice] == native.score.max()
+
+
+def test_the_native_root_judges_on_fresh_worlds_as_the_reference_root() -> None:
+    """With ``fresh`` both cores split the budget alike: the last phase's share, the moves weighed in
+    each phase, and the two moves judged on the last phase's worlds alone."""
+    game = make("court", 2, core="native")
+    net = shipped_agent(game)
+    found = positions(game, lambda x, seat: len(game.legal_actions(x)) > 2, games=3, seed=6)[:8]
+    for x in found:
+        at = Seat.of(game, x, game.to_move(x))
+        native = NativeAgentBot(game, net, 64, seed=2, fresh=0.4).think(at)
+        python = think(at, net, 64, np.random.default_rng(2), fresh=0.4)
+        assert native.simulations == python.simulations == 64
+        assert sorted(native.visits) == sorted(python.visits)
+        for root in (native, python):  # the two judged last, on the last phase's worlds alone
+            first, second = np.sort(root.visits)[::-1][:2]
+            assert first == second >= round(0.4 * 64) // 2 and root.visits[root.choice] == first
+
+
+class CoinFlips:
+    """An evaluator whose every value is a fair coin's flip, whatever the move: no move is better, and
+    a search that finds one is fooled by its own luck. Uniform priors."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def evaluate_batch(self, game: Game[Any], requests: Any) -> list[tuple[np.ndarray, float]]:
+        return [(np.zeros(game.num_actions), float(self.rng.integers(2))) for _ in requests]
+
+
+def test_fresh_worlds_value_the_judged_moves_without_the_winners_curse() -> None:
+    """Where every move is worth 0.5, the halving keeps the luckiest moves, and their mean values
+    over every world they had are above 0.5 (the winner's curse); judged on the last phase's worlds
+    alone (``fresh``), the two moves left are valued at 0.5, up to the noise of those worlds."""
+    game = make("heckmeck", 2, core="python")
+    found = positions(game, lambda x, seat: len(game.legal_actions(x)) >= 4, games=30, seed=2)[:120]
+    assert len(found) == 120
+    means = {}
+    for fresh in (0.0, 0.5):
+        rng, coins = np.random.default_rng(3), CoinFlips(4)
+        judged = []
+        for x in found:
+            root = think(
+                Seat.of(game, x, game.to_move(x)), coins, 64, rng, horizon=0, leaf="head", fresh=fresh
+            )
+            judged.extend(root.q[np.argsort(-root.visits, kind="stable")[:2]])  # the last phase's two
+        means[fresh] = float(np.mean(judged))
+    # 240 moves judged on at least 16 worlds each: a standard error of about 0.008
+    assert abs(means[0.5] - 0.5) < 0.025, means
+    assert means[0.0] > 0.53, means
 
 
 def test_the_python_bot_thinks_as_it_plays() -> None:
@@ -453,6 +504,11 @@ def test_the_root_reads_nothing_its_seat_cannot_see(core: str) -> None:
         ("think=1,root=puct", "the puct root takes search=N"),
         ("bias=2", "bias is a win share, 0 to 1"),
         ("bias=0.1,search=8,root=puct", "bias .a bound on the evidence. is the gumbel root's"),
+        ("fresh=1", "fresh is the share of the simulations the last phase runs, 0 to below 1"),
+        (
+            "fresh=0.5,search=8,root=puct",
+            "fresh .the halving's last phase on worlds of its own. is the gumbel",
+        ),
     ],
 )
 def test_bad_settings_are_refused_naming_what_is_allowed(settings: str, message: str) -> None:

@@ -227,7 +227,7 @@ py::object bind_search(py::module_& m, const std::string& game_name) {
     py::class_<BP> cls(m, (game_name + "AgentSearch").c_str(), doc.c_str());
     cls.def(py::init([](py::object game_object, py::handle net_in, int simulations, double c_puct, int horizon,
                         uint64_t seed, const std::string& root, int considered, double confidence,
-                        const std::string& leaf, double seconds, const std::string& others, double bias) {
+                        const std::string& leaf, double seconds, const std::string& others, double bias, double fresh) {
              if (!py::isinstance<Bound<G>>(game_object))
                throw py::type_error("a native " + std::string(py::str(py::type::of<Bound<G>>().attr("__name__"))) +
                                     " game is needed, not " +
@@ -261,6 +261,10 @@ py::object bind_search(py::module_& m, const std::string& game_name) {
              think.seconds = seconds;
              if (!(bias >= 0 && bias <= 1)) throw py::value_error("bias is a win share, 0 to 1, not " + std::to_string(bias));
              think.bias = bias;
+             if (!(fresh >= 0 && fresh < 1))
+               throw py::value_error("fresh is the share of the simulations the last phase runs, 0 to below 1, not " +
+                                     std::to_string(fresh));
+             think.fresh = fresh;
              Reading reading;
              if (net->padded()) {
                if (b.pad_size == 0) throw py::value_error("set_padding first: the network reads the padded observation");
@@ -281,7 +285,7 @@ py::object bind_search(py::module_& m, const std::string& game_name) {
            py::arg("game"), py::arg("net"), py::arg("simulations"), py::arg("c_puct") = 1.5, py::arg("horizon") = 0,
            py::arg("seed") = 0, py::kw_only(), py::arg("root") = "gumbel", py::arg("considered") = 16,
            py::arg("confidence") = 0.25, py::arg("leaf") = "turn", py::arg("seconds") = 0.0,
-           py::arg("others") = "sample", py::arg("bias") = 0.0)
+           py::arg("others") = "sample", py::arg("bias") = 0.0, py::arg("fresh") = 0.0)
         .def("__copy__", [](BP& bp) { return bp.copy(); })
         .def("__deepcopy__", [](BP& bp, py::handle) { return bp.copy(); }, py::arg("memo"))
         .def("reset", [](BP& bp, std::optional<uint64_t> seed) {

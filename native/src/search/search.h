@@ -236,6 +236,7 @@ struct ThinkConfig {
   bool others_likeliest = false;  // the others play the network's likeliest move (else a draw from its policy)
   double seconds = 0.0;
   double bias = 0.0;  // the error of a simulated win share no number of simulations averages away
+  double fresh = 0.0;  // the share of the simulations the last phase runs, its two moves judged on them alone
 };
 
 // search.py SETTLED, SPREAD_FLOOR and MAX_PLAYOUT.
@@ -344,6 +345,8 @@ class AgentSearch {
     r.visits.assign(k, 0.0);
     totals_.assign(k, 0.0);
     squares_.assign(k, 0.0);
+    base_visits_.assign(k, 0.0);  // what the scores read: every world, less those before the last phase
+    base_totals_.assign(k, 0.0);  // with `fresh`
     const int m = static_cast<int>(std::min<int64_t>({think_.considered, static_cast<int64_t>(k),
                                                       std::max<int64_t>(1, simulations_ / 2)}));
     candidates_.resize(k);
@@ -354,10 +357,25 @@ class AgentSearch {
     const int phases = m > 1 ? std::max(1, static_cast<int>(std::ceil(std::log2(m)))) : 0;
     int64_t spent = 0, budget = simulations_;
     bool stopped = false;
+    // a phase's worlds: its equal share of the budget left when it began, or with `fresh` the last
+    // phase the rest of the budget and each other phase its share of the rest but `fresh`
+    auto share = [&](int phase, int64_t before, int64_t weighed) {
+      if (think_.fresh > 0 && phases > 1 && phase < phases - 1) {
+        const int64_t screening = budget - static_cast<int64_t>(std::nearbyint(think_.fresh * static_cast<double>(budget)));
+        return std::max<int64_t>(1, (screening - before) / ((phases - 1 - phase) * weighed));
+      }
+      return std::max<int64_t>(1, (budget - before) / ((phases - phase) * weighed));
+    };
     for (int phase = 0; phase < phases && !stopped; ++phase) {
       const int64_t weighed = static_cast<int64_t>(candidates_.size());
-      const int64_t before = spent;  // this phase's worlds: its share of the budget left when it began
-      int64_t per = std::max<int64_t>(1, (budget - before) / ((phases - phase) * weighed));
+      const int64_t before = spent;
+      if (think_.fresh > 0 && phase == phases - 1 && phase > 0) {  // the last phase judges on its own worlds
+        for (int i : candidates_) {
+          base_visits_[i] = r.visits[i];
+          base_totals_[i] = totals_[i];
+        }
+      }
+      int64_t per = share(phase, before, weighed);
       for (int64_t world = 0; world < per; ++world) {
         if (think_.seconds > 0 && spent &&
             std::chrono::duration<double>(Clock::now() - start).count() > think_.seconds) {
@@ -384,7 +402,7 @@ class AgentSearch {
           const double elapsed = std::max(std::chrono::duration<double>(Clock::now() - start).count(), 1e-9);
           const double affordable = static_cast<double>(spent) / elapsed * std::max(think_.seconds - elapsed, 0.0);
           budget = std::min<int64_t>(simulations_, spent + static_cast<int64_t>(std::min(affordable, 1e15)));
-          per = std::max<int64_t>(1, (budget - before) / ((phases - phase) * weighed));
+          per = share(phase, before, weighed);
           // stop where more would come but would not change the choice (settled): a move gets at most
           // what is left of the budget, and a world each phase to come
           const bool more = world + 1 < per || phase < phases - 1;
@@ -406,6 +424,7 @@ class AgentSearch {
     std::vector<double> final_score(k, -INFINITY);
     for (int i : candidates_) final_score[i] = r.score[i];
     r.score.swap(final_score);
+    for (size_t i = 0; i < k; ++i) r.visits[i] -= base_visits_[i];  // as judged (r.q is already)
     r.choice = choice;
     r.simulations = spent;
     return r;
@@ -419,8 +438,9 @@ class AgentSearch {
     return n > 0 ? 1.0 / std::sqrt(spread * spread / n + think_.bias * think_.bias) : 0.0;
   }
 
-  // think's scores: gumbel + logit + confidence * q * weight(visits, spread), spread the pooled
-  // standard deviation of the simulated values (at least kSpreadFloor); r.q filled too.
+  // think's scores: gumbel + logit + confidence * q * weight(visits, spread), q and visits as judged
+  // (less those before the last phase with `fresh`), spread the pooled standard deviation of every
+  // simulated value (at least kSpreadFloor); r.q filled too.
   double scores(Root& r) {
     const size_t k = r.legal.size();
     double variance = 0.0;
@@ -435,8 +455,9 @@ class AgentSearch {
     r.q.resize(k);
     r.score.resize(k);
     for (size_t i = 0; i < k; ++i) {
-      r.q[i] = r.visits[i] > 0 ? totals_[i] / r.visits[i] : r.value0;
-      r.score[i] = noise_[i] + r.logits[i] + think_.confidence * r.q[i] * weight(r.visits[i], spread);
+      const double n = r.visits[i] - base_visits_[i];
+      r.q[i] = n > 0 ? (totals_[i] - base_totals_[i]) / n : r.value0;
+      r.score[i] = noise_[i] + r.logits[i] + think_.confidence * r.q[i] * weight(n, spread);
     }
     return spread;
   }
@@ -452,8 +473,8 @@ class AgentSearch {
       if (r.score[i] > r.score[lead]) lead = i;
     for (int i : candidates_) {
       if (i == lead) continue;
-      const double n = r.visits[i];
-      const double kept = (totals_[lead] - totals_[i]) / n - kSettled * spread * std::sqrt(2.0 / n);
+      const double n = r.visits[i] - base_visits_[i];
+      const double kept = r.q[lead] - r.q[i] - kSettled * spread * std::sqrt(2.0 / n);
       const double reach = n + (kept < 0 ? static_cast<double>(left) : 0.0);
       const double prior = noise_[lead] + r.logits[lead] - noise_[i] - r.logits[i];
       if (prior + think_.confidence * kept * weight(reach, spread) <= 0) return false;
@@ -636,7 +657,7 @@ class AgentSearch {
   ThinkConfig think_;
   Oracle oracle_;
   Root root_;
-  std::vector<double> noise_, totals_, squares_;
+  std::vector<double> noise_, totals_, squares_, base_visits_, base_totals_;
   std::vector<int> candidates_;
   State y_;                                    // think's world: every considered move starts from it
   std::vector<Node> nodes_;                    // the tree: nodes_[0] is the root...
