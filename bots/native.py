@@ -130,6 +130,7 @@ NATIVE_SEARCH_SETTINGS = (
     "others",
     "bias",
     "fresh",
+    "spread",
 )
 """The settings of :class:`~tablezoo.bots.search.AgentBot` the native search plays (any values);
 another (``batch`` other than 1) is the Python search's."""
@@ -176,6 +177,7 @@ class NativeAgentBot(AgentBot):
         others: str = "sample",
         bias: float = 0.0,
         fresh: float = 0.0,
+        spread: str = "pooled",
     ) -> None:
         if batch != 1:
             raise ValueError(
@@ -196,6 +198,7 @@ class NativeAgentBot(AgentBot):
             others=others,
             bias=bias,
             fresh=fresh,
+            spread=spread,
         )
         if self.simulations < 1:
             raise ValueError("the native search searches: search=N (1 or more) or think=SECONDS")
@@ -214,6 +217,7 @@ class NativeAgentBot(AgentBot):
             others=others,
             bias=bias,
             fresh=fresh,
+            spread=spread,
         )
 
     def reset(self, seed: int | None = None) -> None:

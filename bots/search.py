@@ -30,8 +30,9 @@ planning with Gumbel", 2022), from seat ``s`` deciding:
    turn played by the network's likeliest; ``head`` the first next decision;
    ``end`` the game's end;
 5. a move's score is ``logit + confidence · q · sqrt(visits) / spread``, ``q`` its
-   mean simulated win share and ``spread`` their pooled standard deviation: a move
-   overtakes one the network prefers by ``d`` logits only when its mean is better by
+   mean simulated win share and ``spread`` their pooled standard deviation (``spread=paired``,
+   :data:`SPREADS`: their deviation from their world's mean, as the moves share the worlds): a
+   move overtakes one the network prefers by ``d`` logits only when its mean is better by
    ``d / confidence`` standard errors (:data:`CONFIDENCE`). With ``bias=B`` the standard
    error is ``sqrt(spread² / visits + B²)``: ``B`` is the error of the simulated values that
    no number of simulations averages away, so a long search's evidence weighs at most
@@ -412,6 +413,17 @@ SETTLED = 3.0
 leader would still lead if its lead over each other move were that much smaller, with every
 simulation the time left allows to come."""
 
+SPREADS = ("pooled", "paired")
+"""The standard deviation :func:`think` reckons a move's standard error from, ``spread=``:
+
+* ``pooled``: of a move's simulated values, pooled over the moves (the default);
+* ``paired``: of the values' deviations from the mean of their world, scaled by ``m / (m - 1)``
+  for the ``m`` moves of the world: the moves are simulated on the same worlds, so what a world
+  does to all of them alike (a lead, a good deal) is no error of their comparison. It is the
+  standard deviation of two moves' difference in a world over the square root of two, and equals
+  the pooled one where the worlds do not bear on the moves alike.
+"""
+
 SPREAD_FLOOR = 0.05
 """The least spread of a move's simulated values :func:`think` assumes: a move whose few
 simulations happened to agree is not taken for certain."""
@@ -432,6 +444,7 @@ def think(
     others: str = "sample",
     bias: float = 0.0,
     fresh: float = 0.0,
+    spread: str = "pooled",
 ) -> Root:
     """A Gumbel root with sequential halving over ``simulations`` simulations from the decision
     ``at``: the move to play and what it found (see the module docstring).
@@ -451,7 +464,11 @@ def think(
     runs, on worlds of its own, and the final choice between its two moves is judged on those
     worlds alone (0: each phase has an equal share, and every world a move had counts): the
     worlds that carried a move through the earlier phases, where it was lucky to be kept, do not
-    count again for it. One simulation (or one considered move) plays the network's own move."""
+    count again for it. ``spread`` (:data:`SPREADS`): the standard deviation a move's standard
+    error is reckoned from. One simulation (or one considered move) plays the network's own move."""
+    if spread not in SPREADS:
+        raise ValueError(f"spread is one of {', '.join(SPREADS)}, not {spread!r}")
+    paired = spread == "paired"
     game, seat = at.game, at.seat
     guide = as_evaluator(evaluator)
     legal = at.legal
@@ -467,11 +484,14 @@ def think(
     visits, totals, squares = np.zeros(k), np.zeros(k), np.zeros(k)
     # what the scores read: every world a move had, less those before the last phase with `fresh`
     base_visits, base_totals = np.zeros(k), np.zeros(k)
+    within, degrees = 0.0, 0  # the values' squared deviations from their world's mean, and their count
     m = min(considered, k, max(1, simulations // 2))
     candidates = sorted(range(k), key=lambda i: -(noise[i] + logits[i]))[:m]
     spent = 0
 
-    def spread() -> float:
+    def deviation() -> float:
+        if paired:
+            return max(math.sqrt(within / degrees), SPREAD_FLOOR) if degrees else SPREAD_FLOOR
         tried = visits > 0
         if not tried.any():
             return SPREAD_FLOOR
@@ -493,13 +513,13 @@ def think(
 
     def scores() -> np.ndarray:
         n, q = judged()
-        return noise + logits + confidence * q * weight(n, spread())
+        return noise + logits + confidence * q * weight(n, deviation())
 
     def settled(left: int) -> bool:
         # the leader's lead over each other move still weighed (which has had as many worlds), cut
         # by SETTLED standard errors of the difference of their means, still ranks it first with
         # `left` more simulations each (where the cut lead is negative, the most it may weigh)
-        now, s = scores(), spread()
+        now, s = scores(), deviation()
         worlds, q = judged()
         lead = max(candidates, key=lambda i: now[i])
         for i in candidates:
@@ -536,16 +556,21 @@ def think(
                 break
             y = first if spent == 0 else at.sample_state(rng)
             stream = int(rng.integers(2**63))
+            values = []
             for i in candidates:  # every move on the same hidden cards and the same dice
                 walk = _lookahead(
                     game, seat, game.clone(y), legal[i], horizon, np.random.default_rng(stream), leaf, others
                 )
                 v = _drive(game, guide, walk)
+                values.append(v)
                 visits[i] += 1
                 totals[i] += v
                 squares[i] += v * v
                 spent += 1
             world += 1
+            if paired:
+                within += float(np.sum((np.asarray(values) - np.mean(values)) ** 2))
+                degrees += len(values) - 1
             if deadline is not None:
                 # timed after every world: the budget is what is spent and what the time left allows
                 # at the rate measured so far, this phase's worlds its share of it planned anew
@@ -743,6 +768,7 @@ class AgentBot:
         others: str = "sample",
         bias: float = 0.0,
         fresh: float = 0.0,
+        spread: str = "pooled",
     ) -> None:
         if search < 0 or horizon < 0 or c_puct <= 0 or batch < 1:
             raise ValueError("search and horizon are 0 or more, c_puct above 0, batch 1 or more")
@@ -760,6 +786,10 @@ class AgentBot:
             raise ValueError(
                 f"fresh is the share of the simulations the last phase runs, 0 to below 1, not {fresh}"
             )
+        if spread not in SPREADS:
+            raise ValueError(f"spread is one of {', '.join(SPREADS)}, not {spread!r}")
+        if root == "puct" and spread != "pooled":
+            raise ValueError("spread (what a move's standard error is reckoned from) is the gumbel root's")
         if root == "puct" and think:
             raise ValueError("think (a time budget) is the gumbel root's: the puct root takes search=N")
         if root == "puct" and bias:
@@ -783,6 +813,7 @@ class AgentBot:
         self.others = others
         self.bias = bias
         self.fresh = fresh
+        self.spread = spread
         self.name = name
         self.rng = np.random.default_rng(seed)
 
@@ -810,6 +841,7 @@ class AgentBot:
             others=self.others,
             bias=self.bias,
             fresh=self.fresh,
+            spread=self.spread,
         )
 
     def act(self, seat: Seat) -> int:

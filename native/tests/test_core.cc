@@ -527,6 +527,16 @@ void search_known_answers() {
             }
           check(finalists <= 2, "more than two moves left to judge");
           check(judged.simulations == 400, "the fresh search spent another budget");
+          // The spread of the values about their world's mean (paired): a best move too.
+          ThinkConfig paired_config = think;
+          paired_config.paired = true;
+          AgentSearch<Heckmeck> paired(nullptr, Reading{}, 400, 1.5, 1, paired_config);
+          paired.set_oracle(exact);
+          Rng paired_rng = rng;
+          const auto& compared = paired.think(game, s, seat, paired_rng);
+          check(values[compared.choice] >= best - 1e-9, "the search with the paired spread chose a move worth " +
+                                                            std::to_string(values[compared.choice]) +
+                                                            ", the best is worth " + std::to_string(best));
         });
       }
       game.apply(s, legal[rng.below(legal.size())]);

@@ -24,7 +24,7 @@ from tablezoo.bots.core import Seat
 from tablezoo.bots.native import NativeAgentBot
 from tablezoo.bots.net import PolicyValueNet, win_share
 from tablezoo.bots.registry import make_bot, shipped_agent
-from tablezoo.bots.search import CONFIDENCE, THINK_SIMULATIONS, AgentBot, NetworkEvaluator, think
+from tablezoo.bots.search import CONFIDENCE, SPREADS, THINK_SIMULATIONS, AgentBot, NetworkEvaluator, think
 from tablezoo.games import make
 from tablezoo.games.core import CHANCE, TERMINAL, ConfigError, Game
 from tablezoo.games.heckmeck import worms
@@ -250,11 +250,12 @@ def test_think_finds_the_best_move_of_positions_solved_exactly(
             break
         best = max(values.values())
         exact_q = np.array([values[a] for a in at.legal])
-        for fresh in (0.0, 0.5):  # the last phase judging on worlds of its own too
-            root = think(at, oracle, 400, rng, horizon=0, leaf="head", fresh=fresh)
-            assert values[root.move] >= best - 1e-9, (fresh, values, root)
+        # as it is, with the last phase judging on worlds of its own, with the paired spread
+        for settings in ({}, {"fresh": 0.5}, {"spread": "paired"}):
+            root = think(at, oracle, 400, rng, horizon=0, leaf="head", **settings)
+            assert values[root.move] >= best - 1e-9, (settings, values, root)
             tried = root.visits > 0
-            assert np.all(np.abs(root.q[tried] - exact_q[tried]) < 0.08), (fresh, root.q, exact_q)
+            assert np.all(np.abs(root.q[tried] - exact_q[tried]) < 0.08), (settings, root.q, exact_q)
     assert checked >= 4, f"too few test positions where the move matters: {checked}"
 
 
@@ -325,6 +326,79 @@ def test_fresh_worlds_value_the_judged_moves_without_the_winners_curse() -> None
     # 240 moves judged on at least 16 worlds each: a standard error of about 0.008
     assert abs(means[0.5] - 0.5) < 0.025, means
     assert means[0.0] > 0.53, means
+
+
+def implied_spread(root: Any) -> float:
+    """The spread a root's scores were reckoned with: ``confidence · q · sqrt(visits) / spread`` is a
+    score less its logit (no Gumbel noise, no bias)."""
+    tried = (root.visits > 0) & np.isfinite(root.score) & (root.q > 0)
+    i = int(np.flatnonzero(tried)[0])
+    return float(CONFIDENCE * root.q[i] * np.sqrt(root.visits[i]) / (root.score[i] - root.logits[i]))
+
+
+def test_the_paired_spread_is_that_of_the_values_about_their_worlds_mean(monkeypatch: Any) -> None:
+    """``spread=paired``: the standard deviation of each simulated value about the mean of its
+    world's values, ``m - 1`` degrees of freedom a world of ``m`` moves, as every world's values
+    (recorded here as the search runs them) give it."""
+    import tablezoo.bots.search as search_module
+
+    game = make("heckmeck", 2, core="python")
+    net = shipped_agent(game)
+    calls: list[tuple[int, float]] = []
+    lookahead, drive = search_module._lookahead, search_module._drive
+
+    def recorded_lookahead(game: Any, seat: int, x: Any, move: int, *rest: Any) -> Any:
+        calls.append((move, float("nan")))
+        return lookahead(game, seat, x, move, *rest)
+
+    def recorded_drive(*args: Any) -> float:
+        v = drive(*args)
+        calls[-1] = (calls[-1][0], v)
+        return v
+
+    monkeypatch.setattr(search_module, "_lookahead", recorded_lookahead)
+    monkeypatch.setattr(search_module, "_drive", recorded_drive)
+    checked = 0
+    for x in positions(game, lambda x, seat: len(game.legal_actions(x)) >= 3, games=3, seed=9)[:6]:
+        calls.clear()
+        root = think(Seat.of(game, x, game.to_move(x)), net, 48, np.random.default_rng(5), spread="paired")
+        worlds: list[list[float]] = [[]]
+        seen: set[int] = set()
+        for move, v in calls:  # a world runs each move still weighed once, in the same order
+            if move in seen:
+                worlds.append([])
+                seen.clear()
+            seen.add(move)
+            worlds[-1].append(v)
+        within = sum(float(np.sum((np.array(w) - np.mean(w)) ** 2)) for w in worlds)
+        degrees = sum(len(w) - 1 for w in worlds)
+        expected = max(np.sqrt(within / degrees), 0.05)
+        if np.any((root.visits > 0) & (root.q > 0) & np.isfinite(root.score)):
+            assert implied_spread(root) == pytest.approx(expected, rel=1e-9)
+            checked += 1
+    assert checked >= 4
+
+
+def test_both_cores_reckon_a_narrower_spread_from_paired_worlds() -> None:
+    """Two moves simulated on the same worlds share what the world does to both (a lead, the dice of
+    the other seat), so in Heckmeck the paired spread is below the pooled one, in either core."""
+    game = make("heckmeck", 2, core="native")
+    net = shipped_agent(game)
+    found = positions(game, lambda x, seat: len(game.legal_actions(x)) >= 2, games=3, seed=10)[:10]
+    ratios: dict[str, list[float]] = {"python": [], "native": []}
+    for j, x in enumerate(found):
+        at = Seat.of(game, x, game.to_move(x))
+        for core in ratios:
+            spreads = []
+            for spread in SPREADS:
+                if core == "native":
+                    root = NativeAgentBot(game, net, 64, seed=j, leaf="end", spread=spread).think(at)
+                else:
+                    root = think(at, net, 64, np.random.default_rng(j), leaf="end", spread=spread)
+                spreads.append(implied_spread(root))
+            ratios[core].append(spreads[1] / spreads[0])
+    for core, found_ratios in ratios.items():
+        assert np.median(found_ratios) < 0.95, (core, found_ratios)
 
 
 def test_the_python_bot_thinks_as_it_plays() -> None:
@@ -504,6 +578,7 @@ def test_the_root_reads_nothing_its_seat_cannot_see(core: str) -> None:
         ("think=1,root=puct", "the puct root takes search=N"),
         ("bias=2", "bias is a win share, 0 to 1"),
         ("bias=0.1,search=8,root=puct", "bias .a bound on the evidence. is the gumbel root's"),
+        ("spread=wide", "spread is one of pooled, paired"),
         ("fresh=1", "fresh is the share of the simulations the last phase runs, 0 to below 1"),
         (
             "fresh=0.5,search=8,root=puct",

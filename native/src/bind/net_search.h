@@ -227,7 +227,8 @@ py::object bind_search(py::module_& m, const std::string& game_name) {
     py::class_<BP> cls(m, (game_name + "AgentSearch").c_str(), doc.c_str());
     cls.def(py::init([](py::object game_object, py::handle net_in, int simulations, double c_puct, int horizon,
                         uint64_t seed, const std::string& root, int considered, double confidence,
-                        const std::string& leaf, double seconds, const std::string& others, double bias, double fresh) {
+                        const std::string& leaf, double seconds, const std::string& others, double bias, double fresh,
+                        const std::string& spread) {
              if (!py::isinstance<Bound<G>>(game_object))
                throw py::type_error("a native " + std::string(py::str(py::type::of<Bound<G>>().attr("__name__"))) +
                                     " game is needed, not " +
@@ -265,6 +266,9 @@ py::object bind_search(py::module_& m, const std::string& game_name) {
                throw py::value_error("fresh is the share of the simulations the last phase runs, 0 to below 1, not " +
                                      std::to_string(fresh));
              think.fresh = fresh;
+             if (spread != "pooled" && spread != "paired")
+               throw py::value_error("spread is one of pooled, paired, not " + std::string(py::repr(py::str(spread))));
+             think.paired = spread == "paired";
              Reading reading;
              if (net->padded()) {
                if (b.pad_size == 0) throw py::value_error("set_padding first: the network reads the padded observation");
@@ -285,7 +289,8 @@ py::object bind_search(py::module_& m, const std::string& game_name) {
            py::arg("game"), py::arg("net"), py::arg("simulations"), py::arg("c_puct") = 1.5, py::arg("horizon") = 0,
            py::arg("seed") = 0, py::kw_only(), py::arg("root") = "gumbel", py::arg("considered") = 16,
            py::arg("confidence") = 0.25, py::arg("leaf") = "turn", py::arg("seconds") = 0.0,
-           py::arg("others") = "sample", py::arg("bias") = 0.0, py::arg("fresh") = 0.0)
+           py::arg("others") = "sample", py::arg("bias") = 0.0, py::arg("fresh") = 0.0,
+           py::arg("spread") = "pooled")
         .def("__copy__", [](BP& bp) { return bp.copy(); })
         .def("__deepcopy__", [](BP& bp, py::handle) { return bp.copy(); }, py::arg("memo"))
         .def("reset", [](BP& bp, std::optional<uint64_t> seed) {

@@ -237,6 +237,7 @@ struct ThinkConfig {
   double seconds = 0.0;
   double bias = 0.0;  // the error of a simulated win share no number of simulations averages away
   double fresh = 0.0;  // the share of the simulations the last phase runs, its two moves judged on them alone
+  bool paired = false;  // the spread of the values about their world's mean (search.py SPREADS "paired")
 };
 
 // search.py SETTLED, SPREAD_FLOOR and MAX_PLAYOUT.
@@ -347,6 +348,8 @@ class AgentSearch {
     squares_.assign(k, 0.0);
     base_visits_.assign(k, 0.0);  // what the scores read: every world, less those before the last phase
     base_totals_.assign(k, 0.0);  // with `fresh`
+    within_ = 0.0;                // paired: the values' squared deviations from their world's mean...
+    degrees_ = 0;                 // ...and their count
     const int m = static_cast<int>(std::min<int64_t>({think_.considered, static_cast<int64_t>(k),
                                                       std::max<int64_t>(1, simulations_ / 2)}));
     candidates_.resize(k);
@@ -387,14 +390,23 @@ class AgentSearch {
         else
           game.determinize(s, seat, rng, y_);
         const uint64_t stream = rng.next_uint64();
+        world_values_.clear();
         for (int i : candidates_) {  // every move on the same hidden cards and the same dice
           x_ = y_;
           Rng chance(stream);
           const double v = lookahead(game, seat, r.legal[i], horizon, chance);
+          world_values_.push_back(v);
           r.visits[i] += 1;
           totals_[i] += v;
           squares_[i] += v * v;
           ++spent;
+        }
+        if (think_.paired) {
+          double mean = 0.0;
+          for (double v : world_values_) mean += v;
+          mean /= static_cast<double>(world_values_.size());
+          for (double v : world_values_) within_ += (v - mean) * (v - mean);
+          degrees_ += static_cast<int64_t>(world_values_.size()) - 1;
         }
         if (think_.seconds > 0) {
           // timed after every world: the budget is what is spent and what the time left allows at
@@ -451,7 +463,9 @@ class AgentSearch {
         variance += squares_[i] / r.visits[i] - mean * mean;
         ++tried;
       }
-    const double spread = std::max(tried ? std::sqrt(std::max(variance / tried, 0.0)) : 0.0, kSpreadFloor);
+    double spread = std::max(tried ? std::sqrt(std::max(variance / tried, 0.0)) : 0.0, kSpreadFloor);
+    if (think_.paired)
+      spread = degrees_ ? std::max(std::sqrt(within_ / static_cast<double>(degrees_)), kSpreadFloor) : kSpreadFloor;
     r.q.resize(k);
     r.score.resize(k);
     for (size_t i = 0; i < k; ++i) {
@@ -657,7 +671,9 @@ class AgentSearch {
   ThinkConfig think_;
   Oracle oracle_;
   Root root_;
-  std::vector<double> noise_, totals_, squares_, base_visits_, base_totals_;
+  std::vector<double> noise_, totals_, squares_, base_visits_, base_totals_, world_values_;
+  double within_ = 0.0;
+  int64_t degrees_ = 0;
   std::vector<int> candidates_;
   State y_;                                    // think's world: every considered move starts from it
   std::vector<Node> nodes_;                    // the tree: nodes_[0] is the root...
