@@ -41,7 +41,9 @@ planning with Gumbel", 2022), from seat ``s`` deciding:
    counted again when the last two moves are compared, they overrate the move kept (the
    winner's curse). With ``fresh=F`` the last phase runs a share ``F`` of the simulations on
    worlds of its own, and its two moves are scored on those worlds alone (``F=0``, the
-   default: each phase an equal share, every world counted).
+   default: each phase an equal share, every world counted). Measured, it loses: the last two
+   moves compared on fewer worlds cost more than the reuse of the earlier ones (Heckmeck's
+   changes gain 0.009 a game at 256 simulations played out with ``fresh=0.5``, 0.042 without).
 
 With one simulation (or one legal move) it is the network alone. With exact values at
 its leaves it finds the best move of positions solved exactly, on both cores
