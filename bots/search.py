@@ -418,7 +418,9 @@ simulation the time left allows to come."""
 SPREADS = ("pooled", "paired")
 """The standard deviation :func:`think` reckons a move's standard error from, ``spread=``:
 
-* ``pooled``: of a move's simulated values, pooled over the moves (the default);
+* ``pooled``: of a move's simulated values about their mean, pooled over the moves (each move's
+  squared deviations summed, over their degrees of freedom, ``visits - 1`` a move; the default).
+  Until a move has had two worlds, the paired one;
 * ``paired``: of the values' deviations from the mean of their world, scaled by ``m / (m - 1)``
   for the ``m`` moves of the world: the moves are simulated on the same worlds, so what a world
   does to all of them alike (a lead, a good deal) is no error of their comparison. It is the
@@ -492,13 +494,17 @@ def think(
     spent = 0
 
     def deviation() -> float:
-        if paired:
-            return max(math.sqrt(within / degrees), SPREAD_FLOOR) if degrees else SPREAD_FLOOR
-        tried = visits > 0
-        if not tried.any():
+        # pooled: each move's squared deviations from its mean over its degrees of freedom, summed
+        # over the moves (a move of one world has none); before any move has two worlds, and with
+        # `paired`, the values' deviations from their world's mean
+        tried = visits > 1
+        if not paired and tried.any():
+            deviations = squares[tried] - totals[tried] ** 2 / visits[tried]
+            variance = float(np.sum(deviations)) / float(np.sum(visits[tried] - 1))
+        elif degrees:
+            variance = within / degrees
+        else:
             return SPREAD_FLOOR
-        mean = totals[tried] / visits[tried]
-        variance = float(np.mean(squares[tried] / visits[tried] - mean**2))
         return max(math.sqrt(max(variance, 0.0)), SPREAD_FLOOR)
 
     def weight(n: Any, s: float) -> Any:
@@ -570,9 +576,8 @@ def think(
                 squares[i] += v * v
                 spent += 1
             world += 1
-            if paired:
-                within += float(np.sum((np.asarray(values) - np.mean(values)) ** 2))
-                degrees += len(values) - 1
+            within += float(np.sum((np.asarray(values) - np.mean(values)) ** 2))
+            degrees += len(values) - 1
             if deadline is not None:
                 # timed after every world: the budget is what is spent and what the time left allows
                 # at the rate measured so far, this phase's worlds its share of it planned anew

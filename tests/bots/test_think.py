@@ -336,10 +336,13 @@ def implied_spread(root: Any) -> float:
     return float(CONFIDENCE * root.q[i] * np.sqrt(root.visits[i]) / (root.score[i] - root.logits[i]))
 
 
-def test_the_paired_spread_is_that_of_the_values_about_their_worlds_mean(monkeypatch: Any) -> None:
-    """``spread=paired``: the standard deviation of each simulated value about the mean of its
-    world's values, ``m - 1`` degrees of freedom a world of ``m`` moves, as every world's values
-    (recorded here as the search runs them) give it."""
+@pytest.mark.parametrize("spread", SPREADS)
+def test_the_spread_is_that_of_the_values_the_search_ran(monkeypatch: Any, spread: str) -> None:
+    """As every world's values (recorded here as the search runs them) give it: ``spread=paired``,
+    the standard deviation of each simulated value about the mean of its world's values, ``m - 1``
+    degrees of freedom a world of ``m`` moves; ``pooled``, of each value about its move's mean,
+    ``n - 1`` degrees of freedom a move of ``n`` worlds (unbiased however few: a move of one world
+    adds none, where the mean of each move's own variance took it for certain)."""
     import tablezoo.bots.search as search_module
 
     game = make("heckmeck", 2, core="python")
@@ -361,20 +364,27 @@ def test_the_paired_spread_is_that_of_the_values_about_their_worlds_mean(monkeyp
     checked = 0
     for x in positions(game, lambda x, seat: len(game.legal_actions(x)) >= 3, games=3, seed=9)[:6]:
         calls.clear()
-        root = think(Seat.of(game, x, game.to_move(x)), net, 48, np.random.default_rng(5), spread="paired")
+        root = think(Seat.of(game, x, game.to_move(x)), net, 48, np.random.default_rng(5), spread=spread)
         worlds: list[list[float]] = [[]]
         seen: set[int] = set()
+        by_move: dict[int, list[float]] = {}
         for move, v in calls:  # a world runs each move still weighed once, in the same order
             if move in seen:
                 worlds.append([])
                 seen.clear()
             seen.add(move)
             worlds[-1].append(v)
-        within = sum(float(np.sum((np.array(w) - np.mean(w)) ** 2)) for w in worlds)
-        degrees = sum(len(w) - 1 for w in worlds)
+            by_move.setdefault(move, []).append(v)
+        if spread == "paired":
+            within = sum(float(np.sum((np.array(w) - np.mean(w)) ** 2)) for w in worlds)
+            degrees = sum(len(w) - 1 for w in worlds)
+        else:
+            within = sum(float(np.sum((np.array(v) - np.mean(v)) ** 2)) for v in by_move.values())
+            degrees = sum(len(v) - 1 for v in by_move.values())
+        assert degrees > 0
         expected = max(np.sqrt(within / degrees), 0.05)
         if np.any((root.visits > 0) & (root.q > 0) & np.isfinite(root.score)):
-            assert implied_spread(root) == pytest.approx(expected, rel=1e-9)
+            assert implied_spread(root) == pytest.approx(expected, rel=1e-6)
             checked += 1
     assert checked >= 4
 

@@ -401,7 +401,7 @@ class AgentSearch {
           squares_[i] += v * v;
           ++spent;
         }
-        if (think_.paired) {
+        {  // the values' deviations from their world's mean (spread=paired, and pooled's start)
           double mean = 0.0;
           for (double v : world_values_) mean += v;
           mean /= static_cast<double>(world_values_.size());
@@ -451,21 +451,25 @@ class AgentSearch {
   }
 
   // think's scores: gumbel + logit + confidence * q * weight(visits, spread), q and visits as judged
-  // (less those before the last phase with `fresh`), spread the pooled standard deviation of every
-  // simulated value (at least kSpreadFloor); r.q filled too.
+  // (less those before the last phase with `fresh`), spread the standard deviation of every simulated
+  // value, pooled or paired (search.py SPREADS; at least kSpreadFloor); r.q filled too.
   double scores(Root& r) {
     const size_t k = r.legal.size();
-    double variance = 0.0;
-    int tried = 0;
+    // pooled: each move's squared deviations from its mean over its degrees of freedom, summed over
+    // the moves (a move of one world has none); before any move has two worlds, and when paired,
+    // the values' deviations from their world's mean
+    double deviations = 0.0, freedom = 0.0;
     for (size_t i = 0; i < k; ++i)
-      if (r.visits[i] > 0) {
-        const double mean = totals_[i] / r.visits[i];
-        variance += squares_[i] / r.visits[i] - mean * mean;
-        ++tried;
+      if (r.visits[i] > 1) {
+        deviations += squares_[i] - totals_[i] * totals_[i] / r.visits[i];
+        freedom += r.visits[i] - 1;
       }
-    double spread = std::max(tried ? std::sqrt(std::max(variance / tried, 0.0)) : 0.0, kSpreadFloor);
-    if (think_.paired)
-      spread = degrees_ ? std::max(std::sqrt(within_ / static_cast<double>(degrees_)), kSpreadFloor) : kSpreadFloor;
+    double variance = -1.0;
+    if (!think_.paired && freedom > 0)
+      variance = deviations / freedom;
+    else if (degrees_)
+      variance = within_ / static_cast<double>(degrees_);
+    const double spread = variance < 0 ? kSpreadFloor : std::max(std::sqrt(std::max(variance, 0.0)), kSpreadFloor);
     r.q.resize(k);
     r.score.resize(k);
     for (size_t i = 0; i < k; ++i) {
