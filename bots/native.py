@@ -131,6 +131,7 @@ NATIVE_SEARCH_SETTINGS = (
     "bias",
     "fresh",
     "spread",
+    "chance",
 )
 """The settings of :class:`~tablezoo.bots.search.AgentBot` the native search plays (any values);
 another (``batch`` other than 1) is the Python search's."""
@@ -178,6 +179,7 @@ class NativeAgentBot(AgentBot):
         bias: float = 0.0,
         fresh: float = 0.0,
         spread: str = "pooled",
+        chance: str = "world",
     ) -> None:
         if batch != 1:
             raise ValueError(
@@ -199,6 +201,7 @@ class NativeAgentBot(AgentBot):
             bias=bias,
             fresh=fresh,
             spread=spread,
+            chance=chance,
         )
         if self.simulations < 1:
             raise ValueError("the native search searches: search=N (1 or more) or think=SECONDS")
@@ -218,6 +221,7 @@ class NativeAgentBot(AgentBot):
             bias=bias,
             fresh=fresh,
             spread=spread,
+            chance=chance,
         )
 
     def reset(self, seed: int | None = None) -> None:

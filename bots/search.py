@@ -19,7 +19,10 @@ planning with Gumbel", 2022), from seat ``s`` deciding:
 3. a phase's simulations are **worlds**: each a determinisation of what ``s``
    cannot see (``game.determinize``) and one stream of chance, and every move is
    simulated in the same worlds (the same hidden cards, the same dice: the moves are
-   compared on equal luck);
+   compared on equal luck). With ``chance=turn`` (:data:`CHANCES`) each turn of the game
+   draws its dice from a stream of its own, so the moves' simulations roll the same dice in
+   the same turn even after they part (a move that rolls one die more does not shift the
+   other seat's dice);
 4. a simulation plays the move, then chance by the engine's odds and every other
    seat's move sampled from the network's policy on its own observation (a secret
    choice of ``s`` is in no observation of theirs; ``others="likeliest"``, :data:`OTHERS`:
@@ -193,7 +196,7 @@ import numpy as np
 
 from tablezoo.bots.core import Seat
 from tablezoo.bots.net import PolicyValueNet, masked_softmax, win_share
-from tablezoo.games.core import TERMINAL, ConfigError, Game
+from tablezoo.games.core import CHANCE, TERMINAL, ConfigError, Game
 
 __all__ = [
     "AgentBot",
@@ -449,6 +452,7 @@ def think(
     bias: float = 0.0,
     fresh: float = 0.0,
     spread: str = "pooled",
+    chance: str = "world",
 ) -> Root:
     """A Gumbel root with sequential halving over ``simulations`` simulations from the decision
     ``at``: the move to play and what it found (see the module docstring).
@@ -469,9 +473,12 @@ def think(
     worlds alone (0: each phase has an equal share, and every world a move had counts): the
     worlds that carried a move through the earlier phases, where it was lucky to be kept, do not
     count again for it. ``spread`` (:data:`SPREADS`): the standard deviation a move's standard
-    error is reckoned from. One simulation (or one considered move) plays the network's own move."""
+    error is reckoned from. ``chance`` (:data:`CHANCES`): how a simulation draws chance. One
+    simulation (or one considered move) plays the network's own move."""
     if spread not in SPREADS:
         raise ValueError(f"spread is one of {', '.join(SPREADS)}, not {spread!r}")
+    if chance not in CHANCES:
+        raise ValueError(f"chance is one of {', '.join(CHANCES)}, not {chance!r}")
     paired = spread == "paired"
     game, seat = at.game, at.seat
     guide = as_evaluator(evaluator)
@@ -567,7 +574,15 @@ def think(
             values = []
             for i in candidates:  # every move on the same hidden cards and the same dice
                 walk = _lookahead(
-                    game, seat, game.clone(y), legal[i], horizon, np.random.default_rng(stream), leaf, others
+                    game,
+                    seat,
+                    game.clone(y),
+                    legal[i],
+                    horizon,
+                    np.random.default_rng(stream),
+                    leaf,
+                    others,
+                    chance,
                 )
                 v = _drive(game, guide, walk)
                 values.append(v)
@@ -694,8 +709,50 @@ OTHERS = ("sample", "likeliest")
 * ``likeliest``: the network's likeliest move there, as ``agent`` plays at a table.
 """
 
+CHANCES = ("world", "turn")
+"""How chance is drawn in :func:`think`'s simulations, ``chance=``:
+
+* ``world``: from the world's one stream, in the order it comes (the default). The moves compared
+  roll the same dice only until their simulations part: a move that rolls one die more shifts every
+  later roll of the world, the other seats' turns included;
+* ``turn``: each part of the game (a seat's turn, a cave, a round: the game's
+  :meth:`~tablezoo.games.core.Game.chance_context`) from a stream of its own, drawn from the world's
+  and the part's number. The moves compared roll the same dice in the same turn, whatever
+  happened before it, so what a world does to them alike cancels from their comparison (common
+  random numbers kept in step); each move's own values are drawn as before.
+"""
+
 MAX_PLAYOUT = 10_000
 """The decisions a playout (:data:`LEAVES` ``turn`` and ``end``) plays at most before the head values it."""
+
+
+class _TurnStreams:
+    """Chance by the turn (:data:`CHANCES` ``turn``): each part of the game
+    (:meth:`~tablezoo.games.core.Game.chance_context`, read before every chance outcome and
+    decision) draws from its own generator, seeded by the world's stream and the number of parts
+    begun since the root; the others' sampled moves draw from it too."""
+
+    def __init__(self, game: Game[Any], x: Any, rng: np.random.Generator) -> None:
+        self.base = int(rng.integers(2**63))
+        self.context = game.chance_context(x)
+        self.parts = 0
+        self.rng = np.random.default_rng([self.base, 0])
+
+    def follow(self, game: Game[Any], x: Any) -> None:
+        context = game.chance_context(x)
+        if context != self.context:
+            self.context, self.parts = context, self.parts + 1
+            self.rng = np.random.default_rng([self.base, self.parts])
+
+    def advance(self, game: Game[Any], x: Any) -> int:
+        """``game.advance``, each chance outcome drawn from its part's generator."""
+        self.follow(game, x)
+        mover = game.to_move(x)
+        while mover == CHANCE:
+            game.step_chance(x, self.rng)
+            self.follow(game, x)
+            mover = game.to_move(x)
+        return mover
 
 
 def _lookahead(
@@ -707,18 +764,26 @@ def _lookahead(
     rng: np.random.Generator,
     leaf: str,
     others_move: str = "sample",
+    chance: str = "world",
 ) -> Generator[Request, Evaluation, float]:
     """One simulation of :func:`think`: ``move`` played in the determinised state ``x``, then chance
     by the engine's odds (drawn from ``rng``) and the others' moves sampled from the network's
     policy (or its likeliest, ``others_move``), until the seat is to move again (or ``horizon``
     decisions of the others, or the end);
     the seat's value there, where ``leaf`` (:data:`LEAVES`) trusts the head, or after the network
-    played on to such a place. It yields each evaluation it needs and returns the value."""
+    played on to such a place. ``chance`` (:data:`CHANCES`): ``rng`` draws everything
+    (``world``), or seeds a generator for each part of the game (``turn``). It yields each
+    evaluation it needs and returns the value."""
+    turns = _TurnStreams(game, x, rng) if chance == "turn" else None
     game.apply(x, move, check=False)
     others = 0
     limit = horizon if leaf == "head" else MAX_PLAYOUT  # else the others play until the seat moves
     for _ in range(MAX_PLAYOUT):
-        mover = game.advance(x, rng)
+        if turns is None:
+            mover = game.advance(x, rng)
+        else:
+            mover = turns.advance(game, x)
+            rng = turns.rng
         if mover == TERMINAL:
             return win_share(game, x, seat)
         if mover != seat and others < limit:
@@ -776,6 +841,7 @@ class AgentBot:
         bias: float = 0.0,
         fresh: float = 0.0,
         spread: str = "pooled",
+        chance: str = "world",
     ) -> None:
         if search < 0 or horizon < 0 or c_puct <= 0 or batch < 1:
             raise ValueError("search and horizon are 0 or more, c_puct above 0, batch 1 or more")
@@ -795,6 +861,10 @@ class AgentBot:
             )
         if spread not in SPREADS:
             raise ValueError(f"spread is one of {', '.join(SPREADS)}, not {spread!r}")
+        if chance not in CHANCES:
+            raise ValueError(f"chance is one of {', '.join(CHANCES)}, not {chance!r}")
+        if root == "puct" and chance != "world":
+            raise ValueError("chance (how a simulation draws chance) is the gumbel root's")
         if root == "puct" and spread != "pooled":
             raise ValueError("spread (what a move's standard error is reckoned from) is the gumbel root's")
         if root == "puct" and think:
@@ -821,6 +891,7 @@ class AgentBot:
         self.bias = bias
         self.fresh = fresh
         self.spread = spread
+        self.chance = chance
         self.name = name
         self.rng = np.random.default_rng(seed)
 
@@ -849,6 +920,7 @@ class AgentBot:
             bias=self.bias,
             fresh=self.fresh,
             spread=self.spread,
+            chance=self.chance,
         )
 
     def act(self, seat: Seat) -> int:

@@ -631,6 +631,17 @@ class Game(ABC, Generic[S]):
         """
         return False
 
+    def chance_context(self, state: S) -> int:
+        """The part of the game the chance now due belongs to: the seat whose turn rolls the dice
+        (Heckmeck, To Court the King), the cave whose path is drawn (Diamant), the round dealt
+        (6 nimmt!); 0 where the game has no such parts.
+
+        A search that compares moves on the same worlds draws each part's chance from its own
+        stream (``agent:search=N,chance=turn``), so that the moves compared roll the same dice in
+        the same turn, whatever happened before it: it is read before every chance outcome, from
+        public fields only."""
+        return 0
+
     def describe_outcome(self, state: S, outcome: Any) -> str:
         """A short public text for a chance outcome, for logs and front ends."""
         return str(outcome)

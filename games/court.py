@@ -789,6 +789,10 @@ class Court(Game[CourtState]):
             results=[[0, 0] for _ in range(n)],
         )
 
+    def chance_context(self, state: CourtState) -> int:
+        """The seat to play: its rolls are its turn's chance."""
+        return state.turn
+
     def to_move(self, state: CourtState) -> int:
         phase = state.phase
         if phase in (ROLLING, START):

@@ -256,6 +256,10 @@ class Diamant(Game[DiamantState]):
             last_losses=[0] * n,
         )
 
+    def chance_context(self, state: DiamantState) -> int:
+        """The cave: its path is drawn card by card."""
+        return state.cave
+
     def to_move(self, state: DiamantState) -> int:
         phase = state.phase
         if phase == CHOOSE:

@@ -201,6 +201,10 @@ class Heckmeck(Game[HeckmeckState]):
     def initial_state(self) -> HeckmeckState:
         return HeckmeckState(stacks=[[] for _ in range(self.num_seats)])
 
+    def chance_context(self, state: HeckmeckState) -> int:
+        """The seat whose turn it is: its rolls are its turn's chance."""
+        return state.turn
+
     def to_move(self, state: HeckmeckState) -> int:
         phase = state.phase
         if phase == ROLLING:

@@ -298,6 +298,11 @@ class NativeGame(Game[Any]):
             self._check_state(state)  # raises, naming the state's type
         return self._secret(state) if self._secret is not None else False
 
+    def chance_context(self, state: Any) -> int:
+        # the core's own, as its search reads it (the lockstep tests hold it to the reference's)
+        self._check_state(state)
+        return int(self._native.chance_context(state))
+
     def determinize(self, state: Any, seat: int, rng: np.random.Generator) -> Any:
         return self.from_reference(self.reference.determinize(self.to_reference(state), seat, rng))
 

@@ -324,6 +324,10 @@ class SechsNimmt(Game[SechsNimmtState]):
             self._start_draft(state)
         return state
 
+    def chance_context(self, state: SechsNimmtState) -> int:
+        """The round: its deal."""
+        return state.round
+
     def to_move(self, state: SechsNimmtState) -> int:
         phase = state.phase
         if phase == DEAL:

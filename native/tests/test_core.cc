@@ -537,6 +537,16 @@ void search_known_answers() {
           check(values[compared.choice] >= best - 1e-9, "the search with the paired spread chose a move worth " +
                                                             std::to_string(values[compared.choice]) +
                                                             ", the best is worth " + std::to_string(best));
+          // Chance drawn by the turn (each part of the game its own stream): a best move too.
+          ThinkConfig turn_config = think;
+          turn_config.chance_turn = true;
+          AgentSearch<Heckmeck> by_turn(nullptr, Reading{}, 400, 1.5, 1, turn_config);
+          by_turn.set_oracle(exact);
+          Rng turn_rng = rng;
+          const auto& drawn = by_turn.think(game, s, seat, turn_rng);
+          check(values[drawn.choice] >= best - 1e-9, "the search drawing chance by the turn chose a move worth " +
+                                                         std::to_string(values[drawn.choice]) + ", the best is worth " +
+                                                         std::to_string(best));
         });
       }
       game.apply(s, legal[rng.below(legal.size())]);

@@ -13,6 +13,7 @@ move, a time budget stops it, and it reads nothing its seat cannot see.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 from typing import Any
@@ -20,6 +21,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+import tablezoo.bots.search as search_module
 from tablezoo.bots.core import Seat
 from tablezoo.bots.native import NativeAgentBot
 from tablezoo.bots.net import PolicyValueNet, win_share
@@ -27,7 +29,7 @@ from tablezoo.bots.registry import make_bot, shipped_agent
 from tablezoo.bots.search import CONFIDENCE, SPREADS, THINK_SIMULATIONS, AgentBot, NetworkEvaluator, think
 from tablezoo.games import make
 from tablezoo.games.core import CHANCE, TERMINAL, ConfigError, Game
-from tablezoo.games.heckmeck import worms
+from tablezoo.games.heckmeck import ROLL, worms
 
 
 @pytest.fixture(scope="module")
@@ -250,8 +252,9 @@ def test_think_finds_the_best_move_of_positions_solved_exactly(
             break
         best = max(values.values())
         exact_q = np.array([values[a] for a in at.legal])
-        # as it is, with the last phase judging on worlds of its own, with the paired spread
-        for settings in ({}, {"fresh": 0.5}, {"spread": "paired"}):
+        # as it is, with the last phase judging on worlds of its own, with the paired spread, with
+        # chance drawn by the turn
+        for settings in ({}, {"fresh": 0.5}, {"spread": "paired"}, {"chance": "turn"}):
             root = think(at, oracle, 400, rng, horizon=0, leaf="head", **settings)
             assert values[root.move] >= best - 1e-9, (settings, values, root)
             tried = root.visits > 0
@@ -343,7 +346,6 @@ def test_the_spread_is_that_of_the_values_the_search_ran(monkeypatch: Any, sprea
     degrees of freedom a world of ``m`` moves; ``pooled``, of each value about its move's mean,
     ``n - 1`` degrees of freedom a move of ``n`` worlds (unbiased however few: a move of one world
     adds none, where the mean of each move's own variance took it for certain)."""
-    import tablezoo.bots.search as search_module
 
     game = make("heckmeck", 2, core="python")
     net = shipped_agent(game)
@@ -405,6 +407,80 @@ def test_both_cores_reckon_a_narrower_spread_from_paired_worlds() -> None:
                     root = NativeAgentBot(game, net, 64, seed=j, leaf="end", spread=spread).think(at)
                 else:
                     root = think(at, net, 64, np.random.default_rng(j), leaf="end", spread=spread)
+                spreads.append(implied_spread(root))
+            ratios[core].append(spreads[1] / spreads[0])
+    for core, found_ratios in ratios.items():
+        assert np.median(found_ratios) < 0.95, (core, found_ratios)
+
+
+@pytest.mark.parametrize("core", ["python", "native"])
+def test_chance_by_the_turn_rolls_the_same_dice_in_the_same_turn(core: str) -> None:
+    """``chance=turn``: whatever the searching seat does in its turn (take a tile now, or roll on and
+    bust or claim), the next seat's turn opens on the same roll in every move's simulation of a
+    world; drawn from the world's one stream (``world``), it does not."""
+    game = make("heckmeck", 2, core=core)
+    found = positions(game, lambda x, seat: ROLL in game.legal_actions(x) and x.left >= 3, games=8, seed=4)
+
+    def next_turns_roll(x: Any, move: int, stream: int, chance: str) -> tuple[int, ...]:
+        rolls: list[tuple[int, ...]] = []
+        spy = Spy(game, rolls)
+        walk = search_module._lookahead(
+            spy, x.turn, game.clone(x), move, 2, np.random.default_rng(stream), "end", "likeliest", chance
+        )
+        next(walk)  # every request answered alike: uniform logits, an even value
+        with contextlib.suppress(StopIteration):
+            while not any(turn != x.turn for turn, _ in rolls):  # until the next seat's first roll
+                walk.send((np.zeros(game.num_actions), 0.5))
+        return next(roll for turn, roll in rolls if turn != x.turn)
+
+    same = {"world": 0, "turn": 0}
+    for i, x in enumerate(found[:12]):
+        for chance in same:
+            opening = {next_turns_roll(x, move, 1000 + i, chance) for move in game.legal_actions(x)}
+            same[chance] += len(opening) == 1
+    assert same["turn"] == min(12, len(found)) >= 8
+    assert same["world"] < same["turn"]
+
+
+class Spy:
+    """``game`` recording each roll with the seat whose turn rolls it (every other call passed on)."""
+
+    def __init__(self, game: Game[Any], rolls: list[tuple[int, tuple[int, ...]]]) -> None:
+        self.game, self.rolls = game, rolls
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.game, name)
+
+    def step_chance(self, x: Any, rng: np.random.Generator) -> Any:
+        turn = x.turn
+        outcome = self.game.step_chance(x, rng)
+        self.rolls.append((turn, tuple(np.asarray(outcome).ravel().tolist())))
+        return outcome
+
+    def advance(self, x: Any, rng: np.random.Generator) -> int:
+        while self.game.to_move(x) == CHANCE:
+            self.step_chance(x, rng)
+        return self.game.to_move(x)
+
+
+def test_both_cores_compare_moves_more_sharply_with_chance_by_the_turn() -> None:
+    """The dice of the turns after the seat's own drawn alike for every move (``chance=turn``): what
+    the next turns do to every move alike cancels from their comparison, so in Heckmeck played out
+    the paired spread is narrower than with the world's one stream, in either core."""
+    game = make("heckmeck", 2, core="native")
+    net = shipped_agent(game)
+    found = positions(game, lambda x, seat: len(game.legal_actions(x)) >= 2, games=3, seed=12)[:10]
+    ratios: dict[str, list[float]] = {"python": [], "native": []}
+    for j, x in enumerate(found):
+        at = Seat.of(game, x, game.to_move(x))
+        for core in ratios:
+            spreads = []
+            for chance in ("world", "turn"):
+                settings = {"leaf": "end", "spread": "paired", "others": "likeliest", "chance": chance}
+                if core == "native":
+                    root = NativeAgentBot(game, net, 64, seed=j, **settings).think(at)  # type: ignore[arg-type]
+                else:
+                    root = think(at, net, 64, np.random.default_rng(j), **settings)  # type: ignore[arg-type]
                 spreads.append(implied_spread(root))
             ratios[core].append(spreads[1] / spreads[0])
     for core, found_ratios in ratios.items():
@@ -589,6 +665,8 @@ def test_the_root_reads_nothing_its_seat_cannot_see(core: str) -> None:
         ("bias=2", "bias is a win share, 0 to 1"),
         ("bias=0.1,search=8,root=puct", "bias .a bound on the evidence. is the gumbel root's"),
         ("spread=wide", "spread is one of pooled, paired"),
+        ("chance=dice", "chance is one of world, turn"),
+        ("chance=turn,search=8,root=puct", "chance .how a simulation draws chance. is the gumbel root's"),
         ("fresh=1", "fresh is the share of the simulations the last phase runs, 0 to below 1"),
         (
             "fresh=0.5,search=8,root=puct",

@@ -65,6 +65,7 @@ def assert_same(py: Any, nat: Any, a: Any, b: Any, views: bool) -> None:
         for seat in [None, *seats]:
             assert py.view(a, seat) == nat.view(b, seat)
         assert py.render(a, 0) == nat.render(b, 0)
+    assert py.chance_context(a) == nat.chance_context(b)
     if py.is_terminal(a):
         assert py.winners(a) == nat.winners(b)
         assert py.returns(a) == nat.returns(b)

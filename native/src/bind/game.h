@@ -106,6 +106,8 @@ void bind_game(py::module_& m, const char* name) {
       .def("initial_state", [](const B& b) { return b.box(b.game.initial_state()); })
       .def("to_move", [](const B& b, const Box& s) { return b.game.to_move(b.check(s)); })
       .def("is_terminal", [](const B& b, const Box& s) { return b.game.to_move(b.check(s)) == kTerminal; })
+      .def("chance_context", [](const B& b, const Box& s) { return b.game.chance_context(b.check(s)); },
+           "The part of the game the chance now due belongs to (Game.chance_context), as the search reads it.")
       .def("legal_actions", [](B& b, const Box& box) {
         const State& s = b.check(box);
         ScratchLease moves(b.legal);  // this call's own: making the list may run Python

@@ -228,7 +228,7 @@ py::object bind_search(py::module_& m, const std::string& game_name) {
     cls.def(py::init([](py::object game_object, py::handle net_in, int simulations, double c_puct, int horizon,
                         uint64_t seed, const std::string& root, int considered, double confidence,
                         const std::string& leaf, double seconds, const std::string& others, double bias, double fresh,
-                        const std::string& spread) {
+                        const std::string& spread, const std::string& chance) {
              if (!py::isinstance<Bound<G>>(game_object))
                throw py::type_error("a native " + std::string(py::str(py::type::of<Bound<G>>().attr("__name__"))) +
                                     " game is needed, not " +
@@ -269,6 +269,11 @@ py::object bind_search(py::module_& m, const std::string& game_name) {
              if (spread != "pooled" && spread != "paired")
                throw py::value_error("spread is one of pooled, paired, not " + std::string(py::repr(py::str(spread))));
              think.paired = spread == "paired";
+             if (chance != "world" && chance != "turn")
+               throw py::value_error("chance is one of world, turn, not " + std::string(py::repr(py::str(chance))));
+             if (chance == "turn" && !think.gumbel_root)
+               throw py::value_error("chance (how a simulation draws chance) is the gumbel root's");
+             think.chance_turn = chance == "turn";
              Reading reading;
              if (net->padded()) {
                if (b.pad_size == 0) throw py::value_error("set_padding first: the network reads the padded observation");
@@ -290,7 +295,7 @@ py::object bind_search(py::module_& m, const std::string& game_name) {
            py::arg("seed") = 0, py::kw_only(), py::arg("root") = "gumbel", py::arg("considered") = 16,
            py::arg("confidence") = 0.25, py::arg("leaf") = "turn", py::arg("seconds") = 0.0,
            py::arg("others") = "sample", py::arg("bias") = 0.0, py::arg("fresh") = 0.0,
-           py::arg("spread") = "pooled")
+           py::arg("spread") = "pooled", py::arg("chance") = "world")
         .def("__copy__", [](BP& bp) { return bp.copy(); })
         .def("__deepcopy__", [](BP& bp, py::handle) { return bp.copy(); }, py::arg("memo"))
         .def("reset", [](BP& bp, std::optional<uint64_t> seed) {

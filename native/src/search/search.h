@@ -53,6 +53,21 @@ struct determinizes<G, std::void_t<decltype(std::declval<const G&>().determinize
                            std::declval<const typename G::State&>(), 0, std::declval<Rng&>(),
                            std::declval<typename G::State&>()))>> : std::true_type {};
 
+// The part of the game the chance now due belongs to: G::chance_context (search.py _TurnStreams,
+// Game.chance_context), 0 for a game without parts.
+template <class G, class = void>
+struct has_chance_context : std::false_type {};
+template <class G>
+struct has_chance_context<G, std::void_t<decltype(std::declval<const G&>().chance_context(
+                                 std::declval<const typename G::State&>()))>> : std::true_type {};
+template <class G>
+int chance_context(const G& game, const typename G::State& s) {
+  if constexpr (has_chance_context<G>::value)
+    return game.chance_context(s);
+  else
+    return 0;
+}
+
 // How a network reads a game's plain observation: padded (the entries placed by the game's
 // padding index, the seat count's one-hot entry set, as observe_padded builds it) or as it is.
 struct Reading {
@@ -238,6 +253,7 @@ struct ThinkConfig {
   double bias = 0.0;  // the error of a simulated win share no number of simulations averages away
   double fresh = 0.0;  // the share of the simulations the last phase runs, its two moves judged on them alone
   bool paired = false;  // the spread of the values about their world's mean (search.py SPREADS "paired")
+  bool chance_turn = false;  // each part of the game draws chance from its own stream (search.py CHANCES "turn")
 };
 
 // search.py SETTLED, SPREAD_FLOOR and MAX_PLAYOUT.
@@ -503,15 +519,34 @@ class AgentSearch {
   // search.py _lookahead: move played in x_, then chance and the others (sampled from the
   // network's policy, or its likeliest move) until the seat is to move again, and its value where the leaf trusts the
   // head (the seat's own moves within its turn played by the network's likeliest, for kTurn).
-  double lookahead(const G& game, int seat, int move, int horizon, Rng& rng) {
+  // With chance_turn each part of the game (chance_context, read before every chance outcome and
+  // decision) draws from its own generator, seeded by the world's stream and the parts begun since
+  // the root (search.py _TurnStreams); the others' sampled moves draw from it too.
+  double lookahead(const G& game, int seat, int move, int horizon, Rng& world) {
     State& x = x_;
+    const bool by_part = think_.chance_turn;
+    const uint64_t base = by_part ? world.next_uint64() : 0;
+    int context = by_part ? chance_context(game, x) : 0;
+    uint64_t parts = 0;
+    Rng part(by_part ? part_seed(base, 0) : 0);
+    Rng& rng = by_part ? part : world;
+    auto follow = [&] {
+      if (!by_part) return;
+      const int now = chance_context(game, x);
+      if (now != context) {
+        context = now;
+        part.reseed(part_seed(base, ++parts));
+      }
+    };
     game.apply(x, move);
     int others = 0;
     const int limit = think_.leaf == Leaf::kHead ? horizon : kMaxPlayout;
     for (int step = 0; step < kMaxPlayout; ++step) {
+      follow();
       int mover = game.to_move(x);
       while (mover == kChance) {
         game.apply_chance(x, game.sample_chance(x, rng));
+        follow();
         mover = game.to_move(x);
       }
       if (mover == kTerminal) return win_share(game, x, seat);
@@ -535,6 +570,9 @@ class AgentSearch {
     }
     return evaluate_at(game, x, seat, &kValueOnly);
   }
+
+  // The seed of part `n` of a world whose stream drew `base` (chance_turn).
+  static uint64_t part_seed(uint64_t base, uint64_t n) { return base ^ (0x9E3779B97F4A7C15ULL * (n + 1)); }
 
   // The legal move of moves_ with the highest logit in logits_ (the first of equals).
   int likeliest() const {

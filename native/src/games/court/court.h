@@ -279,6 +279,8 @@ class Court {
 
   State initial_state() const;
   int to_move(const State& s) const;
+  // The part of the game the chance now due belongs to (Game.chance_context): the seat to play: its rolls are its turn's chance.
+  int chance_context(const State& s) const { return s.turn; }
   void legal_actions(const State& s, std::vector<int>& out) const;
   void apply(State& s, int action) const;
 

@@ -212,6 +212,8 @@ class Diamant {
 
   State initial_state() const;
   int to_move(const State& s) const;
+  // The part of the game the chance now due belongs to (Game.chance_context): the cave: its path is drawn card by card.
+  int chance_context(const State& s) const { return s.cave; }
   void legal_actions(const State& s, std::vector<int>& out) const;
   void apply(State& s, int action) const;
   // The go/camp choice is made in secret and revealed together (diamant.py: secret_decision).

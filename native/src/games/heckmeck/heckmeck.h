@@ -98,6 +98,8 @@ class Heckmeck {
 
   State initial_state() const;
   int to_move(const State& s) const;
+  // The part of the game the chance now due belongs to (Game.chance_context): the seat whose turn it is: its rolls are its turn's chance.
+  int chance_context(const State& s) const { return s.turn; }
   // (grill tile, seat to steal from) the kept dice allow now; 0 / -1 for none
   std::pair<int, int> claims(const State& s) const;
   void legal_actions(const State& s, std::vector<int>& out) const;

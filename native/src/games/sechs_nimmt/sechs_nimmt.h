@@ -127,6 +127,8 @@ class SechsNimmt {
 
   State initial_state() const;
   int to_move(const State& s) const;
+  // The part of the game the chance now due belongs to (Game.chance_context): the round: its deal.
+  int chance_context(const State& s) const { return s.round; }
   void legal_actions(const State& s, std::vector<int>& out) const;
   void apply(State& s, int action) const;
   // The card of a trick is chosen face down; the row choice and the draft are public
