@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tablezoo.envs import demo
+from tablezoo.games.native import available
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -348,3 +349,19 @@ def test_search_changes_judges_the_rollouts_best_move_on_other_playouts(tmp_path
     assert f"({len(row['changes'])} sampled) |" in table
     refused = script("search_changes", "--rollouts", "--moves", "1", ok=False)
     assert refused.returncode == 2 and "--moves 2 or more" in refused.stderr
+
+
+@pytest.mark.skipif(not available(), reason="the native core is not built")
+def test_gumbel_targets_measures_how_far_the_loops_target_leans(tmp_path: Path) -> None:
+    out = tmp_path / "targets.json"
+    args = ["--games", "heckmeck", "--simulations", "8", "--considered", "4", "--leaf", "turn"]
+    script("gumbel_targets", *args, "--scales", "0.001", "1", "--decisions", "30", "--out", str(out))
+    near, far = json.loads(out.read_text())["rows"]
+    assert (near["scale"], far["scale"], near["decisions"], far["decisions"]) == (0.001, 1.0, 30, 30)
+    assert 0 <= near["kl"] < 0.01 < far["kl"], "a tiny c_scale keeps the target at the network's policy"
+    assert near["changed"] == 0 and 0 <= far["changed"] <= 1
+    assert near["target_entropy"] == pytest.approx(near["prior_entropy"], abs=0.01)
+    table = script("gumbel_targets", "--out", str(out), "--markdown").stdout
+    assert "| Heckmeck | 2 | 8 (4) | turn, likeliest | 0.001 | 30 | 0.000 |" in table
+    refused = script("gumbel_targets", "--scales", "0", ok=False)
+    assert refused.returncode == 2 and "above 0" in refused.stderr
