@@ -355,13 +355,31 @@ def test_search_changes_judges_the_rollouts_best_move_on_other_playouts(tmp_path
 def test_gumbel_targets_measures_how_far_the_loops_target_leans(tmp_path: Path) -> None:
     out = tmp_path / "targets.json"
     args = ["--games", "heckmeck", "--simulations", "8", "--considered", "4", "--leaf", "turn"]
-    script("gumbel_targets", *args, "--scales", "0.001", "1", "--decisions", "30", "--out", str(out))
-    near, far = json.loads(out.read_text())["rows"]
+    script(
+        "gumbel_targets",
+        *args,
+        "--scales",
+        "0.001",
+        "1",
+        "--confidences",
+        "0.25",
+        "--decisions",
+        "30",
+        "--out",
+        str(out),
+    )
+    near, near_evidence, far, far_evidence = json.loads(out.read_text())["rows"]
+    assert [r["target"] for r in (near, near_evidence, far, far_evidence)] == ["sigma", "evidence"] * 2
     assert (near["scale"], far["scale"], near["decisions"], far["decisions"]) == (0.001, 1.0, 30, 30)
     assert 0 <= near["kl"] < 0.01 < far["kl"], "a tiny c_scale keeps the target at the network's policy"
     assert near["changed"] == 0 and 0 <= far["changed"] <= 1
     assert near["target_entropy"] == pytest.approx(near["prior_entropy"], abs=0.01)
+    assert far_evidence["confidence"] == 0.25 and far_evidence["prior_entropy"] == far["prior_entropy"]
+    assert 0 <= far_evidence["kl"] < far["kl"], (
+        "the evidence weighed by its errors leans less than sigma at 1"
+    )
     table = script("gumbel_targets", "--out", str(out), "--markdown").stdout
-    assert "| Heckmeck | 2 | 8 (4) | turn, likeliest | 0.001 | 30 | 0.000 |" in table
+    assert "| Heckmeck | 2 | 8 (4) | turn, likeliest | 0.001 | sigma | 30 | 0.000 |" in table
+    assert "| Heckmeck | 2 | 8 (4) | turn, likeliest | 1 | evidence, confidence 0.25 | 30 |" in table
     refused = script("gumbel_targets", "--scales", "0", ok=False)
     assert refused.returncode == 2 and "above 0" in refused.stderr

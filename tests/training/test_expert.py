@@ -146,6 +146,62 @@ def test_gumbel_rounds_value_their_simulations_as_the_table_search_does(tmp_path
         ExpertConfig(game="sechs_nimmt", selfplay="gumbel", gumbel_leaf="root")
 
 
+def test_gumbel_rounds_can_teach_the_evidence_as_the_table_search_weighs_it(tmp_path: Path) -> None:
+    config = ExpertConfig(
+        game="heckmeck",
+        out=str(tmp_path),
+        teacher_rounds=1,
+        rounds=2,
+        selfplay="gumbel",
+        considered=2,
+        gumbel_games=2,
+        gumbel_leaf="turn",
+        gumbel_target="evidence",
+        gumbel_confidence=0.5,
+        num_players=[2],
+        eval_bot="random",
+        **(TINY | {"games": 2, "teacher_games": 2}),  # type: ignore[arg-type]
+    )
+    log = [json.loads(line) for line in (run_expert(config) / "log.jsonl").open()]
+    assert log[1]["player"] == "gumbel simulations=4 considered=2 leaf=turn target=evidence(0.5)"
+    assert log[1]["decisions"] > 0 and np.isfinite(log[1]["policy_loss"])
+    with pytest.raises(ConfigError, match="--gumbel-target sets what --selfplay gumbel's games teach"):
+        ExpertConfig(game="heckmeck", gumbel_target="evidence")
+    with pytest.raises(ConfigError, match="--gumbel-target is one of sigma, evidence, not 'visits'"):
+        ExpertConfig(game="heckmeck", selfplay="gumbel", gumbel_target="visits")
+    with pytest.raises(ConfigError, match="--gumbel-confidence"):
+        ExpertConfig(game="heckmeck", selfplay="gumbel", gumbel_confidence=0)
+
+
+def test_the_evidence_policy_moves_each_logit_by_its_moves_standard_errors() -> None:
+    from tablezoo.training.expert.search_selfplay import evidence_policy
+
+    logits = np.log(np.array([[0.5, 0.3, 0.2, 1.0], [0.25, 0.25, 0.25, 0.25], [1, 1, 1, 1]]))
+
+    def network(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return logits[: len(obs)], np.full(len(obs), 0.5)
+
+    samples = {
+        "obs": np.zeros((3, 5), dtype=np.float32),
+        # row 0: three legal moves, the third never simulated; row 1: equal evidence; row 2: chance
+        "mask": np.array([[1, 1, 1, 0], [1, 1, 1, 1], [0, 0, 0, 0]], dtype=np.int8),
+        "visits": np.array([[12, 4, 0, 0], [2, 2, 2, 2], [0, 0, 0, 0]], dtype=np.float32),
+        "q": np.array([[0.75, 0.25, 0.6, 0.0], [0.5, 0.5, 0.5, 0.5], [0, 0, 0, 0]], dtype=np.float32),
+    }
+    policy = evidence_policy(network, samples, confidence=0.25)
+    mean = (12 * 0.75 + 4 * 0.25) / 16  # 0.625
+    spread = np.sqrt(mean * (1 - mean))
+    z = np.log([0.5, 0.3, 0.2]) + 0.25 * (np.array([0.75, 0.25, mean]) - mean) * np.sqrt([12, 4, 0]) / spread
+    expected = np.exp(z - z.max()) / np.exp(z - z.max()).sum()
+    assert policy[0, :3] == pytest.approx(expected, rel=1e-5) and policy[0, 3] == 0
+    assert policy[1] == pytest.approx([0.25] * 4), "no move better than another: the network's policy"
+    assert not policy[2].any(), "a value-only row teaches no move"
+    twice = evidence_policy(network, samples, confidence=0.5)
+    assert twice[0, 0] > policy[0, 0] > 0.5, "more confidence, more weight on the evidence"
+    with pytest.raises(ConfigError, match="confidence is above 0"):
+        evidence_policy(network, samples, confidence=0.0)
+
+
 def test_recorded_games_teach_the_mover_and_value_every_seat() -> None:
     samples = play_one(Recording(ExpertConfig(game="court"), seats=3, player="heuristic", seed=5))
     has_policy = samples.policy.sum(axis=1) > 0

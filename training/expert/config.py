@@ -123,6 +123,14 @@ class ExpertConfig:
     gumbel_scale: float = setting(1.0, above=0)
     """--selfplay gumbel: c_scale of sigma(q) = (50 + most visits) * c_scale * q, how far the improved policy
     leans from the prior to the searched win shares."""
+    gumbel_target: str = setting("sigma", choices=("sigma", "evidence"))
+    """--selfplay gumbel: the policy learnt at a decision: 'sigma', the Gumbel root's improved policy
+    softmax(logit + sigma(completed q)); 'evidence', each simulated move's logit moved by the evidence for
+    it as the table's search weighs it, --gumbel-confidence x (q - mean q) x sqrt(visits) / spread
+    (search_selfplay.evidence_policy)."""
+    gumbel_confidence: float = setting(0.25, above=0)
+    """--selfplay gumbel with --gumbel-target evidence: the logits a standard error of evidence is worth
+    (the table's search's confidence= setting)."""
     gumbel_opponent: str = setting("", metavar="BOT", default_text="none, every seat searched")
     """--selfplay gumbel: a native bot (the game's heuristic or a port: solver, search...) at every seat but
     one of a share of the games (--gumbel-opponent-share); the seat left, drawn each game, is searched and
@@ -264,6 +272,10 @@ class ExpertConfig:
             raise ConfigError(
                 "--gumbel-leaf and --gumbel-others set how --selfplay gumbel's simulations play: "
                 "add --selfplay gumbel"
+            )
+        if self.selfplay != "gumbel" and self.gumbel_target != "sigma":
+            raise ConfigError(
+                "--gumbel-target sets what --selfplay gumbel's games teach: add --selfplay gumbel"
             )
         if not self.gumbel_opponent:
             return

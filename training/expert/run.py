@@ -307,7 +307,7 @@ def generate_gumbel(config: ExpertConfig, net: PolicyValueNet, games: int, seed:
     every decision searched; each finished game's decisions with their improved policies and the
     win shares their movers ended with. Games still running when a seat count has its share are
     left unfinished (they have no outcome yet)."""
-    from tablezoo.training.expert.search_selfplay import SearchSelfPlay
+    from tablezoo.training.expert.search_selfplay import SearchSelfPlay, evidence_policy
 
     rng = np.random.default_rng(seed)
     per_count: dict[int, int] = {}
@@ -334,7 +334,10 @@ def generate_gumbel(config: ExpertConfig, net: PolicyValueNet, games: int, seed:
         taken: list[dict[str, np.ndarray]] = []
         while loop.counts()["episodes"] < wanted:
             taken.append(loop.play(net, 8))
-        rows = {key: np.concatenate([t[key] for t in taken]) for key in ("obs", "mask", "policy", "value")}
+        keys = ("obs", "mask", "policy", "value", "visits", "q")
+        rows = {key: np.concatenate([t[key] for t in taken]) for key in keys}
+        if config.gumbel_target == "evidence":
+            rows["policy"] = evidence_policy(net, rows, config.gumbel_confidence)
         parts.append(
             Samples(
                 rows["obs"].astype(np.uint8),
@@ -470,6 +473,7 @@ def _player(config: ExpertConfig, stage: str, learner: str) -> str:
         how = f"simulations={config.simulations} considered={config.considered}"
         how += "" if config.gumbel_leaf == "head" else f" leaf={config.gumbel_leaf}"
         how += "" if config.gumbel_others == "sample" else f" others={config.gumbel_others}"
+        how += "" if config.gumbel_target == "sigma" else f" target=evidence({config.gumbel_confidence:g})"
         return f"gumbel {how}{against}"
     return f"search={config.simulations}"
 

@@ -237,6 +237,47 @@ class SearchSelfPlay:
         return self._core.state(index)
 
 
+def evidence_policy(
+    net: PolicyValueNet | Evaluate, samples: dict[str, np.ndarray], confidence: float = 0.25
+) -> np.ndarray:
+    """The policy each searched decision of ``samples`` (:meth:`SearchSelfPlay.take`'s ``obs``,
+    ``mask``, ``visits`` and ``q``) teaches when the evidence is weighed as the table's search weighs
+    it (:func:`tablezoo.bots.search.think`), ``(rows, actions)`` float32, 0 off the legal moves.
+
+    A move's logit (``net``'s, on the decision's observation) is moved by ``confidence x (q - mean q)
+    x sqrt(visits) / spread``: ``mean q`` the decision's simulated values' mean, ``spread`` the
+    standard deviation of a win share of that mean, ``sqrt(mean q (1 - mean q))`` (exact where the
+    values are outcomes of 0 or 1, an upper bound where they are win shares between; at least 0.05).
+    A move never simulated keeps its logit. So a move's target gains on the network's policy as its
+    simulations' evidence grows, not by a fixed scale of its q whatever its worlds: a q of one world
+    moves the target as much as one standard error, not as much as twenty. Value-only rows (no
+    legal moves) keep a policy of 0s.
+    """
+    if not 0 < confidence < float("inf"):
+        raise ConfigError(f"confidence is above 0, not {confidence!r}")
+    mask = np.asarray(samples["mask"]).astype(bool)
+    visits = np.where(mask, np.asarray(samples["visits"], dtype=np.float64), 0.0)
+    q = np.asarray(samples["q"], dtype=np.float64)
+    obs = np.asarray(samples["obs"], dtype=np.float32)
+    evaluate = net.forward if isinstance(net, PolicyValueNet) else net
+    logits = (
+        np.concatenate(
+            [np.asarray(evaluate(obs[i : i + 4096])[0], dtype=np.float64) for i in range(0, len(obs), 4096)]
+        )
+        if len(obs)
+        else np.zeros(mask.shape)
+    )
+    total = visits.sum(axis=1, keepdims=True)
+    mean = (visits * q).sum(axis=1, keepdims=True) / np.maximum(total, 1.0)
+    spread = np.sqrt(np.maximum(mean * (1.0 - mean), 0.05**2))
+    evidence = np.where(visits > 0, confidence * (q - mean) * np.sqrt(visits) / spread, 0.0)
+    z = np.where(mask, logits + evidence, -np.inf)
+    top = np.max(z, axis=1, keepdims=True)
+    weights = np.exp(z - np.where(np.isfinite(top), top, 0.0))
+    sums = weights.sum(axis=1, keepdims=True)
+    return np.where(sums > 0, weights / np.where(sums > 0, sums, 1.0), 0.0).astype(np.float32)
+
+
 def numpy_evaluator(net: PolicyValueNet) -> Evaluate:
     """``net``'s batched numpy forward pass as an :data:`Evaluate` (for a network the core's own
     forward pass cannot run, or to compare the two)."""
