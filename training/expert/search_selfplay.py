@@ -248,10 +248,12 @@ def evidence_policy(
     x sqrt(visits) / spread``: ``mean q`` the decision's simulated values' mean, ``spread`` the
     standard deviation of a win share of that mean, ``sqrt(mean q (1 - mean q))`` (exact where the
     values are outcomes of 0 or 1, an upper bound where they are win shares between; at least 0.05).
-    A move never simulated keeps its logit. So a move's target gains on the network's policy as its
-    simulations' evidence grows, not by a fixed scale of its q whatever its worlds: a q of one world
-    moves the target as much as one standard error, not as much as twenty. Value-only rows (no
-    legal moves) keep a policy of 0s.
+    A move never simulated keeps its logit. The table's root ranks its moves by ``logit + confidence
+    x q x sqrt(visits) / spread``; here ``q`` is taken from the decision's mean, so that a move is
+    pushed up or down by how far its evidence says it is better or worse than the others. Its push
+    grows with the square root of its worlds, where the Gumbel target's ``sigma(q)`` scales ``q``
+    alike for a move of one world and one of twenty. Value-only rows (no legal moves) keep a policy
+    of 0s.
     """
     if not 0 < confidence < float("inf"):
         raise ConfigError(f"confidence is above 0, not {confidence!r}")
