@@ -132,6 +132,7 @@ NATIVE_SEARCH_SETTINGS = (
     "fresh",
     "spread",
     "chance",
+    "own",
 )
 """The settings of :class:`~tablezoo.bots.search.AgentBot` the native search plays (any values);
 another (``batch`` other than 1) is the Python search's."""
@@ -140,9 +141,12 @@ another (``batch`` other than 1) is the Python search's."""
 def has_native_search(game: Game[Any], net: PolicyValueNet, settings: Mapping[str, Any]) -> bool:
     """Whether ``AgentBot(net, **settings)`` on ``game`` has a native port: ``game`` runs on the
     native core and determinises there, ``net`` has a value head, it searches (``search`` 1 or
-    more: the network alone is AgentBot's own), and every other setting is one the port plays."""
+    more: the network alone is AgentBot's own), and every other setting is one the port plays (``own``:
+    the network, or a bot the core has a port of)."""
+    own = settings.get("own", "network")
     return (
         bool(getattr(game, "has_native_search", False))
+        and (own == "network" or (isinstance(own, str) and has_native_port(game, own)))
         and net.has_value_head
         and (settings.get("search", 0) >= 1 or settings.get("think", 0) > 0)
         and all(
@@ -180,6 +184,7 @@ class NativeAgentBot(AgentBot):
         fresh: float = 0.0,
         spread: str = "pooled",
         chance: str = "world",
+        own: str = "network",
     ) -> None:
         if batch != 1:
             raise ValueError(
@@ -202,7 +207,9 @@ class NativeAgentBot(AgentBot):
             fresh=fresh,
             spread=spread,
             chance=chance,
+            own="network" if root == "gumbel" else own,  # AgentBot refuses a bot with the puct root
         )
+        self.own = own  # the core's port of that name plays the seat's own moves
         if self.simulations < 1:
             raise ValueError("the native search searches: search=N (1 or more) or think=SECONDS")
         seed = _fresh_seed() if seed is None else seed
@@ -222,6 +229,7 @@ class NativeAgentBot(AgentBot):
             fresh=fresh,
             spread=spread,
             chance=chance,
+            own=own,
         )
 
     def reset(self, seed: int | None = None) -> None:

@@ -184,9 +184,16 @@ def _agent_bot(net: PolicyValueNet, game: Game[Any], name: str, base: str, setti
     """``AgentBot(net)`` with ``settings``: its native port where the game runs on the native core,
     has one, and the settings are ones the port plays (:func:`~tablezoo.bots.native.has_native_search`)."""
     kwargs = _settings(AgentBot, base, settings) if settings else {}
+    own = kwargs.get("own", "network")
+    if own != "network" and own not in game_bots(game.info.name):
+        allowed = ", ".join(["network", *game_bots(game.info.name)])
+        title = game.info.title
+        raise ConfigError(f"bot {base!r}: own is one of {allowed} (the bots of {title}), not {own!r}")
     try:
         if has_native_search(game, net, kwargs):
             return NativeAgentBot(game, net, name=name, **kwargs)
+        if own != "network":
+            kwargs["own"] = make_bot(own, game)  # the seat's own moves in a simulation: that bot's
         return AgentBot(net, name=name, **kwargs)
     except ValueError as err:
         raise ConfigError(f"bot {base!r}: {err}") from None

@@ -30,7 +30,8 @@ planning with Gumbel", 2022), from seat ``s`` deciding:
    its value is ``s``'s win share there, by the network's head where ``leaf``
    (:data:`LEAVES`) trusts it, else after the network played on: ``turn`` (the
    default) values the start of ``s``'s next turn, ``s``'s own moves within its
-   turn played by the network's likeliest; ``head`` the first next decision;
+   turn played by the network's likeliest (``own=BOT``: by that bot of the game, such
+   as Heckmeck's exact turn ``solver``); ``head`` the first next decision;
    ``end`` the game's end;
 5. a move's score is ``logit + confidence · q · sqrt(visits) / spread``, ``q`` its
    mean simulated win share and ``spread`` their pooled standard deviation (``spread=paired``,
@@ -194,7 +195,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from tablezoo.bots.core import Seat
+from tablezoo.bots.core import Bot, Seat
 from tablezoo.bots.net import PolicyValueNet, masked_softmax, win_share
 from tablezoo.games.core import CHANCE, TERMINAL, ConfigError, Game
 
@@ -453,6 +454,7 @@ def think(
     fresh: float = 0.0,
     spread: str = "pooled",
     chance: str = "world",
+    own: Bot | None = None,
 ) -> Root:
     """A Gumbel root with sequential halving over ``simulations`` simulations from the decision
     ``at``: the move to play and what it found (see the module docstring).
@@ -473,8 +475,10 @@ def think(
     worlds alone (0: each phase has an equal share, and every world a move had counts): the
     worlds that carried a move through the earlier phases, where it was lucky to be kept, do not
     count again for it. ``spread`` (:data:`SPREADS`): the standard deviation a move's standard
-    error is reckoned from. ``chance`` (:data:`CHANCES`): how a simulation draws chance. One
-    simulation (or one considered move) plays the network's own move."""
+    error is reckoned from. ``chance`` (:data:`CHANCES`): how a simulation draws chance. ``own``: a
+    bot that plays the seat's own moves in a simulation after the root's (None: the network's
+    likeliest), on the simulation's state. One simulation (or one considered move) plays the
+    network's own move."""
     if spread not in SPREADS:
         raise ValueError(f"spread is one of {', '.join(SPREADS)}, not {spread!r}")
     if chance not in CHANCES:
@@ -583,6 +587,7 @@ def think(
                     leaf,
                     others,
                     chance,
+                    own,
                 )
                 v = _drive(game, guide, walk)
                 values.append(v)
@@ -765,6 +770,7 @@ def _lookahead(
     leaf: str,
     others_move: str = "sample",
     chance: str = "world",
+    own: Bot | None = None,
 ) -> Generator[Request, Evaluation, float]:
     """One simulation of :func:`think`: ``move`` played in the determinised state ``x``, then chance
     by the engine's odds (drawn from ``rng``) and the others' moves sampled from the network's
@@ -772,8 +778,10 @@ def _lookahead(
     decisions of the others, or the end);
     the seat's value there, where ``leaf`` (:data:`LEAVES`) trusts the head, or after the network
     played on to such a place. ``chance`` (:data:`CHANCES`): ``rng`` draws everything
-    (``world``), or seeds a generator for each part of the game (``turn``). It yields each
-    evaluation it needs and returns the value."""
+    (``world``), or seeds a generator for each part of the game (``turn``). ``own``: the bot that
+    plays the seat's own moves before the leaf (None: the network's likeliest; a bot draws from its
+    own generator, so the simulation's chance is drawn as without it). It yields each evaluation it
+    needs and returns the value."""
     turns = _TurnStreams(game, x, rng) if chance == "turn" else None
     game.apply(x, move, check=False)
     others = 0
@@ -796,10 +804,15 @@ def _lookahead(
             game.apply(x, moves[chosen], check=False)
             others += 1
             continue
-        logits, v = yield (x, seat, game.observe(x, seat))
         if mover != seat or leaf == "head" or (leaf == "turn" and others):
+            _, v = yield (x, seat, game.observe(x, seat))
             return v
-        # the seat's own move within its turn (or anywhere, for "end"): its likeliest, and on
+        # the seat's own move within its turn (or anywhere, for "end"): the own bot's, else the
+        # network's likeliest, and on
+        if own is not None:
+            game.apply(x, own.act(Seat(game, x, seat)), check=False)
+            continue
+        logits, _ = yield (x, seat, game.observe(x, seat))
         moves = game.legal_actions(x)
         game.apply(x, moves[int(np.argmax(np.asarray(logits)[moves]))], check=False)
     _, v = yield (x, seat, game.observe(x, seat))
@@ -842,6 +855,7 @@ class AgentBot:
         fresh: float = 0.0,
         spread: str = "pooled",
         chance: str = "world",
+        own: str | Bot = "network",
     ) -> None:
         if search < 0 or horizon < 0 or c_puct <= 0 or batch < 1:
             raise ValueError("search and horizon are 0 or more, c_puct above 0, batch 1 or more")
@@ -875,6 +889,12 @@ class AgentBot:
             raise ValueError("fresh (the halving's last phase on worlds of its own) is the gumbel root's")
         if batch != 1 and root != "puct":
             raise ValueError("batch (simulations side by side) is the puct root's: add root=puct")
+        if root == "puct" and own != "network":
+            raise ValueError("own (the seat's own moves in a simulation) is the gumbel root's")
+        if isinstance(own, str) and own != "network":
+            raise ValueError(
+                f"own is network or a bot (the registry makes one by name: agent:own=NAME), not {own!r}"
+            )
         self.net = evaluator if isinstance(evaluator, PolicyValueNet) else None
         """The network, where the bot plays one (None for another evaluator)."""
         self.evaluator = as_evaluator(evaluator)
@@ -892,11 +912,17 @@ class AgentBot:
         self.fresh = fresh
         self.spread = spread
         self.chance = chance
+        self.own_bot = None if isinstance(own, str) else own
+        """The bot playing the seat's own moves in the root's simulations (None: the network's likeliest)."""
+        self.own = own if isinstance(own, str) else own.name
+        """Its name (``network``: the network's likeliest)."""
         self.name = name
         self.rng = np.random.default_rng(seed)
 
     def reset(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
+        if self.own_bot is not None:
+            self.own_bot.reset(seed)
 
     def think(self, seat: Seat, gumbel: float = 0.0) -> Root:
         """The Gumbel root :func:`think` searches from ``seat`` with this bot's settings: the move it
@@ -921,6 +947,7 @@ class AgentBot:
             fresh=self.fresh,
             spread=self.spread,
             chance=self.chance,
+            own=self.own_bot,
         )
 
     def act(self, seat: Seat) -> int:

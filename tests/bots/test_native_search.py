@@ -294,6 +294,12 @@ def test_the_native_search_refuses_what_it_cannot_search() -> None:
     ]:
         with pytest.raises(ValueError, match=message):
             game.native_search(net, *settings)
+    with pytest.raises(ValueError, match=r"own is one of network, heuristic, solver \(the core's bots"):
+        game.native_search(net, 4, own="search")
+    with pytest.raises(ValueError, match=r"own \(the seat's own moves in a simulation\) is the gumbel"):
+        game.native_search(net, 4, own="solver", root="puct")
+    with pytest.raises(TypeError):
+        game.native_search(net, 4, own=3)
     with pytest.raises(ValueError, match="reads observations of 175 entries"):
         make("court", 3, core="native").native_search(net, 4)
     policy = native_net(plain_policy(make("heckmeck", 3)))

@@ -666,6 +666,8 @@ def test_the_root_reads_nothing_its_seat_cannot_see(core: str) -> None:
         ("bias=0.1,search=8,root=puct", "bias .a bound on the evidence. is the gumbel root's"),
         ("spread=wide", "spread is one of pooled, paired"),
         ("chance=dice", "chance is one of world, turn"),
+        ("own=agent", "own is one of network, random, heuristic, solver .the bots of Heckmeck."),
+        ("own=solver,search=8,root=puct", "own .the seat's own moves in a simulation. is the gumbel root's"),
         ("chance=turn,search=8,root=puct", "chance .how a simulation draws chance. is the gumbel root's"),
         ("fresh=1", "fresh is the share of the simulations the last phase runs, 0 to below 1"),
         (
@@ -733,3 +735,67 @@ def test_both_cores_take_the_others_setting() -> None:
         assert isinstance(bot, NativeAgentBot) == (core == "native")
         x = positions(game, lambda x, seat, g=game: len(g.legal_actions(x)) >= 2, games=1, seed=5)[0]
         assert bot.act(Seat.of(game, x, game.to_move(x))) in game.legal_actions(x)
+
+
+def test_the_own_bot_plays_the_seats_moves_within_its_turn() -> None:
+    """``own=BOT``: in the root's simulations the seat's own moves after the root's, up to the leaf,
+    are that bot's, on the simulation's state; the network is asked about the seat only at a leaf
+    (with ``leaf=turn``, the start of its next turn), and never plays the seat's moves."""
+    game = make("heckmeck", 2, core="python")
+    net = shipped_agent(game)
+    solver = make_bot("solver", game)
+    asked: list[tuple[int, int, int]] = []  # (seat to move, whose turn, dice left) at each own move
+
+    class Own:
+        name = "spy"
+
+        def reset(self, seed: int | None = None) -> None:
+            pass
+
+        def act(self, at: Seat) -> int:
+            x = at.public_state()
+            asked.append((game.to_move(x), x.turn, x.left))
+            return solver.act(at)
+
+    leaves: list[tuple[int, int]] = []  # (dice left, kept faces) where the network valued the seat
+
+    class Leaves(NetworkEvaluator):
+        def evaluate_batch(self, game: Game[Any], requests: Any) -> Any:
+            for x, asked_seat, observation in requests:
+                if observation is not None and asked_seat == seat:
+                    leaves.append((x.left, int(sum(x.kept))))
+            return super().evaluate_batch(game, requests)
+
+    found = positions(game, lambda x, s: x.left <= 5 and game.to_move(x) == s, games=6, seed=4)
+    x = next(y for y in found if ROLL in game.legal_actions(y))
+    seat = game.to_move(x)
+    at = Seat.of(game, x, seat)
+    root = think(at, Leaves(net), 64, np.random.default_rng(1), others="likeliest", own=Own())
+    assert root.simulations == 64 and asked, "the seat had moves of its own to play in its turn"
+    assert all(mover == turn == seat for mover, turn, _ in asked)
+    # the root's own evaluation, then the leaves: each at the start of a turn of the seat (eight
+    # dice, none kept), or the game's end
+    assert all(left == 8 and kept == 0 for left, kept in leaves[1:]), leaves[:10]
+
+
+def test_the_core_search_plays_the_seats_own_moves_by_the_bot() -> None:
+    """``agent:search=N,own=BOT`` reaches the core's search, whose simulations then play the seat's
+    own moves by the core's port of that bot, drawing chance as without it: on the same seed the
+    moves' values are the network's own where the bot plays the rest of the turn as the network
+    does, and differ where it does not (the greedy heuristic stops and keeps otherwise)."""
+    game = make("heckmeck", 2, core="native")
+    net = shipped_agent(game)
+    bot = make_bot("agent:search=8,others=likeliest,own=solver", game)
+    assert isinstance(bot, NativeAgentBot) and bot.own == "solver"
+    found = positions(game, lambda x, s: 3 <= x.left <= 6, games=8, seed=9)[:10]
+    differ = 0
+    for j, x in enumerate(found):
+        at = Seat.of(game, x, game.to_move(x))
+        roots = {
+            own: NativeAgentBot(game, net, 64, seed=j, others="likeliest", own=own).think(at)
+            for own in ("network", "heuristic")
+        }
+        assert roots["network"].simulations == roots["heuristic"].simulations == 64
+        assert np.array_equal(roots["network"].visits > 0, roots["heuristic"].visits > 0)
+        differ += not np.allclose(roots["network"].q, roots["heuristic"].q)
+    assert differ >= len(found) // 2, differ

@@ -182,6 +182,30 @@ inline bool others_likeliest_named(const std::string& others) {
   return others == "likeliest";
 }
 
+// The seat's own moves in the search's simulations by name (search.py think's `own`): empty for
+// "network" (its likeliest), else the game's native port of that name (ports.h PortsOf), a copy
+// of it with a generator of its own seeded with `seed`, kept in the search (a copied search
+// copies it); another name is refused, naming those the core has.
+template <class G, class P>
+void own_port(const std::string& own, uint64_t seed, typename AgentSearch<G>::Own& found, std::string& names) {
+  names += std::string(", ") + P::name;
+  if (!found && own == P::name)
+    found = [port = P{}, rng = Rng(seed)](const G& game, const typename G::State& x, int seat) mutable {
+      return port.act(game, x, seat, rng);
+    };
+}
+
+template <class G, class... P>
+typename AgentSearch<G>::Own own_named(const std::string& own, uint64_t seed, std::tuple<P...>*) {
+  typename AgentSearch<G>::Own found;
+  std::string names = "network";
+  (own_port<G, P>(own, seed, found, names), ...);
+  if (own != "network" && !found)
+    throw py::value_error("own is one of " + names + " (the core's bots of this game), not " +
+                          std::string(py::repr(py::str(own))));
+  return found;
+}
+
 // The native network as the Python class tablezoo.games._native.PolicyValueNet (built by
 // tablezoo.bots.native.native_net from a tablezoo.bots.net.PolicyValueNet).
 inline void bind_net(py::module_& m) {
@@ -228,7 +252,7 @@ py::object bind_search(py::module_& m, const std::string& game_name) {
     cls.def(py::init([](py::object game_object, py::handle net_in, int simulations, double c_puct, int horizon,
                         uint64_t seed, const std::string& root, int considered, double confidence,
                         const std::string& leaf, double seconds, const std::string& others, double bias, double fresh,
-                        const std::string& spread, const std::string& chance) {
+                        const std::string& spread, const std::string& chance, const std::string& own) {
              if (!py::isinstance<Bound<G>>(game_object))
                throw py::type_error("a native " + std::string(py::str(py::type::of<Bound<G>>().attr("__name__"))) +
                                     " game is needed, not " +
@@ -274,6 +298,9 @@ py::object bind_search(py::module_& m, const std::string& game_name) {
              if (chance == "turn" && !think.gumbel_root)
                throw py::value_error("chance (how a simulation draws chance) is the gumbel root's");
              think.chance_turn = chance == "turn";
+             auto own_move = own_named<G>(own, seed ^ 0x6F776EULL, static_cast<PortsOf<G>*>(nullptr));
+             if (own_move && !think.gumbel_root)
+               throw py::value_error("own (the seat's own moves in a simulation) is the gumbel root's");
              Reading reading;
              if (net->padded()) {
                if (b.pad_size == 0) throw py::value_error("set_padding first: the network reads the padded observation");
@@ -287,15 +314,15 @@ py::object bind_search(py::module_& m, const std::string& game_name) {
                                      " entries and gives " + std::to_string(net->num_actions()) + " logits; this game's " +
                                      (net->padded() ? "padded " : "") + "observation has " + std::to_string(size) +
                                      " entries and " + std::to_string(b.game.num_actions()) + " actions");
-             return BP{game_object,
-                       AgentSearch<G>(std::move(net), std::move(reading), simulations, c_puct, horizon, think),
-                       Rng(seed), {}};
+             AgentSearch<G> search(std::move(net), std::move(reading), simulations, c_puct, horizon, think);
+             search.set_own(std::move(own_move));
+             return BP{game_object, std::move(search), Rng(seed), {}};
            }),
            py::arg("game"), py::arg("net"), py::arg("simulations"), py::arg("c_puct") = 1.5, py::arg("horizon") = 0,
            py::arg("seed") = 0, py::kw_only(), py::arg("root") = "gumbel", py::arg("considered") = 16,
            py::arg("confidence") = 0.25, py::arg("leaf") = "turn", py::arg("seconds") = 0.0,
            py::arg("others") = "sample", py::arg("bias") = 0.0, py::arg("fresh") = 0.0,
-           py::arg("spread") = "pooled", py::arg("chance") = "world")
+           py::arg("spread") = "pooled", py::arg("chance") = "world", py::arg("own") = "network")
         .def("__copy__", [](BP& bp) { return bp.copy(); })
         .def("__deepcopy__", [](BP& bp, py::handle) { return bp.copy(); }, py::arg("memo"))
         .def("reset", [](BP& bp, std::optional<uint64_t> seed) {

@@ -314,8 +314,14 @@ class AgentSearch {
       : net_(std::move(net)), reading_(std::move(reading)), simulations_(simulations), c_puct_(c_puct), horizon_(horizon),
         think_(think) {}
 
+  // The seat's own moves in a simulation after the root's (search.py think's `own`): a bot of the
+  // game, given the state and the seat to move (it keeps its own generator, so the worlds' chance
+  // is drawn as without it); empty: the network's likeliest.
+  using Own = std::function<int(const G&, const State&, int seat)>;
+
   void reset() {}
   void set_oracle(Oracle oracle) { oracle_ = std::move(oracle); }
+  void set_own(Own own) { own_ = std::move(own); }
   const ThinkConfig& think_config() const { return think_; }
 
   // AgentBot.act: the Gumbel root's choice, or (the PUCT root) the move visited most, ties to
@@ -518,7 +524,8 @@ class AgentSearch {
 
   // search.py _lookahead: move played in x_, then chance and the others (sampled from the
   // network's policy, or its likeliest move) until the seat is to move again, and its value where the leaf trusts the
-  // head (the seat's own moves within its turn played by the network's likeliest, for kTurn).
+  // head (the seat's own moves within its turn played by the network's likeliest, for kTurn, or
+  // by own_ where it is set).
   // With chance_turn each part of the game (chance_context, read before every chance outcome and
   // decision) draws from its own generator, seeded by the world's stream and the parts begun since
   // the root (search.py _TurnStreams); the others' sampled moves draw from it too.
@@ -565,6 +572,10 @@ class AgentSearch {
       }
       if (mover != seat || think_.leaf == Leaf::kHead || (think_.leaf == Leaf::kTurn && others))
         return evaluate_at(game, x, seat, &kValueOnly);  // a leaf: its value, no logits
+      if (own_) {
+        game.apply(x, own_(game, x, seat));
+        continue;
+      }
       evaluate_at(game, x, seat, &moves_);
       game.apply(x, likeliest());
     }
@@ -712,6 +723,7 @@ class AgentSearch {
   int horizon_;
   ThinkConfig think_;
   Oracle oracle_;
+  Own own_;
   Root root_;
   std::vector<double> noise_, totals_, squares_, base_visits_, base_totals_, world_values_;
   double within_ = 0.0;
