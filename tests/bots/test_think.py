@@ -799,3 +799,22 @@ def test_the_core_search_plays_the_seats_own_moves_by_the_bot() -> None:
         assert np.array_equal(roots["network"].visits > 0, roots["heuristic"].visits > 0)
         differ += not np.allclose(roots["network"].q, roots["heuristic"].q)
     assert differ >= len(found) // 2, differ
+
+
+def test_the_core_searchs_own_bot_is_reseeded_with_the_search() -> None:
+    """A randomised own bot (To Court the King's heuristic rolls out its stopping choices) draws from
+    a generator of its own, reseeded with the search's: the same seed, the same root, whatever the
+    search did before."""
+    game = make("court", 2, core="native")
+    bot = make_bot("agent:search=32,others=likeliest,confidence=1,own=heuristic", game)
+    assert isinstance(bot, NativeAgentBot) and bot.own == "heuristic"
+    found = positions(game, lambda x, s: len(game.legal_actions(x)) > 2, games=2, seed=8)[:4]
+    for x in found:
+        at = Seat.of(game, x, game.to_move(x))
+        bot.reset(seed=5)
+        first = bot.think(at)
+        bot.think(at)  # the generators move on
+        bot.reset(seed=5)
+        again = bot.think(at)
+        np.testing.assert_array_equal(first.q, again.q)
+        assert first.choice == again.choice

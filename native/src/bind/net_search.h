@@ -184,22 +184,22 @@ inline bool others_likeliest_named(const std::string& others) {
 
 // The seat's own moves in the search's simulations by name (search.py think's `own`): empty for
 // "network" (its likeliest), else the game's native port of that name (ports.h PortsOf), a copy
-// of it with a generator of its own seeded with `seed`, kept in the search (a copied search
-// copies it); another name is refused, naming those the core has.
+// of it kept in the search (a copied search copies it); another name is refused, naming those
+// the core has.
 template <class G, class P>
-void own_port(const std::string& own, uint64_t seed, typename AgentSearch<G>::Own& found, std::string& names) {
+void own_port(const std::string& own, typename AgentSearch<G>::Own& found, std::string& names) {
   names += std::string(", ") + P::name;
   if (!found && own == P::name)
-    found = [port = P{}, rng = Rng(seed)](const G& game, const typename G::State& x, int seat) mutable {
+    found = [port = P{}](const G& game, const typename G::State& x, int seat, Rng& rng) mutable {
       return port.act(game, x, seat, rng);
     };
 }
 
 template <class G, class... P>
-typename AgentSearch<G>::Own own_named(const std::string& own, uint64_t seed, std::tuple<P...>*) {
+typename AgentSearch<G>::Own own_named(const std::string& own, std::tuple<P...>*) {
   typename AgentSearch<G>::Own found;
   std::string names = "network";
-  (own_port<G, P>(own, seed, found, names), ...);
+  (own_port<G, P>(own, found, names), ...);
   if (own != "network" && !found)
     throw py::value_error("own is one of " + names + " (the core's bots of this game), not " +
                           std::string(py::repr(py::str(own))));
@@ -298,7 +298,7 @@ py::object bind_search(py::module_& m, const std::string& game_name) {
              if (chance == "turn" && !think.gumbel_root)
                throw py::value_error("chance (how a simulation draws chance) is the gumbel root's");
              think.chance_turn = chance == "turn";
-             auto own_move = own_named<G>(own, seed ^ 0x6F776EULL, static_cast<PortsOf<G>*>(nullptr));
+             auto own_move = own_named<G>(own, static_cast<PortsOf<G>*>(nullptr));
              if (own_move && !think.gumbel_root)
                throw py::value_error("own (the seat's own moves in a simulation) is the gumbel root's");
              Reading reading;
@@ -316,6 +316,7 @@ py::object bind_search(py::module_& m, const std::string& game_name) {
                                      " entries and " + std::to_string(b.game.num_actions()) + " actions");
              AgentSearch<G> search(std::move(net), std::move(reading), simulations, c_puct, horizon, think);
              search.set_own(std::move(own_move));
+             search.reseed_own(seed);
              return BP{game_object, std::move(search), Rng(seed), {}};
            }),
            py::arg("game"), py::arg("net"), py::arg("simulations"), py::arg("c_puct") = 1.5, py::arg("horizon") = 0,
@@ -328,7 +329,10 @@ py::object bind_search(py::module_& m, const std::string& game_name) {
         .def("reset", [](BP& bp, std::optional<uint64_t> seed) {
           auto held = bp.hold();
           bp.port.reset();
-          if (seed) bp.rng.reseed(*seed);
+          if (seed) {
+            bp.rng.reseed(*seed);
+            bp.port.reseed_own(*seed);
+          }
         }, py::arg("seed") = py::none(), "A new game (and reseed the search's randomness, given a seed).")
         .def("act", [](BP& bp, py::handle state) {
           return bp.think(state, [&](const G& game, const auto& s, int seat) { return bp.port.act(game, s, seat, bp.rng); });

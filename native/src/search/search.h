@@ -315,13 +315,15 @@ class AgentSearch {
         think_(think) {}
 
   // The seat's own moves in a simulation after the root's (search.py think's `own`): a bot of the
-  // game, given the state and the seat to move (it keeps its own generator, so the worlds' chance
-  // is drawn as without it); empty: the network's likeliest.
-  using Own = std::function<int(const G&, const State&, int seat)>;
+  // game, given the state, the seat to move and a generator of its own (own_rng_, so the worlds'
+  // chance is drawn as without it); empty: the network's likeliest.
+  using Own = std::function<int(const G&, const State&, int seat, Rng&)>;
 
   void reset() {}
   void set_oracle(Oracle oracle) { oracle_ = std::move(oracle); }
   void set_own(Own own) { own_ = std::move(own); }
+  // A new seed for the own bot's generator (the search's own is reseeded beside it).
+  void reseed_own(uint64_t seed) { own_rng_.reseed(seed ^ kOwnSalt); }
   const ThinkConfig& think_config() const { return think_; }
 
   // AgentBot.act: the Gumbel root's choice, or (the PUCT root) the move visited most, ties to
@@ -573,7 +575,7 @@ class AgentSearch {
       if (mover != seat || think_.leaf == Leaf::kHead || (think_.leaf == Leaf::kTurn && others))
         return evaluate_at(game, x, seat, &kValueOnly);  // a leaf: its value, no logits
       if (own_) {
-        game.apply(x, own_(game, x, seat));
+        game.apply(x, own_(game, x, seat, own_rng_));
         continue;
       }
       evaluate_at(game, x, seat, &moves_);
@@ -723,7 +725,9 @@ class AgentSearch {
   int horizon_;
   ThinkConfig think_;
   Oracle oracle_;
+  static constexpr uint64_t kOwnSalt = 0x6F776EULL;  // the own bot's seed, apart from the search's
   Own own_;
+  Rng own_rng_;
   Root root_;
   std::vector<double> noise_, totals_, squares_, base_visits_, base_totals_, world_values_;
   double within_ = 0.0;
