@@ -250,6 +250,26 @@ def test_turn_values_pairs_the_exact_turn_with_the_network(tmp_path: Path) -> No
     assert row["paired_gain"] == pytest.approx(row["turn_solver_win_share"] - row["agent_win_share"])
 
 
+@pytest.mark.skipif(not available(), reason="the native core is not built")
+def test_solver_regret_scores_the_networks_moves_and_a_searchers_by_the_solver(tmp_path: Path) -> None:
+    out = tmp_path / "regret.json"
+    script("solver_regret", "--games-played", "2", "--searcher", "agent:search=1", "--out", str(out))
+    (row,) = json.loads(out.read_text())["rows"]
+    kinds = row["by_kind"]
+    assert row["decisions"] == kinds["keep"]["decisions"] + kinds["roll or stop"]["decisions"] > 0
+    assert (
+        row["mean_regret"] >= 0
+        and 0 <= row["share_above_0.3"] <= row["share_above_0.1"] <= row["share_above_0.0"]
+    )
+    assert row["regret_per_seat_and_game"] == pytest.approx(
+        row["mean_regret"] * row["decisions"] / 4, abs=1e-3
+    )
+    # one simulation is the network alone: asked on the same positions, it changes nothing
+    searched = row["searcher"]
+    assert searched["decisions"] == row["decisions"] and searched["changed_in_value"] == 0
+    assert searched["worms_a_decision"] == 0 and searched["worms_a_change"] is None
+
+
 def test_diamant_models_joins_its_parts_and_pairs_each_model_with_the_network_alone(tmp_path: Path) -> None:
     out = tmp_path / "models.json"
     common = ["--seats", "3", "--simulations", "4", "--models", "network", "earlier", "--out", str(out)]
