@@ -213,7 +213,9 @@ def generic(searcher: str, budget: Budget) -> str:
 
 
 def key(row: dict[str, Any]) -> tuple[Any, ...]:
-    return row["game"], row["seats"], row["opponent"], row["searcher"], row["games"]
+    """What makes a row: its game, seats, opponent, searcher, games and seed (another seed's games
+    are other games)."""
+    return row["game"], row["seats"], row["opponent"], row["searcher"], row["games"], row["seed"]
 
 
 def paired_gain(
@@ -226,13 +228,15 @@ def paired_gain(
     the same deals and dice, so only games where the search changed a move differ: a much narrower
     interval than two rows' own. ``against``: the gain over that searcher's row instead (another
     setting at the same budget, say). Of several rows of the baseline (a row of 100 games and one
-    of 400), the longest is taken. None where either row has no per-game credits."""
+    of 400), the longest is taken; a row of one simulation advised by a bot (``advice=``) plays the
+    advised prior, not the network alone. None where either row has no per-game credits."""
     agent = row["searcher"].split(":")[0]
 
     def baseline(base: dict[str, Any]) -> bool:
         same = all(base[k] == row[k] for k in ("game", "seats", "opponent", "seed"))
         if against is None:
-            return same and budget_of(base) == ("N", 1) and base["searcher"].split(":")[0] == agent
+            alone = budget_of(base) == ("N", 1) and "advice=" not in base["searcher"]
+            return same and alone and base["searcher"].split(":")[0] == agent
         return same and base["searcher"] == against and base is not row
 
     # the longest of the baseline's rows (a row of more games holds a shorter one's games)
@@ -260,16 +264,16 @@ def falls_at(line: dict[Budget, dict[str, Any]]) -> list[Budget]:
 
 
 def markdown(rows: list[dict[str, Any]], against: str | None = None) -> str:
-    """A table of ``rows``: one line per game, seats, opponent and searcher settings, a column per budget;
-    a cell's gain is over the network alone, or over the row of the searcher ``against``."""
+    """A table of ``rows``: one line per game, seats, opponent, searcher settings and seed, a column
+    per budget; a cell's gain is over the network alone, or over the row of the searcher ``against``."""
     budgets = sorted({budget_of(r) for r in rows})
-    lines: dict[tuple[str, int, str, str], dict[Budget, dict[str, Any]]] = {}
+    lines: dict[tuple[str, int, str, str, int], dict[Budget, dict[str, Any]]] = {}
     for r in rows:
         settings = generic(r["searcher"], budget_of(r))
-        lines.setdefault((r["game"], r["seats"], r["opponent"], settings), {})[budget_of(r)] = r
-    head = "| game | seats | against | searcher | " + " | ".join(map(label, budgets)) + " | curve |"
-    out = [head, "|" + " --- |" * (5 + len(budgets))]
-    for (game_name, seats, opponent, settings), found in sorted(lines.items()):
+        lines.setdefault((r["game"], r["seats"], r["opponent"], settings, r["seed"]), {})[budget_of(r)] = r
+    head = "| game | seats | against | searcher | seed | " + " | ".join(map(label, budgets)) + " | curve |"
+    out = [head, "|" + " --- |" * (6 + len(budgets))]
+    for (game_name, seats, opponent, settings, seed), found in sorted(lines.items()):
         cells = []
         for n in budgets:
             if n not in found:
@@ -278,7 +282,8 @@ def markdown(rows: list[dict[str, Any]], against: str | None = None) -> str:
                 r = found[n]
                 low, high = r["win_share_95ci"]
                 cell = f"{r['win_share']:.3f} [{low:.3f}, {high:.3f}] {r['ms_per_move']:.1f} ms, {r['games']}"
-                gain = paired_gain(r, rows, against) if against or n != ("N", 1) else None
+                alone = n == ("N", 1) and "advice=" not in r["searcher"]  # the baseline itself
+                gain = paired_gain(r, rows, against) if against or not alone else None
                 if gain is not None:
                     over = f" over `{against}`" if against else ""
                     cell += f"; gain{over} {gain[0]:+.3f} [{gain[1]:+.3f}, {gain[2]:+.3f}]"
@@ -288,7 +293,7 @@ def markdown(rows: list[dict[str, Any]], against: str | None = None) -> str:
         curve = "rises" if ends[1] > ends[0] else "level"
         if falls:
             curve = "falls at " + ", ".join(map(label, falls))
-        line = f"| {game_name} | {seats} | {opponent} | `{settings}` | " + " | ".join(cells)
+        line = f"| {game_name} | {seats} | {opponent} | `{settings}` | {seed} | " + " | ".join(cells)
         out.append(line + f" | {curve if len(found) > 1 else '-'} |")
     return "\n".join(out)
 
@@ -305,20 +310,22 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
     panels = sorted({(r["game"], r["seats"]) for r in rows})
     fig, axes = plt.subplots(1, len(panels), figsize=(4 * len(panels), 3.4), squeeze=False)
     for ax, (game_name, seats) in zip(axes[0], panels, strict=True):
-        lines: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        lines: dict[tuple[str, str, int], list[dict[str, Any]]] = {}
         for r in rows:
             if (r["game"], r["seats"]) == (game_name, seats):
                 agent, _, rest = r["searcher"].partition(":")
                 network = agent.removesuffix(".npz") if agent != "agent" else ""
                 settings = f"{network} {rest.partition(',')[2]}".strip()
-                lines.setdefault((r["opponent"], settings), []).append(r)
-        for (opponent, settings), line in sorted(lines.items()):
+                lines.setdefault((r["opponent"], settings, r["seed"]), []).append(r)
+        for (opponent, settings, seed), line in sorted(lines.items()):
             line.sort(key=budget_of)
             x = [budget_of(r)[1] for r in line]
             y = [r["win_share"] for r in line]
             err = [[r["win_share"] - r["win_share_95ci"][0] for r in line],
                    [r["win_share_95ci"][1] - r["win_share"] for r in line]]  # fmt: skip
-            ax.errorbar(x, y, yerr=err, marker="o", capsize=3, label=f"vs {opponent} {settings}".strip())
+            ax.errorbar(
+                x, y, yerr=err, marker="o", capsize=3, label=f"vs {opponent} {settings} (seed {seed})"
+            )
         ax.axhline(1 / seats, color="grey", lw=0.8, ls=":")
         ax.set_xscale("log", base=2)
         ax.set_title(f"{game_name}, {seats} seats")
@@ -379,7 +386,7 @@ def main(argv: list[str] | None = None) -> None:
                 searchers = [searcher_name(n, args.settings, args.agent) for n in args.simulations]
                 searchers += [thinker_name(game_name, t, args.settings, args.agent) for t in args.think]
                 for searcher in searchers:
-                    row_key = (game_name, seats, other, searcher, args.games_per_point)
+                    row_key = (game_name, seats, other, searcher, args.games_per_point, args.seed)
                     if row_key in done:
                         continue
                     chunks = None if args.out is None else args.out.with_suffix(".chunks.json")

@@ -225,6 +225,13 @@ def test_search_scaling_keeps_its_chunks_and_pairs_its_rows(tmp_path: Path) -> N
         "search_scaling", "--simulations", "--out", str(out), "--markdown", "--against", "agent:search=1"
     )
     assert "; gain over `agent:search=1` " in against.stdout
+    # another seed's games are other games: its rows are played, kept and shown beside the first's
+    other = script("search_scaling", *args, "--seed", "3", "--out", str(out), "--markdown").stdout
+    assert other.count('"searcher"') == 2
+    rows = json.loads(out.read_text())["rows"]
+    assert [(r["searcher"], r["seed"]) for r in rows[2:]] == [("agent:search=1", 3), ("agent:search=4", 3)]
+    lines = [line for line in other.splitlines() if line.startswith("| heckmeck")]
+    assert [line.split("|")[5].strip() for line in lines] == ["0", "3"]
 
 
 def test_search_scaling_measures_the_thinking_agent_by_its_time(tmp_path: Path) -> None:
@@ -310,6 +317,15 @@ def test_search_scaling_pairs_a_row_with_the_longest_of_its_baseline(tmp_path: P
     out.write_text(json.dumps({"command": "", "rows": rows[1:]}))
     curves = script("search_scaling", "--simulations", "--out", str(out), "--markdown").stdout
     assert "| falls at N=32 |" in curves
+    # one simulation advised by a bot plays the advised prior: the gains are over the network alone
+    rows = [
+        row("agent:search=1,advice=solver", [1.0, 1.0, 1.0, 1.0]),
+        row("agent:search=1", [0.0, 0.0, 1.0, 1.0]),
+        row("agent:search=8,advice=solver", [1.0, 1.0, 0.0, 1.0]),
+    ]
+    out.write_text(json.dumps({"command": "", "rows": rows}))
+    advised = script("search_scaling", "--simulations", "--out", str(out), "--markdown").stdout
+    assert "4; gain +0.500 " in advised and "4; gain +0.250 " in advised
 
 
 def test_value_capacity_sets_the_head_beside_a_refit_and_a_value_network(tmp_path: Path) -> None:
