@@ -4,6 +4,7 @@
 |---|---|
 | ``heuristic`` | :class:`HeckmeckGreedyBot`: worms first, then the best face; stops on a good claim |
 | ``solver`` | :class:`HeckmeckSolverBot`: exact expectimax over the turn's dice |
+| ``margin`` | :class:`HeckmeckMarginBot`: the same, a steal also counted for what the victim loses |
 
 The solver: given the grill and the stacks, the solver plays the turn that maximises the
 expected change of the mover's worms: a claimed tile's worms (taken from the
@@ -12,11 +13,17 @@ at this turn only (what later turns bring, such as a tile being stolen back,
 is out of its sight), and it is exact for that: every roll is enumerated with
 its probability (:func:`tablezoo.games.dice.roll_distribution`).
 
+The margin solver plays the turn that maximises the expected change of the mover's worms less
+the mean of the others' (the margin the game is won by): a steal of ``w`` worms is worth
+``w · n / (n - 1)`` at ``n`` seats (twice its worms at 2 seats), a take or a bust what it is to
+the solver. It is the advice a searching agent's prior may take (``agent:advice=margin``,
+:mod:`tablezoo.bots.search`).
+
 A turn's position is ``(kept faces, dice left, sum)``. After a roll the player
 keeps one new face; after a keep he stops with his best claim, or rolls the
 dice left. The value of each position is computed once per turn and cached.
 
-The native core has a port of the solver (``Heckmeck::Solver``, declared in
+The native core has a port of both solvers (``Heckmeck::Solver`` and ``Heckmeck::Margin``, declared in
 ``native/src/games/heckmeck/heckmeck.h`` and defined, with its ``TurnSolver``, in
 ``native/src/games/heckmeck/bots.cc``), which :func:`~tablezoo.bots.registry.make_bot` seats on a
 native game: the same moves and values, many times faster. :class:`HeckmeckSolverBot` plays on the
@@ -50,19 +57,22 @@ class TurnSolver:
 
     The board is what the claims depend on: the face-up grill tiles, the
     mover's top tile (lost on a bust) and the opponents' top tiles (stealable).
+    A steal of ``w`` worms is worth ``steal · w`` (1: the worms it brings the mover).
     """
 
-    def __init__(self, grill: list[int], own_stack: list[int], opponent_tops: list[int]) -> None:
+    def __init__(
+        self, grill: list[int], own_stack: list[int], opponent_tops: list[int], steal: float = 1.0
+    ) -> None:
         self.bust_value = -worms(own_stack[-1]) if own_stack else 0
         # best claim for each sum with a worm kept (None: no claim)
         self.claim: list[float | None] = [None] * 41
         for s in range(41):
-            best = None
+            best: float | None = None
             below = [t for t in grill if t <= s]
             if below:
                 best = worms(max(below))
             if s in opponent_tops:
-                best = max(best or 0, worms(s))
+                best = max(best or 0, steal * worms(s))
             self.claim[s] = best
         # the values of this board's positions, kept as long as the solver (functools.cache on the
         # methods would keep every solver ever made alive, in one cache shared by all of them)
@@ -70,10 +80,10 @@ class TurnSolver:
         self.before_roll = functools.cache(self._before_roll)
 
     @classmethod
-    def for_state(cls, state: HeckmeckState) -> TurnSolver:
+    def for_state(cls, state: HeckmeckState, steal: float = 1.0) -> TurnSolver:
         me = state.turn
         tops = [stack[-1] for seat, stack in enumerate(state.stacks) if stack and seat != me]
-        return cls(state.grill, state.stacks[me], tops)
+        return cls(state.grill, state.stacks[me], tops, steal)
 
     def claim_value(self, kept: int, total: int) -> float | None:
         """The best claim with these kept faces (a bit mask) and sum, or None."""
@@ -132,6 +142,10 @@ class HeckmeckSolverBot:
     def reset(self, seed: int | None = None) -> None:
         self._solvers.clear()
 
+    def steal(self, state: HeckmeckState) -> float:
+        """What a steal's worms are worth to this solver, one each (the worms it brings)."""
+        return 1.0
+
     def _solver(self, state: HeckmeckState) -> TurnSolver:
         me = state.turn
         key = (tuple(state.grill), tuple(state.stacks[me][-1:]),
@@ -140,7 +154,7 @@ class HeckmeckSolverBot:
         if solver is None:
             if len(self._solvers) > 64:
                 self._solvers.clear()
-            solver = self._solvers[key] = TurnSolver.for_state(state)
+            solver = self._solvers[key] = TurnSolver.for_state(state, self.steal(state))
         return solver
 
     def action_values(self, seat: Seat) -> list[float]:
@@ -160,7 +174,7 @@ class HeckmeckSolverBot:
             ]
         game: Heckmeck = seat.game  # type: ignore[assignment]
         tile, _ = game.claims(state)
-        claim = {TAKE: float(worms(tile)) if tile else 0.0, STEAL: float(worms(total))}
+        claim = {TAKE: float(worms(tile)) if tile else 0.0, STEAL: self.steal(state) * worms(total)}
         return [solver.before_roll(kept, left, total) if a == ROLL else claim[a] for a in seat.legal]
 
     def act(self, seat: Seat) -> int:
@@ -177,9 +191,22 @@ class HeckmeckSolverBot:
         # stop: the claim worth more (a steal of the same tile number never ties a grill tile)
         game: Heckmeck = seat.game  # type: ignore[assignment]
         tile, victim = game.claims(state)
-        if victim >= 0 and (tile == 0 or worms(state.total) >= worms(tile)):
+        if victim >= 0 and (tile == 0 or self.steal(state) * worms(state.total) >= worms(tile)):
             return STEAL
         return TAKE
+
+
+class HeckmeckMarginBot(HeckmeckSolverBot):
+    """Plays each Heckmeck turn by exact expectimax over the turn's dice for the margin: the
+    mover's worms less the mean of the others', so a steal of ``w`` worms is worth ``w · n / (n - 1)``
+    at ``n`` seats (what it brings the mover, and what it takes from one of the others)."""
+
+    name = "margin"
+
+    def steal(self, state: HeckmeckState) -> float:
+        """What a steal's worms are worth to the margin: ``n / (n - 1)`` each at ``n`` seats."""
+        seats = len(state.stacks)
+        return seats / (seats - 1)
 
 
 class HeckmeckGreedyBot:
@@ -213,5 +240,9 @@ class HeckmeckGreedyBot:
         return ROLL if ROLL in legal else claims[0]
 
 
-BOTS: dict[str, type[Bot]] = {"heuristic": HeckmeckGreedyBot, "solver": HeckmeckSolverBot}
+BOTS: dict[str, type[Bot]] = {
+    "heuristic": HeckmeckGreedyBot,
+    "solver": HeckmeckSolverBot,
+    "margin": HeckmeckMarginBot,
+}
 """This game's bots by name; ``random`` and ``agent`` serve every game (:mod:`tablezoo.bots.registry`)."""

@@ -36,7 +36,7 @@ import numpy as np
 
 from tablezoo.bots.core import Bot, Seat
 from tablezoo.bots.net import ActionHead, PolicyValueNet
-from tablezoo.bots.search import CONFIDENCE, DIRICHLET_ALPHA, AgentBot, Node, Root
+from tablezoo.bots.search import CONFIDENCE, DIRICHLET_ALPHA, HEED, AgentBot, Node, Root
 from tablezoo.games.core import Game
 
 
@@ -133,6 +133,8 @@ NATIVE_SEARCH_SETTINGS = (
     "spread",
     "chance",
     "own",
+    "advice",
+    "heed",
 )
 """The settings of :class:`~tablezoo.bots.search.AgentBot` the native search plays (any values);
 another (``batch`` other than 1) is the Python search's."""
@@ -142,11 +144,13 @@ def has_native_search(game: Game[Any], net: PolicyValueNet, settings: Mapping[st
     """Whether ``AgentBot(net, **settings)`` on ``game`` has a native port: ``game`` runs on the
     native core and determinises there, ``net`` has a value head, it searches (``search`` 1 or
     more: the network alone is AgentBot's own), and every other setting is one the port plays (``own``:
-    the network, or a bot the core has a port of)."""
+    the network, or a bot the core has a port of; ``advice``: none, or such a bot)."""
     own = settings.get("own", "network")
+    advice = settings.get("advice", "none")
     return (
         bool(getattr(game, "has_native_search", False))
         and (own == "network" or (isinstance(own, str) and has_native_port(game, own)))
+        and (advice == "none" or (isinstance(advice, str) and has_native_port(game, advice)))
         and net.has_value_head
         and (settings.get("search", 0) >= 1 or settings.get("think", 0) > 0)
         and all(
@@ -185,6 +189,8 @@ class NativeAgentBot(AgentBot):
         spread: str = "pooled",
         chance: str = "world",
         own: str = "network",
+        advice: str = "none",
+        heed: float = HEED,
     ) -> None:
         if batch != 1:
             raise ValueError(
@@ -208,8 +214,11 @@ class NativeAgentBot(AgentBot):
             spread=spread,
             chance=chance,
             own="network" if root == "gumbel" else own,  # AgentBot refuses a bot with the puct root
+            advice="none" if root == "gumbel" else advice,
+            heed=heed,
         )
         self.own = own  # the core's port of that name plays the seat's own moves
+        self.advice = advice  # the core's port of that name advises the root
         if self.simulations < 1:
             raise ValueError("the native search searches: search=N (1 or more) or think=SECONDS")
         seed = _fresh_seed() if seed is None else seed
@@ -230,6 +239,8 @@ class NativeAgentBot(AgentBot):
             spread=spread,
             chance=chance,
             own=own,
+            advice=advice,
+            heed=heed,
         )
 
     def reset(self, seed: int | None = None) -> None:

@@ -11,7 +11,9 @@ move visited most), which expert iteration still trains on.
 planning with Gumbel", 2022), from seat ``s`` deciding:
 
 1. the network is asked once on ``s``'s observation: logits over the legal moves
-   (the prior) and a win share;
+   (the prior) and a win share. With ``advice=BOT`` a bot of the game that values its
+   moves (Heckmeck's ``solver``: each move's expected worms for the turn) adds ``heed``
+   logits (:data:`HEED`) for each unit of its value of a move, less its best move's value;
 2. its ``considered`` likeliest moves (16; Gumbel noise added in self-play, none at a
    table) are weighed by **sequential halving**: in each of ``ceil(log2 m)`` phases
    every move still weighed is simulated as often as the budget allows, then the
@@ -49,7 +51,8 @@ planning with Gumbel", 2022), from seat ``s`` deciding:
    moves compared on fewer worlds cost more than the reuse of the earlier ones (Heckmeck's
    changes gain 0.009 a game at 256 simulations played out with ``fresh=0.5``, 0.042 without).
 
-With one simulation (or one legal move) it is the network alone. With exact values at
+With one simulation (or one legal move) it is the network alone (advised: the prior's
+likeliest move). With exact values at
 its leaves it finds the best move of positions solved exactly, on both cores
 (``tests/bots/test_think.py``, ``native/tests/test_core.cc``). Its native port
 (:class:`~tablezoo.bots.native.NativeAgentBot`, ``native/src/search/search.h``) is the same
@@ -70,8 +73,10 @@ shipped agents have their heads refitted to their own games (``tablezoo ship GAM
 measured: Diamant at 3 seats 0.318 alone, 0.433 at 128 simulations against two networks
 alone; Heckmeck's ``agent:search=16`` 0.483 against the solver over 1,000 games. Head to head
 at 2 seats, in the same games as the network alone: Heckmeck's ``agent:search=256,others=likeliest``
-gains 0.042 (1,000 games); 6 nimmt! valued at the next trick loses (-0.110 at 256 simulations) and
-played out (``leaf=end``) gains 0.092 at 8, so its thinking agent plays out
+gains 0.042 (1,000 games), and advised by the exact turn solver of the margin
+(``own=margin,advice=margin``) 0.098, as much as that advice gains the network alone; 6 nimmt!
+valued at the next trick loses (-0.110 at 256 simulations) and played out (``leaf=end``) gains
+0.092 at 8, so its thinking agent plays out
 (:func:`~tablezoo.bots.registry.thinking_agent`). A second's search runs thousands of worlds
 where its choice is not settled, and unbounded its evidence overrules the network on differences
 no simulation can see past: Diamant's ``agent:think=1`` lost 0.085 to the network alone against
@@ -437,6 +442,24 @@ SPREAD_FLOOR = 0.05
 simulations happened to agree is not taken for certain."""
 
 
+HEED = 10.0
+"""How many logits a unit of an advising bot's value of a move weighs in the root's prior, by
+default (``advice=BOT``): Heckmeck's solver values moves in worms, so a move it expects to bring a
+tenth of a worm less than its best loses a logit."""
+
+
+def advised(logits: np.ndarray, advice: Bot, at: Seat, heed: float) -> np.ndarray:
+    """``logits`` (the legal moves', in ``at.legal``'s order) plus ``heed`` times ``advice``'s value
+    of each move less the best, shifted to a top of 0: the prior of a search advised by a bot."""
+    values = np.asarray(advice.action_values(at), np.float64)  # type: ignore[attr-defined]
+    if values.shape != logits.shape or not np.isfinite(values).all():
+        raise ValueError(
+            f"{advice.name} must value each of the {len(logits)} legal moves with a finite number"
+        )
+    logits = logits + heed * (values - values.max())
+    return logits - logits.max()
+
+
 def think(
     at: Seat,
     evaluator: Evaluator | PolicyValueNet,
@@ -455,6 +478,8 @@ def think(
     spread: str = "pooled",
     chance: str = "world",
     own: Bot | None = None,
+    advice: Bot | None = None,
+    heed: float = HEED,
 ) -> Root:
     """A Gumbel root with sequential halving over ``simulations`` simulations from the decision
     ``at``: the move to play and what it found (see the module docstring).
@@ -477,8 +502,11 @@ def think(
     count again for it. ``spread`` (:data:`SPREADS`): the standard deviation a move's standard
     error is reckoned from. ``chance`` (:data:`CHANCES`): how a simulation draws chance. ``own``: a
     bot that plays the seat's own moves in a simulation after the root's (None: the network's
-    likeliest), on the simulation's state. One simulation (or one considered move) plays the
-    network's own move."""
+    likeliest), on the simulation's state. ``advice``: a bot that values its moves
+    (``action_values``), whose value of each legal move, less the best, ``heed`` times, is added
+    to the network's logits: the prior the moves are considered and weighed by (None: the
+    network's logits alone). One simulation (or one considered move) plays the prior's likeliest
+    move: the network's own, without advice."""
     if spread not in SPREADS:
         raise ValueError(f"spread is one of {', '.join(SPREADS)}, not {spread!r}")
     if chance not in CHANCES:
@@ -495,6 +523,8 @@ def think(
     ((all_logits, value0),) = guide.evaluate_batch(game, [(first, seat, at.observation)])
     logits = np.asarray(all_logits, np.float64)[legal]
     logits = logits - logits.max()
+    if advice is not None:
+        logits = advised(logits, advice, at, heed)
     noise = gumbel * rng.gumbel(size=k) if gumbel > 0 else np.zeros(k)
     visits, totals, squares = np.zeros(k), np.zeros(k), np.zeros(k)
     # what the scores read: every world a move had, less those before the last phase with `fresh`
@@ -856,6 +886,8 @@ class AgentBot:
         spread: str = "pooled",
         chance: str = "world",
         own: str | Bot = "network",
+        advice: str | Bot = "none",
+        heed: float = HEED,
     ) -> None:
         if search < 0 or horizon < 0 or c_puct <= 0 or batch < 1:
             raise ValueError("search and horizon are 0 or more, c_puct above 0, batch 1 or more")
@@ -895,6 +927,17 @@ class AgentBot:
             raise ValueError(
                 f"own is network or a bot (the registry makes one by name: agent:own=NAME), not {own!r}"
             )
+        if root == "puct" and advice != "none":
+            raise ValueError("advice (a bot's values added to the root's logits) is the gumbel root's")
+        if isinstance(advice, str) and advice != "none":
+            raise ValueError(
+                "advice is none or a bot that values its moves (the registry makes one by name: "
+                f"agent:advice=NAME), not {advice!r}"
+            )
+        if not isinstance(advice, str) and not hasattr(advice, "action_values"):
+            raise ValueError(f"advice is a bot that values its moves (action_values), not {advice.name!r}")
+        if not (heed >= 0 and math.isfinite(heed)):
+            raise ValueError(f"heed is the logits a unit of the advice's value weighs, 0 or more, not {heed}")
         self.net = evaluator if isinstance(evaluator, PolicyValueNet) else None
         """The network, where the bot plays one (None for another evaluator)."""
         self.evaluator = as_evaluator(evaluator)
@@ -916,6 +959,11 @@ class AgentBot:
         """The bot playing the seat's own moves in the root's simulations (None: the network's likeliest)."""
         self.own = own if isinstance(own, str) else own.name
         """Its name (``network``: the network's likeliest)."""
+        self.advice_bot = None if isinstance(advice, str) else advice
+        """The bot whose values of the moves join the network's logits (None: the logits alone)."""
+        self.advice = advice if isinstance(advice, str) else advice.name
+        """Its name (``none``: no advice)."""
+        self.heed = heed
         self.name = name
         self.rng = np.random.default_rng(seed)
 
@@ -923,6 +971,8 @@ class AgentBot:
         self.rng = np.random.default_rng(seed)
         if self.own_bot is not None:
             self.own_bot.reset(seed)
+        if self.advice_bot is not None:
+            self.advice_bot.reset(seed)
 
     def think(self, seat: Seat, gumbel: float = 0.0) -> Root:
         """The Gumbel root :func:`think` searches from ``seat`` with this bot's settings: the move it
@@ -948,6 +998,8 @@ class AgentBot:
             spread=self.spread,
             chance=self.chance,
             own=self.own_bot,
+            advice=self.advice_bot,
+            heed=self.heed,
         )
 
     def act(self, seat: Seat) -> int:
@@ -958,7 +1010,10 @@ class AgentBot:
             else:
                 request = (seat.sample_state(self.rng), seat.seat, seat.observation)
                 ((logits, _),) = self.evaluator.evaluate_batch(seat.game, [request])
-            return legal[int(np.argmax(logits[legal]))]
+            prior = np.asarray(logits, np.float64)[legal]
+            if self.advice_bot is not None and len(legal) > 1:
+                prior = advised(prior - prior.max(), self.advice_bot, seat, self.heed)
+            return legal[int(np.argmax(prior))]
         if self.root_kind == "gumbel":
             return legal[0] if len(legal) == 1 else self.think(seat).move
         root = search(

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from tablezoo.bots.core import RandomBot, Seat
-from tablezoo.bots.heckmeck import HeckmeckSolverBot, TurnSolver
+from tablezoo.bots.heckmeck import HeckmeckMarginBot, HeckmeckSolverBot, TurnSolver
 from tablezoo.games import make
 from tablezoo.games.core import TERMINAL
-from tablezoo.games.heckmeck import HeckmeckState
+from tablezoo.games.heckmeck import STEAL, TAKE, HeckmeckState
 
 GRILL = list(range(21, 37))
 
@@ -27,6 +27,26 @@ def test_claims_follow_the_rules() -> None:
     worm_kept = 1 << 5
     assert solver.claim_value(0, 30) is None  # no worm kept: no claim
     assert solver.claim_value(worm_kept, 30) == 3
+
+
+def test_the_margin_counts_a_steal_for_what_the_victim_loses_too() -> None:
+    """The margin solver's steal of ``w`` worms is worth ``w · n / (n - 1)`` (the mover's worms less
+    the mean of the others'): at 2 seats it steals a 26 (2 worms, 4 to the margin) where the solver,
+    counting the mover's worms alone, takes the 30 (3 worms) off the grill."""
+    margin = TurnSolver(grill=[22, 25, 30], own_stack=[28], opponent_tops=[26], steal=2.0)
+    assert margin.claim[26] == 4 and margin.claim[25] == 2 and margin.claim[40] == 3
+    assert margin.bust_value == -2
+    game = make("heckmeck", 2, core="python")
+    state = game.initial_state()
+    state.grill = [t for t in state.grill if t not in (26, 28)]
+    state.stacks = [[28], [26]]
+    state.turn, state.phase, state.kept, state.total, state.left = 0, "claim", [3, 0, 1, 0, 0, 4], 26, 0
+    seat = Seat.of(game, state, 0)
+    values = dict(zip(seat.legal, HeckmeckMarginBot().action_values(seat), strict=True))
+    assert values[STEAL] == 4 and values[TAKE] == 2  # the 26 stolen, or the 25 taken
+    assert HeckmeckMarginBot().act(seat) == STEAL
+    four = make("heckmeck", 4, core="python").initial_state()
+    assert HeckmeckMarginBot().steal(four) == pytest.approx(4 / 3)
 
 
 def test_one_die_left_is_exact() -> None:

@@ -13,7 +13,7 @@ import pytest
 
 from tablezoo.bots.core import Seat
 from tablezoo.bots.court import CourtGreedyBot
-from tablezoo.bots.heckmeck import HeckmeckSolverBot
+from tablezoo.bots.heckmeck import HeckmeckMarginBot, HeckmeckSolverBot
 from tablezoo.bots.native import NativePortBot
 from tablezoo.bots.registry import make_bot
 from tablezoo.games import GAMES, game_class, make
@@ -185,16 +185,23 @@ def test_the_native_court_heuristic_keeps_its_plans_as_the_python_heuristic_does
     assert episodes > 5
 
 
+SOLVERS = {"solver": HeckmeckSolverBot, "margin": HeckmeckMarginBot}
+"""Heckmeck's turn solvers by name: the worms' and the margin's."""
+
+
+@pytest.mark.parametrize("name", list(SOLVERS))
 @pytest.mark.parametrize("quick", [False, True])
 @pytest.mark.parametrize("seats", range(2, 8))
-def test_the_native_solver_makes_the_python_solvers_moves_and_values(seats: int, quick: bool) -> None:
+def test_the_native_solver_makes_the_python_solvers_moves_and_values(
+    seats: int, quick: bool, name: str
+) -> None:
     """On the positions of seeded games (the solver's moves mixed with random ones, so that
     every kind of decision comes up), the native solver makes the Python solver's move and
-    values each legal move as it does, to 1e-9."""
+    values each legal move as it does, to 1e-9 (the margin solver too)."""
     game = make("heckmeck", seats, core="native", quick=quick)
-    bot = copy.deepcopy(make_bot("solver", game))  # as a vector env copies its opponents
-    assert isinstance(bot, NativePortBot) and isinstance(bot, HeckmeckSolverBot) and bot.name == "solver"
-    reference = HeckmeckSolverBot()
+    bot = copy.deepcopy(make_bot(name, game))  # as a vector env copies its opponents
+    assert isinstance(bot, NativePortBot) and isinstance(bot, SOLVERS[name]) and bot.name == name
+    reference = SOLVERS[name]()
     rng = np.random.default_rng(seats + 10 * quick)
     moves: set[int] = set()
     for _ in range(2):
@@ -213,10 +220,11 @@ def test_the_native_solver_makes_the_python_solvers_moves_and_values(seats: int,
     assert moves >= {0, 1, 2, 3, 4, 5, 6, 7}, moves  # every face kept, rolls on, takes
 
 
-def test_the_native_solver_steals_as_the_python_solver_does() -> None:
+@pytest.mark.parametrize("name", list(SOLVERS))
+def test_the_native_solver_steals_as_the_python_solver_does(name: str) -> None:
     """A steal (and the choice between a steal and a take) on positions made for it."""
     game = make("heckmeck", 3, core="native")
-    bot, reference = make_bot("solver", game), HeckmeckSolverBot()
+    bot, reference = make_bot(name, game), SOLVERS[name]()
     fields = game.initial_state().to_fields()
     fields["grill"] = [t for t in fields["grill"] if t not in (25, 26, 30)]
     fields["stacks"] = [[25], [30], [26]]
@@ -253,7 +261,8 @@ def test_the_native_solver_refuses_what_is_not_its_decision() -> None:
         game.apply(over, int(rng.choice(game.legal_actions(over))))
     with pytest.raises(ValueError, match="the game is over"):
         port.action_values(over)
-    with pytest.raises(ConfigError, match="no port of Heckmeck's bot 'montecarlo'; ports: heuristic, solver"):
+    ports = "ports: heuristic, solver, margin"
+    with pytest.raises(ConfigError, match=f"no port of Heckmeck's bot 'montecarlo'; {ports}"):
         game.native_port("montecarlo")
     with pytest.raises(TypeError, match="native"):
         type(port)(object())

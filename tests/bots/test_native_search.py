@@ -294,12 +294,18 @@ def test_the_native_search_refuses_what_it_cannot_search() -> None:
     ]:
         with pytest.raises(ValueError, match=message):
             game.native_search(net, *settings)
-    with pytest.raises(ValueError, match=r"own is one of network, heuristic, solver \(the core's bots"):
+    with pytest.raises(ValueError, match=r"own is one of network, heuristic, solver, margin \(the core's"):
         game.native_search(net, 4, own="search")
     with pytest.raises(ValueError, match=r"own \(the seat's own moves in a simulation\) is the gumbel"):
         game.native_search(net, 4, own="solver", root="puct")
     with pytest.raises(TypeError):
         game.native_search(net, 4, own=3)
+    with pytest.raises(ValueError, match=r"advice is one of none, solver, margin \(the core's bots of this"):
+        game.native_search(net, 4, advice="heuristic")
+    with pytest.raises(ValueError, match=r"advice \(a bot's values added to the root's logits\) is the"):
+        game.native_search(net, 4, advice="solver", root="puct")
+    with pytest.raises(ValueError, match="heed is the logits a unit of the advice's value weighs"):
+        game.native_search(net, 4, advice="solver", heed=float("nan"))
     with pytest.raises(ValueError, match="reads observations of 175 entries"):
         make("court", 3, core="native").native_search(net, 4)
     policy = native_net(plain_policy(make("heckmeck", 3)))

@@ -666,9 +666,12 @@ def test_the_root_reads_nothing_its_seat_cannot_see(core: str) -> None:
         ("bias=0.1,search=8,root=puct", "bias .a bound on the evidence. is the gumbel root's"),
         ("spread=wide", "spread is one of pooled, paired"),
         ("chance=dice", "chance is one of world, turn"),
-        ("own=agent", "own is one of network, random, heuristic, solver .the bots of Heckmeck."),
+        ("own=agent", "own is one of network, random, heuristic, solver, margin .the bots of Heckmeck."),
         ("own=solver,search=8,root=puct", "own .the seat's own moves in a simulation. is the gumbel root's"),
         ("chance=turn,search=8,root=puct", "chance .how a simulation draws chance. is the gumbel root's"),
+        ("advice=heuristic", "advice is one of none, solver, margin .the bots of Heckmeck that value"),
+        ("advice=solver,search=8,root=puct", "advice .a bot's values added to the root's logits. is the"),
+        ("heed=-1", "heed is the logits a unit of the advice's value weighs, 0 or more"),
         ("fresh=1", "fresh is the share of the simulations the last phase runs, 0 to below 1"),
         (
             "fresh=0.5,search=8,root=puct",
@@ -818,3 +821,34 @@ def test_the_core_searchs_own_bot_is_reseeded_with_the_search() -> None:
         again = bot.think(at)
         np.testing.assert_array_equal(first.q, again.q)
         assert first.choice == again.choice
+
+
+@pytest.mark.parametrize("core", ["python", "native"])
+def test_advice_adds_the_bots_values_to_the_roots_logits(core: str) -> None:
+    """``agent:search=N,advice=BOT``: the root's prior is the network's logits plus ``heed`` times the
+    bot's value of each move less its best (Heckmeck's solver: worms), in both cores alike. With one
+    simulation, or without search, it plays the prior's likeliest move: the solver's where the heed
+    is large, the network's where it is 0."""
+    game = make("heckmeck", 2, core=core)
+    net = shipped_agent(game)
+    solver = make_bot("solver", game)
+    found = positions(game, lambda x, s: len(game.legal_actions(x)) > 2, games=4, seed=3)[:12]
+    assert len(found) == 12
+    for j, x in enumerate(found):
+        at = Seat.of(game, x, game.to_move(x))
+        values = np.asarray(solver.action_values(at))
+        alone = np.asarray(net.logits(net.reads(game, at.observation)), np.float64)[at.legal]
+        for heed in (0.0, 2.0, 10.0):
+            bot = make_bot(f"agent:search=16,others=likeliest,advice=solver,heed={heed}", game)
+            assert (core == "native") == isinstance(bot, NativeAgentBot) and bot.advice == "solver"
+            bot.reset(j)
+            root = bot.think(at)
+            expected = alone - alone.max() + heed * (values - values.max())
+            np.testing.assert_allclose(root.logits, expected - expected.max(), atol=1e-6)
+        for heed in (0.0, 1000.0):
+            for spec in (f"agent:advice=solver,heed={heed}", f"agent:search=1,advice=solver,heed={heed}"):
+                played = at.legal.index(make_bot(spec, game).act(at))
+                if heed:  # the solver's best move (of those it values alike, the network's likeliest)
+                    assert values[played] == values.max(), (spec, j)
+                else:
+                    assert played == int(np.argmax(alone)), (spec, j)

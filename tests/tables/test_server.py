@@ -565,7 +565,7 @@ def test_the_sites_tables_seat_a_bare_agent_thinking() -> None:
     table = asyncio.run(hub.create("heckmeck", {}))
     assert hub.agent_think == table.agent_think == 0.5
     assert table.handle("ann", "/join Ann").ok and table.handle("ann", "/bot agent").ok
-    assert table.seats[1].bot == "agent:think=0.5"
+    assert table.seats[1].bot == "agent:think=0.5,own=margin,advice=margin"  # Heckmeck's thinking agent
     assert server.create_app(":memory:").state.hub.agent_think == 0.0  # the library's own: the network alone
 
 

@@ -340,7 +340,7 @@ def test_agent_settings_and_options_are_checked_before_the_game_and_bots_can_be_
     takes = (
         "bot 'agent' takes search=0, c_puct=1.5, horizon=0, batch=1, think=0.0, considered=16, "
         "confidence=0.25, root=gumbel, leaf=turn, others=sample, bias=0.0, fresh=0.0, spread=pooled, "
-        "chance=world, own=network; not 'depth=3'"
+        "chance=world, own=network, advice=none, heed=10.0; not 'depth=3'"
     )
     assert not reply.ok and takes in reply.text
     assert snapshot(table) == before

@@ -206,6 +206,30 @@ typename AgentSearch<G>::Own own_named(const std::string& own, std::tuple<P...>*
   return found;
 }
 
+// The bot advising the search's root by name (search.py think's `advice`): empty for "none", else
+// the game's native port of that name that values moves (ports.h values_moves), a copy of it kept
+// in the search; another name is refused, naming those the core has.
+template <class G, class P>
+void advice_port(const std::string& advice, typename AgentSearch<G>::Advice& found, std::string& names) {
+  if constexpr (values_moves<P>::value) {
+    names += std::string(", ") + P::name;
+    if (!found && advice == P::name)
+      found = [port = P{}](const G& game, const typename G::State& x, int seat, Rng& rng,
+                           std::vector<double>& out) mutable { port.action_values(game, x, seat, rng, out); };
+  }
+}
+
+template <class G, class... P>
+typename AgentSearch<G>::Advice advice_named(const std::string& advice, std::tuple<P...>*) {
+  typename AgentSearch<G>::Advice found;
+  std::string names = "none";
+  (advice_port<G, P>(advice, found, names), ...);
+  if (advice != "none" && !found)
+    throw py::value_error("advice is one of " + names + " (the core's bots of this game that value moves), not " +
+                          std::string(py::repr(py::str(advice))));
+  return found;
+}
+
 // The native network as the Python class tablezoo.games._native.PolicyValueNet (built by
 // tablezoo.bots.native.native_net from a tablezoo.bots.net.PolicyValueNet).
 inline void bind_net(py::module_& m) {
@@ -252,7 +276,8 @@ py::object bind_search(py::module_& m, const std::string& game_name) {
     cls.def(py::init([](py::object game_object, py::handle net_in, int simulations, double c_puct, int horizon,
                         uint64_t seed, const std::string& root, int considered, double confidence,
                         const std::string& leaf, double seconds, const std::string& others, double bias, double fresh,
-                        const std::string& spread, const std::string& chance, const std::string& own) {
+                        const std::string& spread, const std::string& chance, const std::string& own,
+                        const std::string& advice, double heed) {
              if (!py::isinstance<Bound<G>>(game_object))
                throw py::type_error("a native " + std::string(py::str(py::type::of<Bound<G>>().attr("__name__"))) +
                                     " game is needed, not " +
@@ -301,6 +326,12 @@ py::object bind_search(py::module_& m, const std::string& game_name) {
              auto own_move = own_named<G>(own, static_cast<PortsOf<G>*>(nullptr));
              if (own_move && !think.gumbel_root)
                throw py::value_error("own (the seat's own moves in a simulation) is the gumbel root's");
+             auto advice_values = advice_named<G>(advice, static_cast<PortsOf<G>*>(nullptr));
+             if (advice_values && !think.gumbel_root)
+               throw py::value_error("advice (a bot's values added to the root's logits) is the gumbel root's");
+             if (!(heed >= 0 && heed < 1e9))
+               throw py::value_error("heed is the logits a unit of the advice's value weighs, 0 or more, not " +
+                                     std::to_string(heed));
              Reading reading;
              if (net->padded()) {
                if (b.pad_size == 0) throw py::value_error("set_padding first: the network reads the padded observation");
@@ -316,6 +347,7 @@ py::object bind_search(py::module_& m, const std::string& game_name) {
                                      " entries and " + std::to_string(b.game.num_actions()) + " actions");
              AgentSearch<G> search(std::move(net), std::move(reading), simulations, c_puct, horizon, think);
              search.set_own(std::move(own_move));
+             search.set_advice(std::move(advice_values), heed);
              search.reseed_own(seed);
              return BP{game_object, std::move(search), Rng(seed), {}};
            }),
@@ -323,7 +355,8 @@ py::object bind_search(py::module_& m, const std::string& game_name) {
            py::arg("seed") = 0, py::kw_only(), py::arg("root") = "gumbel", py::arg("considered") = 16,
            py::arg("confidence") = 0.25, py::arg("leaf") = "turn", py::arg("seconds") = 0.0,
            py::arg("others") = "sample", py::arg("bias") = 0.0, py::arg("fresh") = 0.0,
-           py::arg("spread") = "pooled", py::arg("chance") = "world", py::arg("own") = "network")
+           py::arg("spread") = "pooled", py::arg("chance") = "world", py::arg("own") = "network",
+           py::arg("advice") = "none", py::arg("heed") = 10.0)
         .def("__copy__", [](BP& bp) { return bp.copy(); })
         .def("__deepcopy__", [](BP& bp, py::handle) { return bp.copy(); }, py::arg("memo"))
         .def("reset", [](BP& bp, std::optional<uint64_t> seed) {

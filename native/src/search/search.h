@@ -26,6 +26,8 @@
 #include <cmath>
 #include <functional>
 #include <numeric>
+#include <stdexcept>
+#include <string>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -319,11 +321,23 @@ class AgentSearch {
   // chance is drawn as without it); empty: the network's likeliest.
   using Own = std::function<int(const G&, const State&, int seat, Rng&)>;
 
+  // A bot's values of the seat's legal moves, in legal_actions' order (search.py think's
+  // `advice`): the root's prior is the network's logits plus `heed` times each move's value less
+  // the best; empty: the network's logits alone. The bot draws from a generator of its own.
+  using Advice = std::function<void(const G&, const State&, int seat, Rng&, std::vector<double>&)>;
+
   void reset() {}
   void set_oracle(Oracle oracle) { oracle_ = std::move(oracle); }
   void set_own(Own own) { own_ = std::move(own); }
-  // A new seed for the own bot's generator (the search's own is reseeded beside it).
-  void reseed_own(uint64_t seed) { own_rng_.reseed(seed ^ kOwnSalt); }
+  void set_advice(Advice advice, double heed) {
+    advice_ = std::move(advice);
+    heed_ = heed;
+  }
+  // A new seed for the own and advising bots' generators (the search's own is reseeded beside it).
+  void reseed_own(uint64_t seed) {
+    own_rng_.reseed(seed ^ kOwnSalt);
+    advice_rng_.reseed(seed ^ kAdviceSalt);
+  }
   const ThinkConfig& think_config() const { return think_; }
 
   // AgentBot.act: the Gumbel root's choice, or (the PUCT root) the move visited most, ties to
@@ -364,6 +378,7 @@ class AgentSearch {
     double top = -INFINITY;
     for (size_t i = 0; i < k; ++i) top = std::max(top, static_cast<double>(logits_[r.legal[i]]));
     for (size_t i = 0; i < k; ++i) r.logits[i] = static_cast<double>(logits_[r.legal[i]]) - top;
+    if (advice_) advise(game, s, seat, r.logits);
     noise_.assign(k, 0.0);
     if (gumbel > 0.0)
       for (double& g : noise_) g = -gumbel * std::log(-std::log1p(-uniform(rng)));
@@ -703,6 +718,23 @@ class AgentSearch {
     for (const auto& [n, i] : path_) nodes_[n].value[i] += v;
   }
 
+  // The advising bot's values of the seat's moves in s added to the root's logits, heed_ a unit
+  // of value less the best, the logits then shifted to a top of 0 (search.py think).
+  void advise(const G& game, const State& s, int seat, std::vector<double>& logits) {
+    advice_(game, s, seat, advice_rng_, advised_);
+    if (advised_.size() != logits.size())
+      throw std::logic_error("the advising bot valued " + std::to_string(advised_.size()) + " moves, not the " +
+                             std::to_string(logits.size()) + " legal ones");
+    double best = -INFINITY;
+    for (double v : advised_) {
+      if (!std::isfinite(v)) throw std::logic_error("the advising bot's values must be finite");
+      best = std::max(best, v);
+    }
+    double top = -INFINITY;
+    for (size_t i = 0; i < logits.size(); ++i) top = std::max(top, logits[i] += heed_ * (advised_[i] - best));
+    for (double& l : logits) l -= top;
+  }
+
   // seat's observation of x, into obs_.
   void observe(const G& game, const State& x, int seat) {
     obs_.resize(game.observation_size());
@@ -728,6 +760,11 @@ class AgentSearch {
   static constexpr uint64_t kOwnSalt = 0x6F776EULL;  // the own bot's seed, apart from the search's
   Own own_;
   Rng own_rng_;
+  static constexpr uint64_t kAdviceSalt = 0x616476696365ULL;  // the advising bot's seed, apart from both
+  Advice advice_;
+  double heed_ = 0.0;
+  Rng advice_rng_;
+  std::vector<double> advised_;
   Root root_;
   std::vector<double> noise_, totals_, squares_, base_visits_, base_totals_, world_values_;
   double within_ = 0.0;

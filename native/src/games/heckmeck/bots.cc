@@ -31,7 +31,7 @@ int Heckmeck::Heuristic::act(const Heckmeck& game, const State& s, int, Rng&) {
 // ----------------------------------------------------------------------------- the solver bot
 
 TurnSolver::TurnSolver(const std::vector<int>& grill, const std::vector<int>& own_stack,
-                       const std::vector<int>& opponent_tops)
+                       const std::vector<int>& opponent_tops, double steal)
     : bust_value_(own_stack.empty() ? 0.0 : -worms(own_stack.back())),
       after_keep_(index(kAllFaces, kDice, kMaxTotal) + 1, std::numeric_limits<double>::quiet_NaN()),
       before_roll_(after_keep_.size(), std::numeric_limits<double>::quiet_NaN()) {
@@ -42,16 +42,16 @@ TurnSolver::TurnSolver(const std::vector<int>& grill, const std::vector<int>& ow
       if (t <= s) below = std::max(below, t);
     if (below) best = worms(below);
     if (std::find(opponent_tops.begin(), opponent_tops.end(), s) != opponent_tops.end())
-      best = std::max(best.value_or(0.0), static_cast<double>(worms(s)));
+      best = std::max(best.value_or(0.0), steal * worms(s));
     claim_[s] = best;
   }
 }
 
-TurnSolver TurnSolver::for_state(const State& s) {
+TurnSolver TurnSolver::for_state(const State& s, double steal) {
   std::vector<int> tops;
   for (size_t seat = 0; seat < s.stacks.size(); ++seat)
     if (!s.stacks[seat].empty() && static_cast<int>(seat) != s.turn) tops.push_back(s.stacks[seat].back());
-  return TurnSolver(s.grill, s.stacks[s.turn], tops);
+  return TurnSolver(s.grill, s.stacks[s.turn], tops, steal);
 }
 
 size_t TurnSolver::index(int kept, int left, int total) {
@@ -134,7 +134,7 @@ TurnSolver& Heckmeck::Solver::solver(const State& s) {
   for (auto& [board, solver] : solvers_)
     if (board == key_) return solver;
   if (solvers_.size() >= 8) solvers_.clear();
-  solvers_.emplace_back(key_, TurnSolver::for_state(s));
+  solvers_.emplace_back(key_, TurnSolver::for_state(s, steal(s)));
   return solvers_.back().second;
 }
 
@@ -146,7 +146,7 @@ int Heckmeck::Solver::act(const Heckmeck& game, const State& s, int, Rng&) {
   if (s.phase == kDeciding && (!claim || solver.before_roll(kept, s.left, s.total) > *claim)) return kRoll;
   // stop: the claim worth more (a steal of the same tile number never ties a grill tile)
   const auto [tile, victim] = game.claims(s);
-  if (victim >= 0 && (tile == 0 || worms(s.total) >= worms(tile))) return kSteal;
+  if (victim >= 0 && (tile == 0 || steal(s) * worms(s.total) >= worms(tile))) return kSteal;
   return kTake;
 }
 
@@ -165,7 +165,7 @@ void Heckmeck::Solver::action_values(const Heckmeck& game, const State& s, int, 
   for (int a : legal_)
     out.push_back(a == kRoll   ? solver.before_roll(kept, s.left, s.total)
                   : a == kTake ? (tile ? worms(tile) : 0.0)
-                               : worms(s.total));
+                               : steal(s) * worms(s.total));
 }
 
 }  // namespace tablezoo::heckmeck

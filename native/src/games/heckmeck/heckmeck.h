@@ -58,10 +58,12 @@ struct State {
 // TurnSolver, method for method). The board is what the claims depend on: the face-up grill
 // tiles, the mover's top tile (lost on a bust) and the opponents' top tiles (stealable). A
 // position is (kept faces as a bit mask, dice left, sum); each value is computed once and kept.
+// A steal of w worms is worth steal * w (1: the worms it brings the mover).
 class TurnSolver {
  public:
-  TurnSolver(const std::vector<int>& grill, const std::vector<int>& own_stack, const std::vector<int>& opponent_tops);
-  static TurnSolver for_state(const State& s);
+  TurnSolver(const std::vector<int>& grill, const std::vector<int>& own_stack, const std::vector<int>& opponent_tops,
+             double steal = 1.0);
+  static TurnSolver for_state(const State& s, double steal = 1.0);
 
   // The best claim with these kept faces and sum (its worms), or none.
   std::optional<double> claim_value(int kept, int total) const {
@@ -140,13 +142,29 @@ class Heckmeck {
     int act(const Heckmeck& game, const State& s, int seat, Rng&);
     void action_values(const Heckmeck& game, const State& s, int seat, Rng&, std::vector<double>& out);
 
+   protected:
+    // What a steal's worms are worth (HeckmeckSolverBot.steal): 1 each, or with margin_ the
+    // margin's n / (n - 1) at n seats.
+    double steal(const State& s) const {
+      const double n = static_cast<double>(s.stacks.size());
+      return margin_ && n > 1 ? n / (n - 1) : 1.0;
+    }
+    bool margin_ = false;
+
    private:
     TurnSolver& solver(const State& s);
     std::vector<std::pair<std::vector<int>, TurnSolver>> solvers_;  // (board, its solver)
     std::vector<int> key_, legal_;                                  // scratch
   };
+  // The margin solver (bots/heckmeck.py, HeckmeckMarginBot): the solver for the mover's worms
+  // less the mean of the others', a steal worth its worms n / (n - 1) times.
+  class Margin : public Solver {
+   public:
+    static constexpr const char* name = "margin";
+    Margin() { margin_ = true; }
+  };
   // The native ports of this game's Python bots (bind/ports.h binds each for Python).
-  using Ports = std::tuple<Solver>;
+  using Ports = std::tuple<Solver, Margin>;
 
   std::vector<double> scores(const State& s) const;
   std::vector<int> winners(const State& s) const;
