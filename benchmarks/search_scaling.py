@@ -24,12 +24,22 @@ PUCT root of earlier versions); ``--think SECONDS ...`` adds rows of the game's 
 ``--agent FILE.npz`` searches with another network of the game (its ``changed`` share is still
 counted against the shipped network's moves). Rows already in ``--out`` (the same game, seats,
 opponent, searcher and games) are kept, not played again, and so are the chunks of 50 games of an
-unfinished row (``OUT.chunks.json``): a stopped run goes on where it stopped. ``--plot FILE`` draws
-the curves of a results file, ``--markdown`` prints its rows as a table (a cell: the win share, its
-interval, the milliseconds a move and the games, and the paired gain over the network alone, or with
-``--against SEARCHER`` over that searcher's row of the same games: two settings compared on the same
-deals and dice; a line's last column, ``curve``, says where it falls below the point before by more
-than its interval, else ``rises`` or ``level`` as its last point is above its first or not).
+unfinished row (``OUT.chunks.json``): a stopped run goes on where it stopped.
+
+``--plot FILE`` draws the curves of a results file (``--target`` adds a win share to reach), and
+``--markdown`` prints its rows as a table; ``--also FILE ...`` joins other results files' rows to
+both, ``--games``, ``--opponents`` and ``--min-games N`` choose which rows they show (the
+games, the opponents, rows of at least ``N`` games), and at each budget a curve shows its row of
+most games, whatever the files' order. A cell: the win share, its interval, the milliseconds a move
+and the games, and the paired gain over the network alone, or with ``--against SEARCHER`` over
+that searcher's row of the same games: two settings compared on the same deals and dice. A line's
+last column, ``curve``, says where it falls below the point before by more than its interval, else
+``rises`` or ``level`` as its last point is above its first or not::
+
+    python benchmarks/search_scaling.py --simulations \\
+        --out benchmarks/results/search_scaling/head_to_head.json \\
+        --also benchmarks/results/search_scaling/heckmeck_margin.json --opponents agent --min-games 100 \\
+        --target 0.56 --plot docs/images/head-to-head.png
 """
 
 from __future__ import annotations
@@ -218,6 +228,29 @@ def key(row: dict[str, Any]) -> tuple[Any, ...]:
     return row["game"], row["seats"], row["opponent"], row["searcher"], row["games"], row["seed"]
 
 
+def same_games(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Whether two rows play the same games: the same game, seats, opponent and seed (a row of ``n``
+    games plays the first ``n`` of them)."""
+    return all(a[k] == b[k] for k in ("game", "seats", "opponent", "seed"))
+
+
+def network_alone(row: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The row of ``row``'s network alone in the same games: one simulation of the same network,
+    not advised by a bot (advised, one simulation plays the advised prior). Of several, the one of
+    most games (a row of more games holds a shorter one's games), whatever their order in the file.
+    None where there is none."""
+    agent = row["searcher"].split(":")[0]
+    bases = [
+        base
+        for base in rows
+        if same_games(base, row)
+        and budget_of(base) == ("N", 1)
+        and "advice=" not in base["searcher"]
+        and base["searcher"].split(":")[0] == agent
+    ]
+    return max(bases, key=lambda b: b["games"]) if bases else None
+
+
 def paired_gain(
     row: dict[str, Any], rows: list[dict[str, Any]], against: str | None = None
 ) -> tuple[float, float, float] | None:
@@ -230,20 +263,14 @@ def paired_gain(
     setting at the same budget, say). Of several rows of the baseline (a row of 100 games and one
     of 400), the longest is taken; a row of one simulation advised by a bot (``advice=``) plays the
     advised prior, not the network alone. None where either row has no per-game credits."""
-    agent = row["searcher"].split(":")[0]
-
-    def baseline(base: dict[str, Any]) -> bool:
-        same = all(base[k] == row[k] for k in ("game", "seats", "opponent", "seed"))
-        if against is None:
-            alone = budget_of(base) == ("N", 1) and "advice=" not in base["searcher"]
-            return same and alone and base["searcher"].split(":")[0] == agent
-        return same and base["searcher"] == against and base is not row
-
-    # the longest of the baseline's rows (a row of more games holds a shorter one's games)
-    bases = [base for base in rows if baseline(base) and "credits" in base]
-    if not bases or "credits" not in row:
+    scored = [base for base in rows if "credits" in base]
+    if against is None:
+        base = network_alone(row, scored)
+    else:
+        bases = [b for b in scored if same_games(b, row) and b["searcher"] == against and b is not row]
+        base = max(bases, key=lambda b: b["games"]) if bases else None
+    if base is None or "credits" not in row:
         return None
-    base = max(bases, key=lambda b: len(b["credits"]))
     n = min(len(base["credits"]), len(row["credits"]))
     d = np.asarray(row["credits"][:n]) - np.asarray(base["credits"][:n])
     half = 1.96 * float(d.std(ddof=1)) / math.sqrt(len(d)) if len(d) > 1 else 0.0
@@ -263,14 +290,29 @@ def falls_at(line: dict[Budget, dict[str, Any]]) -> list[Budget]:
     ]
 
 
+Line = tuple[str, int, str, str, int]
+"""A curve: its game, seats, opponent, searcher with its budget left open (:func:`generic`) and seed."""
+
+
+def curves(rows: list[dict[str, Any]]) -> dict[Line, dict[Budget, dict[str, Any]]]:
+    """``rows`` as curves: each curve's rows by budget, at each budget the row of most games (a row
+    of more games holds a shorter one's games), whatever their order in the file."""
+    lines: dict[Line, dict[Budget, dict[str, Any]]] = {}
+    for r in rows:
+        line = lines.setdefault(
+            (r["game"], r["seats"], r["opponent"], generic(r["searcher"], budget_of(r)), r["seed"]), {}
+        )
+        kept = line.get(budget_of(r))
+        if kept is None or r["games"] > kept["games"]:
+            line[budget_of(r)] = r
+    return lines
+
+
 def markdown(rows: list[dict[str, Any]], against: str | None = None) -> str:
     """A table of ``rows``: one line per game, seats, opponent, searcher settings and seed, a column
     per budget; a cell's gain is over the network alone, or over the row of the searcher ``against``."""
     budgets = sorted({budget_of(r) for r in rows})
-    lines: dict[tuple[str, int, str, str, int], dict[Budget, dict[str, Any]]] = {}
-    for r in rows:
-        settings = generic(r["searcher"], budget_of(r))
-        lines.setdefault((r["game"], r["seats"], r["opponent"], settings, r["seed"]), {})[budget_of(r)] = r
+    lines = curves(rows)
     head = "| game | seats | against | searcher | seed | " + " | ".join(map(label, budgets)) + " | curve |"
     out = [head, "|" + " --- |" * (6 + len(budgets))]
     for (game_name, seats, opponent, settings, seed), found in sorted(lines.items()):
@@ -298,40 +340,69 @@ def markdown(rows: list[dict[str, Any]], against: str | None = None) -> str:
     return "\n".join(out)
 
 
-def plot(rows: list[dict[str, Any]], path: Path) -> None:
-    """The curves of ``rows``: win share against simulations, a panel per game and seat count (a
-    thinking agent's rows, budgeted in seconds, are in the table only)."""
+def legend(line: Line) -> str:
+    """A curve's label in its panel: its network where it is not the shipped one, its settings
+    besides the budget, and its seed."""
+    searcher, seed = line[3:]
+    agent, _, rest = searcher.partition(":")
+    network = agent.removesuffix(".npz") if agent != "agent" else ""
+    settings = ",".join(s for s in rest.split(",") if s != "search=N")
+    return " ".join(part for part in (network, settings or "defaults") if part) + f" (seed {seed})"
+
+
+Panel = tuple[str, int, str]
+"""A panel of the plot: its game, seats and opponent."""
+
+
+def drawn(rows: list[dict[str, Any]]) -> dict[Panel, list[tuple[Line, dict[Budget, dict[str, Any]]]]]:
+    """The curves :func:`plot` draws, by panel (game, seats, opponent). A curve without a row of one
+    simulation starts at its network alone in the same games (one simulation is the network's own
+    move, whatever the settings, unless a bot advises it), and a curve needs rows of two budgets of
+    its own: a setting tried at one budget is in the table only, as are a thinking agent's rows
+    (budgeted in seconds)."""
+    rows = [r for r in rows if budget_of(r)[0] == "N"]
+    panels: dict[Panel, list[tuple[Line, dict[Budget, dict[str, Any]]]]] = {}
+    for line, found in sorted(curves(rows).items()):
+        if len(found) < 2:
+            continue
+        alone = network_alone(next(iter(found.values())), rows)
+        if ("N", 1) not in found and "advice=" not in line[3] and alone is not None:
+            found = {("N", 1): alone} | found
+        panels.setdefault(line[:3], []).append((line, found))
+    return panels
+
+
+def plot(rows: list[dict[str, Any]], path: Path, target: float | None = None) -> None:
+    """The curves of ``rows`` (:func:`drawn`): win share against simulations, a panel per game, seat
+    count and opponent. ``target``: a win share drawn across every panel."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = [r for r in rows if budget_of(r)[0] == "N"]
-    panels = sorted({(r["game"], r["seats"]) for r in rows})
-    fig, axes = plt.subplots(1, len(panels), figsize=(4 * len(panels), 3.4), squeeze=False)
-    for ax, (game_name, seats) in zip(axes[0], panels, strict=True):
-        lines: dict[tuple[str, str, int], list[dict[str, Any]]] = {}
-        for r in rows:
-            if (r["game"], r["seats"]) == (game_name, seats):
-                agent, _, rest = r["searcher"].partition(":")
-                network = agent.removesuffix(".npz") if agent != "agent" else ""
-                settings = f"{network} {rest.partition(',')[2]}".strip()
-                lines.setdefault((r["opponent"], settings, r["seed"]), []).append(r)
-        for (opponent, settings, seed), line in sorted(lines.items()):
-            line.sort(key=budget_of)
-            x = [budget_of(r)[1] for r in line]
-            y = [r["win_share"] for r in line]
-            err = [[r["win_share"] - r["win_share_95ci"][0] for r in line],
-                   [r["win_share_95ci"][1] - r["win_share"] for r in line]]  # fmt: skip
-            ax.errorbar(
-                x, y, yerr=err, marker="o", capsize=3, label=f"vs {opponent} {settings} (seed {seed})"
-            )
+    panels = drawn(rows)
+    if not panels:
+        raise ValueError("no curve to draw: a curve needs rows of two simulation budgets")
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.6 * len(panels), 4.6), squeeze=False)
+    for ax, ((game_name, seats, opponent), lines) in zip(axes[0], sorted(panels.items()), strict=True):
+        budgets: set[float] = set()
+        for line, found in lines:
+            points = [found[n] for n in sorted(found)]
+            x = [budget_of(r)[1] for r in points]
+            y = [r["win_share"] for r in points]
+            err = [[r["win_share"] - r["win_share_95ci"][0] for r in points],
+                   [r["win_share_95ci"][1] - r["win_share"] for r in points]]  # fmt: skip
+            ax.errorbar(x, y, yerr=err, marker="o", capsize=3, label=legend(line))
+            budgets.update(x)
         ax.axhline(1 / seats, color="grey", lw=0.8, ls=":")
+        if target is not None:
+            ax.axhline(target, color="red", lw=0.8, ls="--", label=f"target {target:g}")
         ax.set_xscale("log", base=2)
-        ax.set_title(f"{game_name}, {seats} seats")
+        ax.set_xticks(sorted(budgets), [f"{n:g}" for n in sorted(budgets)])
+        ax.set_title(f"{game_name}, {seats} seats, against {opponent}")
         ax.set_xlabel("simulations a move")
         ax.set_ylabel("searcher's win share")
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16))
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 
@@ -361,7 +432,21 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--out", type=Path, default=None, help="JSON file: rows kept and added to")
+    parser.add_argument(
+        "--also",
+        nargs="+",
+        type=Path,
+        default=[],
+        help="results files whose rows join --out's in the table and plot",
+    )
+    parser.add_argument(
+        "--min-games",
+        type=int,
+        default=1,
+        help="the table and the plot show rows of at least this many games",
+    )
     parser.add_argument("--plot", type=Path, default=None, help="draw the curves of --out into this PNG")
+    parser.add_argument("--target", type=float, default=None, help="with --plot: a win share drawn across")
     parser.add_argument("--markdown", action="store_true", help="print the rows of --out as a table")
     parser.add_argument(
         "--against",
@@ -400,10 +485,29 @@ def main(argv: list[str] | None = None) -> None:
                         args.out.parent.mkdir(parents=True, exist_ok=True)
                         body = {"command": " ".join(sys.argv), "rows": rows}
                         args.out.write_text(json.dumps(body, indent=1) + "\n")
+    also = []
+    for path in args.also:
+        try:
+            found = json.loads(path.read_text())["rows"]
+            fields = {"game", "seats", "opponent", "searcher", "games", "seed", "win_share"}
+            if not all(fields <= r.keys() for r in found):
+                raise ValueError(path)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            parser.error(f"--also {path}: not a results file of this script (rows of games of a searcher)")
+        also += found
+    opponents = {"agent" if o == "agent" else STRONGEST[g] for o in args.opponents for g in args.games}
+    shown = [
+        r
+        for r in rows + also
+        if r["games"] >= args.min_games and r["game"] in args.games and r["opponent"] in opponents
+    ]
     if args.plot is not None:
-        plot(rows, args.plot)
+        try:
+            plot(shown, args.plot, args.target)
+        except ValueError as error:
+            parser.error(str(error))
     if args.markdown:
-        print(markdown(rows, args.against))
+        print(markdown(shown, args.against))
 
 
 if __name__ == "__main__":

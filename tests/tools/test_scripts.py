@@ -3,6 +3,7 @@ figures are not checked here; the JSON they write and the tables they print are)
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -326,6 +327,52 @@ def test_search_scaling_pairs_a_row_with_the_longest_of_its_baseline(tmp_path: P
     out.write_text(json.dumps({"command": "", "rows": rows}))
     advised = script("search_scaling", "--simulations", "--out", str(out), "--markdown").stdout
     assert "4; gain +0.500 " in advised and "4; gain +0.250 " in advised
+
+
+def test_search_scaling_draws_curves_from_several_files_whatever_their_order(tmp_path: Path) -> None:
+    """``--also`` joins a second file's rows; at a budget a curve shows its row of most games; a
+    curve without one simulation starts at its network alone; a setting at one budget is not drawn."""
+    spec = importlib.util.spec_from_file_location("search_scaling", ROOT / "benchmarks" / "search_scaling.py")
+    assert spec is not None and spec.loader is not None
+    scaling = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(scaling)
+
+    def row(searcher: str, credits: list[float], opponent: str = "agent") -> dict[str, object]:
+        share = sum(credits) / len(credits)
+        return {"game": "heckmeck", "seats": 2, "opponent": opponent, "seed": 0, "searcher": searcher,
+                "games": len(credits), "win_share": share, "win_share_95ci": [share, share],
+                "ms_per_move": 1.0, "credits": credits}  # fmt: skip
+
+    alone = row("agent:search=1", [0.0, 1.0, 0.0, 1.0])
+    short = row("agent:search=8,confidence=1", [1.0, 1.0])
+    rows = [
+        row("agent:search=8,confidence=1", [1.0, 0.0, 0.0, 1.0]),  # the long row, first in the file
+        row("agent:search=32,confidence=1", [1.0, 1.0, 1.0, 0.0]),
+        row("agent:search=32,leaf=end", [1.0, 1.0]),  # one budget: the table's only
+        row("agent:search=1", [1.0, 0.0], opponent="solver"),
+    ]
+    (panel, curves), *others = scaling.drawn([*rows, short, alone]).items()
+    assert panel == ("heckmeck", 2, "agent") and not others
+    ((line, found),) = curves
+    assert line[3] == "agent:search=N,confidence=1"
+    assert [found[n]["games"] for n in sorted(found)] == [4, 4, 4] and found[("N", 1)] is alone
+    out, also = tmp_path / "rows.json", tmp_path / "also.json"
+    out.write_text(json.dumps({"command": "", "rows": rows}))
+    also.write_text(json.dumps({"command": "", "rows": [short, alone]}))
+    shown = ["--simulations", "--out", str(out), "--also", str(also)]
+    table = script("search_scaling", *shown, "--markdown").stdout
+    assert "0.500 [0.500, 0.500] 1.0 ms, 4; gain +0.000 " in table  # the 4 games at 8, not the 2
+    assert "| heckmeck | 2 | solver |" in table
+    assert "| solver |" not in script("search_scaling", *shown, "--markdown", "--opponents", "agent").stdout
+    fewer = script("search_scaling", *shown, "--markdown", "--min-games", "3").stdout
+    assert "agent:search=N,leaf=end" not in fewer and "agent:search=N,confidence=1" in fewer
+    figure = tmp_path / "curves.png"
+    script("search_scaling", *shown, "--plot", str(figure), "--target", "0.56")
+    assert figure.read_bytes().startswith(b"\x89PNG")
+    none = script("search_scaling", "--simulations", "--out", str(also), "--plot", str(figure), ok=False)
+    assert none.returncode == 2 and "no curve to draw" in none.stderr
+    refused = script("search_scaling", *shown, str(ROOT / "pyproject.toml"), "--markdown", ok=False)
+    assert refused.returncode == 2 and "pyproject.toml: not a results file of this script" in refused.stderr
 
 
 def test_value_capacity_sets_the_head_beside_a_refit_and_a_value_network(tmp_path: Path) -> None:
