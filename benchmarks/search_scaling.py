@@ -458,6 +458,16 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--games-per-point and --jobs are 1 or more")
     if not all(0 < t < math.inf for t in args.think):
         parser.error(f"--think takes seconds above 0, not {' '.join(map(str, args.think))}")
+    also = []
+    for path in args.also:
+        try:
+            found = json.loads(path.read_text())["rows"]
+            fields = {"game", "seats", "opponent", "searcher", "games", "seed", "win_share"}
+            if not all(fields <= r.keys() for r in found):
+                raise ValueError(path)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            parser.error(f"--also {path}: not a results file of this script (rows of games of a searcher)")
+        also += found
     rows: list[dict[str, Any]] = []
     if args.out is not None and args.out.exists():
         rows = json.loads(args.out.read_text())["rows"]
@@ -485,21 +495,12 @@ def main(argv: list[str] | None = None) -> None:
                         args.out.parent.mkdir(parents=True, exist_ok=True)
                         body = {"command": " ".join(sys.argv), "rows": rows}
                         args.out.write_text(json.dumps(body, indent=1) + "\n")
-    also = []
-    for path in args.also:
-        try:
-            found = json.loads(path.read_text())["rows"]
-            fields = {"game", "seats", "opponent", "searcher", "games", "seed", "win_share"}
-            if not all(fields <= r.keys() for r in found):
-                raise ValueError(path)
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            parser.error(f"--also {path}: not a results file of this script (rows of games of a searcher)")
-        also += found
-    opponents = {"agent" if o == "agent" else STRONGEST[g] for o in args.opponents for g in args.games}
     shown = [
         r
         for r in rows + also
-        if r["games"] >= args.min_games and r["game"] in args.games and r["opponent"] in opponents
+        if r["games"] >= args.min_games
+        and r["game"] in args.games
+        and ("agent" if r["opponent"] == "agent" else "bot") in args.opponents
     ]
     if args.plot is not None:
         try:
