@@ -374,7 +374,8 @@ def drawn(rows: list[dict[str, Any]]) -> dict[Panel, list[tuple[Line, dict[Budge
 
 def plot(rows: list[dict[str, Any]], path: Path, target: float | None = None) -> None:
     """The curves of ``rows`` (:func:`drawn`): win share against simulations, a panel per game, seat
-    count and opponent. ``target``: a win share drawn across every panel."""
+    count and opponent, each curve printed with the games of its points. ``target``: a win share
+    drawn across every panel."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -394,6 +395,9 @@ def plot(rows: list[dict[str, Any]], path: Path, target: float | None = None) ->
                    [r["win_share_95ci"][1] - r["win_share"] for r in points]]  # fmt: skip
             ax.errorbar(x, y, yerr=err, marker="o", capsize=3, label=legend(line))
             budgets.update(x)
+            games = ", ".join(f"{b:g}: {r['games']}" for b, r in zip(x, points, strict=True))
+            panel = f"{game_name}, {seats} seats, against {opponent}"
+            print(f"{panel}: {legend(line)}, games at each budget {games}")
         ax.axhline(1 / seats, color="grey", lw=0.8, ls=":")
         if target is not None:
             ax.axhline(target, color="red", lw=0.8, ls="--", label=f"target {target:g}")

@@ -3,7 +3,6 @@ figures are not checked here; the JSON they write and the tables they print are)
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -332,10 +331,6 @@ def test_search_scaling_pairs_a_row_with_the_longest_of_its_baseline(tmp_path: P
 def test_search_scaling_draws_curves_from_several_files_whatever_their_order(tmp_path: Path) -> None:
     """``--also`` joins a second file's rows; at a budget a curve shows its row of most games; a
     curve without one simulation starts at its network alone; a setting at one budget is not drawn."""
-    spec = importlib.util.spec_from_file_location("search_scaling", ROOT / "benchmarks" / "search_scaling.py")
-    assert spec is not None and spec.loader is not None
-    scaling = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(scaling)
 
     def row(searcher: str, credits: list[float], opponent: str = "agent") -> dict[str, object]:
         share = sum(credits) / len(credits)
@@ -351,11 +346,6 @@ def test_search_scaling_draws_curves_from_several_files_whatever_their_order(tmp
         row("agent:search=32,leaf=end", [1.0, 1.0]),  # one budget: the table's only
         row("agent:search=1", [1.0, 0.0], opponent="solver"),
     ]
-    (panel, curves), *others = scaling.drawn([*rows, short, alone]).items()
-    assert panel == ("heckmeck", 2, "agent") and not others
-    ((line, found),) = curves
-    assert line[3] == "agent:search=N,confidence=1"
-    assert [found[n]["games"] for n in sorted(found)] == [4, 4, 4] and found[("N", 1)] is alone
     out, also = tmp_path / "rows.json", tmp_path / "also.json"
     out.write_text(json.dumps({"command": "", "rows": rows}))
     also.write_text(json.dumps({"command": "", "rows": [short, alone]}))
@@ -367,8 +357,13 @@ def test_search_scaling_draws_curves_from_several_files_whatever_their_order(tmp
     fewer = script("search_scaling", *shown, "--markdown", "--min-games", "3").stdout
     assert "agent:search=N,leaf=end" not in fewer and "agent:search=N,confidence=1" in fewer
     figure = tmp_path / "curves.png"
-    script("search_scaling", *shown, "--plot", str(figure), "--target", "0.56")
+    drawn = script("search_scaling", *shown, "--plot", str(figure), "--target", "0.56").stdout.splitlines()
     assert figure.read_bytes().startswith(b"\x89PNG")
+    # one curve: from the network alone (its 4 games, not its short row's), the short row at 8 left
+    # for the long one; the setting at one budget and the curve-less panel against the solver not drawn
+    assert drawn == [
+        "heckmeck, 2 seats, against agent: confidence=1 (seed 0), games at each budget 1: 4, 8: 4, 32: 4"
+    ]
     none = script("search_scaling", "--simulations", "--out", str(also), "--plot", str(figure), ok=False)
     assert none.returncode == 2 and "no curve to draw" in none.stderr
     refused = script("search_scaling", *shown, str(ROOT / "pyproject.toml"), "--markdown", ok=False)
