@@ -277,6 +277,34 @@ def test_solver_regret_scores_the_networks_moves_and_a_searchers_by_the_solver(t
     assert searched["worms_a_decision"] == 0 and searched["worms_a_change"] is None
 
 
+@pytest.mark.skipif(not available(), reason="the native core is not built")
+def test_court_turn_regret_scores_the_networks_moves_by_the_turn_played_best(tmp_path: Path) -> None:
+    out = tmp_path / "court.json"
+    script(
+        "court_turn_regret", "--games-played", "1", "--worlds", "2", "--limit", "3000",
+        "--searcher", "agent:search=1", "--out", str(out),
+    )  # fmt: skip
+    (row,) = json.loads(out.read_text())["rows"]
+    kinds = row["by_kind"]
+    assert row["decisions"] == sum(kinds[k]["decisions"] for k in ("play", "step", "take")) > 0
+    assert row["turns_solved"] > 0 and row["turns_skipped"] > 0  # the late turns are too large
+    # played best, a turn is worth at least what the network's play of it is worth, and each
+    # decision's best move at least the network's
+    assert row["turn_regret_mean"] >= 0 and row["mean_regret"] >= 0
+    assert 0 <= row["share_above_0.05"] <= row["share_above_0.02"] <= row["share_above_0.005"] <= 1
+    searched = row["searcher"]  # one simulation is the network alone: it changes nothing
+    assert searched["decisions"] == row["decisions"] and searched["changed_in_value"] == 0
+    # the advised network against itself, beside the same games unadvised
+    script(
+        "court_turn_regret", "--advised-games", "2", "--worlds", "2", "--limit", "3000",
+        "--out", str(out),
+    )  # fmt: skip
+    advised = json.loads(out.read_text())["rows"][1]
+    assert advised["advised_games"] == 2 and len(advised["credits"]) == 2
+    assert advised["gain"] == pytest.approx(advised["advised_share"] - advised["alone_share"])
+    assert advised["turns_solved"] > 0 and 0 <= advised["changed"] <= 1
+
+
 def test_diamant_models_joins_its_parts_and_pairs_each_model_with_the_network_alone(tmp_path: Path) -> None:
     out = tmp_path / "models.json"
     common = ["--seats", "3", "--simulations", "4", "--models", "network", "earlier", "--out", str(out)]
